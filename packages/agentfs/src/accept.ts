@@ -1,0 +1,160 @@
+import type { Change } from './changes.js';
+import { applyState } from './apply-state.js';
+import { hashContent, sameContent, sameState, stateOf, type EntryState } from './entry-state.js';
+import { AgentFSError } from './errors.js';
+import { normalizePath, toRelative } from './path.js';
+import type { StoreFileSystem } from './store-fs.js';
+import { isBinary } from './text-content.js';
+import { mergeText, type ConflictHunk } from './three-way-merge.js';
+
+/** Why a change could not be applied. */
+export type ConflictReason = 'content' | 'add-add' | 'delete-modify' | 'modify-delete' | 'binary' | 'type' | 'not-empty';
+
+/** A change left out of an accept, with the overlapping hunks for text conflicts. */
+export interface AcceptConflict {
+  path: string;
+  reason: ConflictReason;
+  hunks: ConflictHunk[];
+}
+
+/** How an applied change reached the base. */
+export type AppliedHow = 'fast-forward' | 'merged' | 'already' | 'forced';
+
+/** What the base held before and after one applied change: enough to undo it. */
+export interface PreImage {
+  path: string;
+  before: EntryState;
+  after: EntryState;
+}
+
+/** The outcome of an accept: what was applied (and how), what conflicted, and the pre-images for undo. */
+export interface AcceptResult {
+  applied: { path: string; how: AppliedHow; after: EntryState }[];
+  conflicts: AcceptConflict[];
+  preImages: PreImage[];
+}
+
+/** Options for accept: a subset of paths (a directory selects what lies below it), `force` to take the overlay's side of conflicts. */
+export interface AcceptOptions {
+  paths?: readonly string[];
+  force?: boolean;
+  /** Called inside the transaction after each path is written to the base. */
+  onApply?: (path: string) => void;
+}
+
+/** Decides and writes every selected change into the base in one transaction. */
+export function acceptChanges(base: StoreFileSystem, changes: readonly Change[], options: AcceptOptions = {}): AcceptResult {
+  const selected = selectChanges(changes, options.paths);
+  const result: AcceptResult = { applied: [], conflicts: [], preImages: [] };
+  base.transaction(() => {
+    for (const change of orderForApply(selected)) {
+      const path = '/' + change.path;
+      const current = stateOf(base, path);
+      if (sameState(current, change.after)) {
+        result.applied.push({ path: change.path, how: 'already', after: current });
+        continue;
+      }
+      const decision = decide(base, path, change, current);
+      let target: EntryState;
+      let how: AppliedHow;
+      if (decision.ok) {
+        ({ target, how } = decision);
+      } else if (options.force) {
+        target = change.after;
+        how = 'forced';
+      } else {
+        result.conflicts.push({ path: change.path, reason: decision.reason, hunks: decision.hunks });
+        continue;
+      }
+      if (target.kind === 'absent' && current.kind === 'dir') base.rm(path, { recursive: true });
+      else applyState(base, path, target);
+      result.applied.push({ path: change.path, how, after: target });
+      result.preImages.push({ path: change.path, before: current, after: target });
+      options.onApply?.(change.path);
+    }
+  });
+  return result;
+}
+
+type Decision = { ok: true; target: EntryState; how: AppliedHow } | { ok: false; reason: ConflictReason; hunks: ConflictHunk[] };
+
+function decide(base: StoreFileSystem, path: string, change: Change, current: EntryState): Decision {
+  const { before, after } = change;
+  if (after.kind === 'absent' && before.kind === 'dir') {
+    if (current.kind !== 'dir') return conflict('type');
+    return base.readdir(path).length === 0 ? { ok: true, target: after, how: 'fast-forward' } : conflict('not-empty');
+  }
+  if (sameState(current, before)) return { ok: true, target: after, how: 'fast-forward' };
+  if (after.kind === 'dir' && current.kind === 'dir') return { ok: true, target: after, how: 'merged' };
+  if (sameContent(current, before) && current.kind !== 'absent' && after.kind === current.kind) {
+    return { ok: true, target: after, how: 'merged' };
+  }
+  if (after.kind === 'file' && current.kind === 'file' && (before.kind === 'file' || before.kind === 'absent')) {
+    const baseBytes = before.kind === 'file' ? before.content : Buffer.alloc(0);
+    if (isBinary(baseBytes) || isBinary(current.content) || isBinary(after.content)) return conflict('binary');
+    if (sameContent(current, after)) return { ok: true, target: { ...after, mode: current.mode }, how: 'merged' };
+    const merged = mergeText(baseBytes.toString('utf8'), current.content.toString('utf8'), after.content.toString('utf8'));
+    if (!merged.clean) return { ok: false, reason: before.kind === 'absent' ? 'add-add' : 'content', hunks: merged.conflicts };
+    const content = Buffer.from(merged.text, 'utf8');
+    const mode = before.kind === 'file' && before.mode !== after.mode ? after.mode : current.mode;
+    return { ok: true, target: { kind: 'file', mode, hash: hashContent(content), content }, how: 'merged' };
+  }
+  if (before.kind === 'absent') return conflict('add-add');
+  if (after.kind === 'absent') return conflict('modify-delete');
+  if (current.kind === 'absent') return conflict('delete-modify');
+  return conflict('type');
+}
+
+function conflict(reason: ConflictReason): Decision {
+  return { ok: false, reason, hunks: [] };
+}
+
+function selectChanges(changes: readonly Change[], paths: readonly string[] | undefined): Change[] {
+  if (paths === undefined) return [...changes];
+  const wanted = paths.map((p) => toRelative(normalizePath(p, 'accept')));
+  const picked = changes.filter((c) => wanted.some((w) => w === '' || c.path === w || c.path.startsWith(w + '/')));
+  for (const w of wanted) {
+    if (!picked.some((c) => w === '' || c.path === w || c.path.startsWith(w + '/'))) {
+      throw new AgentFSError('EINVAL', 'accept', w, 'the overlay has no change at this path');
+    }
+  }
+  return picked;
+}
+
+/** Creations and edits in path order (parents first), then directory deletions deepest first. */
+function orderForApply(changes: readonly Change[]): Change[] {
+  const dirDeletes = changes.filter((c) => c.after.kind === 'absent' && c.before.kind === 'dir');
+  const rest = changes.filter((c) => !dirDeletes.includes(c));
+  dirDeletes.sort((a, b) => b.path.split('/').length - a.path.split('/').length || (a.path < b.path ? -1 : 1));
+  return [...rest, ...dirDeletes];
+}
+
+/** A path whose base content moved on since the accept, so undo left it alone. */
+export interface UndoConflict {
+  path: string;
+  expected: EntryState;
+  found: EntryState;
+}
+
+/** Restores the pre-images of an accept in one transaction; paths changed since are reported, not overwritten, unless forced. */
+export function undoAccept(base: StoreFileSystem, preImages: readonly PreImage[], options: { force?: boolean } = {}): { restored: string[]; conflicts: UndoConflict[] } {
+  const restored: string[] = [];
+  const conflicts: UndoConflict[] = [];
+  base.transaction(() => {
+    for (const image of [...preImages].reverse()) {
+      const path = '/' + image.path;
+      const found = stateOf(base, path);
+      if (!sameState(found, image.after) && !options.force) {
+        conflicts.push({ path: image.path, expected: image.after, found });
+        continue;
+      }
+      if (image.before.kind === 'dir' || image.before.kind === 'absent' || found.kind !== 'dir') applyState(base, path, image.before);
+      else {
+        base.rm(path, { recursive: true });
+        applyState(base, path, image.before);
+      }
+      restored.push(image.path);
+    }
+  });
+  return { restored: restored.reverse(), conflicts };
+}

@@ -1,0 +1,70 @@
+import Database from 'better-sqlite3';
+import { AgentFSError } from './errors.js';
+import { DEFAULT_DIR_MODE } from './mode.js';
+import { STORE_DDL } from './schema.js';
+
+/** Durability of commits: `full` fsyncs every commit (the project mirror, bin.db); `normal` may lose the last commits on power loss but never corrupts (overlays). */
+export type Durability = 'full' | 'normal';
+
+/** Milliseconds since the Unix epoch; injected so tests and replays control time. */
+export type Clock = () => number;
+
+/** Options shared by everything that opens a database file. */
+export interface ConnectionOptions {
+  durability?: Durability;
+  /** How long a writer waits for another process's lock, in ms (default 5000). */
+  busyTimeoutMs?: number;
+  readonly?: boolean;
+  clock?: Clock;
+}
+
+export const DEFAULT_CHUNK_SIZE = 4096;
+const SCHEMA_VERSION = '0.4';
+
+/** Opens (creating if needed) a SQLite file with Cairn's pragmas: WAL, the chosen `synchronous`, a busy timeout. */
+export function openConnection(path: string, options: ConnectionOptions = {}): Database.Database {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+  } catch (cause) {
+    throw new AgentFSError('EINVAL', 'open', path, `cannot open database: ${(cause as Error).message}`, { cause });
+  }
+  db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
+  if (path !== ':memory:' && !options.readonly) db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+  return db;
+}
+
+/** Creates the AgentFS tables and the root inode if missing; returns the store's chunk size. */
+export function ensureStoreSchema(db: Database.Database, clock: Clock): number {
+  const existing = readChunkSize(db);
+  if (existing !== undefined && (db.readonly || hasCairnTables(db))) return existing;
+  if (db.readonly) throw new AgentFSError('EINVAL', 'open', db.name, 'not an AgentFS database (no fs_config.chunk_size)');
+  const nowSec = Math.floor(clock() / 1000);
+  db.transaction(() => {
+    db.exec(STORE_DDL);
+    db.prepare(`INSERT OR IGNORE INTO fs_config (key, value) VALUES ('chunk_size', ?)`).run(String(DEFAULT_CHUNK_SIZE));
+    db.prepare(`INSERT OR IGNORE INTO fs_config (key, value) VALUES ('schema_version', ?)`).run(SCHEMA_VERSION);
+    db.prepare(
+      `INSERT OR IGNORE INTO fs_inode (ino, mode, nlink, uid, gid, size, atime, mtime, ctime) VALUES (1, ?, 1, 0, 0, 0, ?, ?, ?)`,
+    ).run(DEFAULT_DIR_MODE, nowSec, nowSec, nowSec);
+  }).immediate();
+  const chunkSize = readChunkSize(db);
+  if (chunkSize === undefined || chunkSize <= 0) {
+    throw new AgentFSError('ECORRUPT', 'open', undefined, `fs_config.chunk_size is not a positive integer`);
+  }
+  return chunkSize;
+}
+
+function readChunkSize(db: Database.Database): number | undefined {
+  const table = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'fs_config'`).get();
+  if (table === undefined) return undefined;
+  const row = db.prepare(`SELECT value FROM fs_config WHERE key = 'chunk_size'`).get() as { value: string } | undefined;
+  if (row === undefined) return undefined;
+  const parsed = Number.parseInt(row.value, 10);
+  return Number.isInteger(parsed) ? parsed : undefined;
+}
+
+function hasCairnTables(db: Database.Database): boolean {
+  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cairn_merge_base'`).get() !== undefined;
+}

@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+import { isAgentFSError } from './errors.js';
+import type { FileSystem } from './file-system.js';
+
+/** What a path holds in one tree at one moment; files and symlinks carry their bytes and hash. */
+export type EntryState =
+  | { kind: 'absent' }
+  | { kind: 'dir'; mode: number }
+  | { kind: 'file' | 'symlink'; mode: number; hash: string; content: Buffer };
+
+/** SHA-256 of content, as lowercase hex. */
+export function hashContent(content: Uint8Array): string {
+  return createHash('sha256').update(content).digest('hex');
+}
+
+/** True when two states hold the same kind, bytes and permission bits. */
+export function sameState(a: EntryState, b: EntryState): boolean {
+  if (a.kind !== b.kind) return false;
+  if (a.kind === 'absent' || b.kind === 'absent') return true;
+  if ((a.mode & 0o7777) !== (b.mode & 0o7777)) return false;
+  if (a.kind === 'dir' || b.kind === 'dir') return true;
+  return a.hash === b.hash;
+}
+
+/** True when two states hold the same kind and bytes (permission bits aside). */
+export function sameContent(a: EntryState, b: EntryState): boolean {
+  if (a.kind !== b.kind) return false;
+  if (a.kind === 'absent' || a.kind === 'dir' || b.kind === 'absent' || b.kind === 'dir') return true;
+  return a.hash === b.hash;
+}
+
+/** The state of `path` in a file system, not following a final symlink. */
+export function stateOf(fs: FileSystem, path: string): EntryState {
+  let stats;
+  try {
+    stats = fs.lstat(path);
+  } catch (error) {
+    if (isAgentFSError(error, 'ENOENT') || isAgentFSError(error, 'ENOTDIR')) return { kind: 'absent' };
+    throw error;
+  }
+  if (stats.isDirectory()) return { kind: 'dir', mode: stats.mode };
+  const content = stats.isSymbolicLink() ? Buffer.from(fs.readlink(path), 'utf8') : fs.readFile(path);
+  return { kind: stats.isSymbolicLink() ? 'symlink' : 'file', mode: stats.mode, hash: hashContent(content), content };
+}

@@ -1,0 +1,67 @@
+import type { Stats } from './stats.js';
+
+/** Options for `writeFile`. `mode` sets permission bits; `mtimeMs` overrides the modification time. */
+export interface WriteFileOptions {
+  mode?: number;
+  mtimeMs?: number;
+}
+
+/** Options for `mkdir`. */
+export interface MkdirOptions {
+  recursive?: boolean;
+  mode?: number;
+}
+
+/** Options for `rm`: `recursive` removes directories with their contents, `force` ignores a missing path. */
+export interface RmOptions {
+  recursive?: boolean;
+  force?: boolean;
+}
+
+/** A name in a directory with its metadata. */
+export interface DirEntry {
+  name: string;
+  stats: Stats;
+}
+
+/** Reads at an offset from one file. */
+export interface FileHandle {
+  pread(offset: number, length: number): Buffer;
+  fstat(): Stats;
+}
+
+/**
+ * The file-system surface shared by a store and an overlay. Every call is synchronous (better-sqlite3 is),
+ * so `await fs.readFile(p)` written against `agentfs-sdk` works unchanged. Paths are store-absolute or
+ * relative to the root; both normalise to `/a/b`.
+ */
+export interface FileSystem {
+  readFile(path: string): Buffer;
+  readFile(path: string, encoding: 'utf8' | 'utf-8'): string;
+  readFile(path: string, encoding?: 'utf8' | 'utf-8'): Buffer | string;
+  /** Reads `length` bytes from `offset` (fewer at the end of the file). */
+  read(path: string, offset: number, length: number): Buffer;
+  open(path: string): FileHandle;
+  writeFile(path: string, data: string | Uint8Array, options?: WriteFileOptions): void;
+  readdir(path: string): string[];
+  readdirPlus(path: string): DirEntry[];
+  stat(path: string): Stats;
+  lstat(path: string): Stats;
+  exists(path: string): boolean;
+  mkdir(path: string, options?: MkdirOptions): void;
+  rm(path: string, options?: RmOptions): void;
+  unlink(path: string): void;
+  rmdir(path: string): void;
+  rename(from: string, to: string): void;
+  /** Adds a second name for a file (a hard link); both names share one inode. */
+  link(existingPath: string, newPath: string): void;
+  symlink(target: string, path: string): void;
+  readlink(path: string): string;
+  chmod(path: string, mode: number): void;
+  statfs(): { inodes: number; bytesUsed: number };
+}
+
+/** Encodes `writeFile` input to bytes. */
+export function toBytes(data: string | Uint8Array): Uint8Array {
+  return typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+}

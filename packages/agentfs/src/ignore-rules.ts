@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+
+/** Names never imported, whatever .gitignore says: VCS metadata and Cairn's own databases. */
+export const ALWAYS_SKIPPED = new Set(['.git', '.agentfs', '.hg', '.svn']);
+
+interface Scope {
+  dir: string;
+  rules: Ignore;
+}
+
+/**
+ * The .gitignore rules in force for one directory: every .gitignore from the root down,
+ * each matching paths relative to its own directory, as git does.
+ */
+export class IgnoreRules {
+  private readonly scopes: readonly Scope[];
+
+  private constructor(scopes: readonly Scope[]) {
+    this.scopes = scopes;
+  }
+
+  /** Rules for the root directory: its .gitignore plus `extra` patterns. */
+  static forRoot(root: string, extra: readonly string[] = []): IgnoreRules {
+    const rules = ignore().add([...extra]);
+    const own = readGitignore(root);
+    if (own !== undefined) rules.add(own);
+    return new IgnoreRules([{ dir: '', rules }]);
+  }
+
+  /** Rules for a subdirectory `rel` (project-relative), adding its own .gitignore if any. */
+  enter(root: string, rel: string): IgnoreRules {
+    const own = readGitignore(join(root, rel));
+    return own === undefined ? this : new IgnoreRules([...this.scopes, { dir: rel, rules: ignore().add(own) }]);
+  }
+
+  /** True when the project-relative path is ignored. */
+  ignores(rel: string, isDir: boolean): boolean {
+    const name = rel.slice(rel.lastIndexOf('/') + 1);
+    if (ALWAYS_SKIPPED.has(name)) return true;
+    for (const scope of this.scopes) {
+      const local = scope.dir === '' ? rel : rel.slice(scope.dir.length + 1);
+      if (scope.rules.ignores(isDir ? local + '/' : local)) return true;
+    }
+    return false;
+  }
+}
+
+function readGitignore(dir: string): string | undefined {
+  try {
+    return readFileSync(join(dir, '.gitignore'), 'utf8');
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,233 @@
+import type Database from 'better-sqlite3';
+import type { Clock } from './connection.js';
+import { AgentFSError } from './errors.js';
+import type { InodeRow } from './stats.js';
+
+/** A directory entry as the resolver sees it. */
+export interface Dentry {
+  ino: number;
+  mode: number;
+}
+
+/** A named child of a directory. */
+export interface NamedDentry extends Dentry {
+  name: string;
+}
+
+/** Timestamp split into the format's seconds and nanoseconds columns. */
+export interface Timestamp {
+  sec: number;
+  nsec: number;
+}
+
+/** Converts a millisecond clock reading (fractions allowed) to seconds + nanoseconds, at microsecond precision (what a double of milliseconds holds). */
+export function toTimestamp(ms: number): Timestamp {
+  const micros = Math.round(ms * 1000);
+  const sec = Math.floor(micros / 1_000_000);
+  return { sec, nsec: (micros - sec * 1_000_000) * 1000 };
+}
+
+/**
+ * Inode, dentry, chunk, symlink, whiteout and origin operations on one AgentFS database,
+ * with every statement prepared once. It knows nothing of paths beyond whiteout keys.
+ */
+export class InodeStore {
+  readonly db: Database.Database;
+  readonly chunkSize: number;
+  private readonly clock: Clock;
+  private readonly stmt;
+
+  constructor(db: Database.Database, chunkSize: number, clock: Clock) {
+    this.db = db;
+    this.chunkSize = chunkSize;
+    this.clock = clock;
+    const p = (source: string) => db.prepare(source);
+    this.stmt = {
+      child: p(`SELECT d.ino AS ino, i.mode AS mode FROM fs_dentry d JOIN fs_inode i ON i.ino = d.ino WHERE d.parent_ino = ? AND d.name = ?`),
+      children: p(`SELECT d.name AS name, d.ino AS ino, i.mode AS mode FROM fs_dentry d JOIN fs_inode i ON i.ino = d.ino WHERE d.parent_ino = ? ORDER BY d.name`),
+      hasChildren: p(`SELECT 1 FROM fs_dentry WHERE parent_ino = ? LIMIT 1`),
+      inode: p(`SELECT ino, mode, nlink, uid, gid, size, atime, mtime, ctime, mtime_nsec FROM fs_inode WHERE ino = ?`),
+      chunks: p(`SELECT data FROM fs_data WHERE ino = ? ORDER BY chunk_index`).pluck(),
+      chunkRange: p(`SELECT chunk_index, data FROM fs_data WHERE ino = ? AND chunk_index BETWEEN ? AND ? ORDER BY chunk_index`),
+      insertInode: p(`INSERT INTO fs_inode (mode, nlink, uid, gid, size, atime, mtime, ctime, atime_nsec, mtime_nsec, ctime_nsec) VALUES (?, 0, 0, 0, 0, ?, ?, ?, ?, ?, ?)`),
+      insertDentry: p(`INSERT INTO fs_dentry (name, parent_ino, ino) VALUES (?, ?, ?)`),
+      deleteDentry: p(`DELETE FROM fs_dentry WHERE parent_ino = ? AND name = ?`),
+      moveDentry: p(`UPDATE fs_dentry SET parent_ino = ?, name = ? WHERE parent_ino = ? AND name = ?`),
+      addLink: p(`UPDATE fs_inode SET nlink = nlink + 1 WHERE ino = ?`),
+      dropLink: p(`UPDATE fs_inode SET nlink = nlink - 1 WHERE ino = ? RETURNING nlink`).pluck(),
+      deleteInode: p(`DELETE FROM fs_inode WHERE ino = ?`),
+      deleteData: p(`DELETE FROM fs_data WHERE ino = ?`),
+      insertChunk: p(`INSERT INTO fs_data (ino, chunk_index, data) VALUES (?, ?, ?)`),
+      setSize: p(`UPDATE fs_inode SET size = ?, mtime = ?, mtime_nsec = ?, ctime = ?, ctime_nsec = ? WHERE ino = ?`),
+      setMode: p(`UPDATE fs_inode SET mode = ?, ctime = ?, ctime_nsec = ? WHERE ino = ?`),
+      setMtime: p(`UPDATE fs_inode SET mtime = ?, mtime_nsec = ? WHERE ino = ?`),
+      touch: p(`UPDATE fs_inode SET mtime = ?, mtime_nsec = ?, ctime = ?, ctime_nsec = ? WHERE ino = ?`),
+      symlinkTarget: p(`SELECT target FROM fs_symlink WHERE ino = ?`).pluck(),
+      insertSymlink: p(`INSERT OR REPLACE INTO fs_symlink (ino, target) VALUES (?, ?)`),
+      deleteSymlink: p(`DELETE FROM fs_symlink WHERE ino = ?`),
+      hasWhiteout: p(`SELECT 1 FROM fs_whiteout WHERE path = ?`).pluck(),
+      whiteoutsIn: p(`SELECT path FROM fs_whiteout WHERE parent_path = ?`).pluck(),
+      addWhiteout: p(`INSERT OR REPLACE INTO fs_whiteout (path, parent_path, created_at) VALUES (?, ?, ?)`),
+      removeWhiteout: p(`DELETE FROM fs_whiteout WHERE path = ?`),
+      removeWhiteoutsUnder: p(`DELETE FROM fs_whiteout WHERE path = ? OR substr(path, 1, ?) = ?`),
+      allWhiteouts: p(`SELECT path FROM fs_whiteout ORDER BY path`).pluck(),
+      origin: p(`SELECT base_ino FROM fs_origin WHERE delta_ino = ?`).pluck(),
+      setOrigin: p(`INSERT OR REPLACE INTO fs_origin (delta_ino, base_ino) VALUES (?, ?)`),
+      deleteOrigin: p(`DELETE FROM fs_origin WHERE delta_ino = ?`),
+      countInodes: p(`SELECT count(*) FROM fs_inode`).pluck(),
+      sumSizes: p(`SELECT coalesce(sum(size), 0) FROM fs_inode`).pluck(),
+    };
+  }
+
+  now(): Timestamp {
+    return toTimestamp(this.clock());
+  }
+
+  child(parentIno: number, name: string): Dentry | undefined {
+    return this.stmt.child.get(parentIno, name) as Dentry | undefined;
+  }
+
+  children(ino: number): NamedDentry[] {
+    return this.stmt.children.all(ino) as NamedDentry[];
+  }
+
+  hasChildren(ino: number): boolean {
+    return this.stmt.hasChildren.get(ino) !== undefined;
+  }
+
+  inode(ino: number): InodeRow {
+    const row = this.stmt.inode.get(ino) as InodeRow | undefined;
+    if (row === undefined) throw new AgentFSError('ECORRUPT', 'stat', undefined, `dentry points at missing inode ${ino}`);
+    return row;
+  }
+
+  /** Creates an unlinked inode; `link` gives it a name. */
+  createInode(mode: number, mtime?: Timestamp): number {
+    const now = this.now();
+    const m = mtime ?? now;
+    const info = this.stmt.insertInode.run(mode, now.sec, m.sec, now.sec, now.nsec, m.nsec, now.nsec);
+    return Number(info.lastInsertRowid);
+  }
+
+  link(parentIno: number, name: string, ino: number): void {
+    this.stmt.insertDentry.run(name, parentIno, ino);
+    this.stmt.addLink.run(ino);
+  }
+
+  /** Removes one name; frees the inode, its chunks, symlink and origin rows when no name is left. */
+  unlink(parentIno: number, name: string, ino: number): void {
+    this.stmt.deleteDentry.run(parentIno, name);
+    const remaining = this.stmt.dropLink.get(ino) as number | undefined;
+    if (remaining !== undefined && remaining <= 0) this.freeInode(ino);
+  }
+
+  moveDentry(fromParent: number, fromName: string, toParent: number, toName: string): void {
+    this.stmt.moveDentry.run(toParent, toName, fromParent, fromName);
+  }
+
+  private freeInode(ino: number): void {
+    this.stmt.deleteData.run(ino);
+    this.stmt.deleteSymlink.run(ino);
+    this.stmt.deleteOrigin.run(ino);
+    this.stmt.deleteInode.run(ino);
+  }
+
+  readData(ino: number): Buffer {
+    const chunks = this.stmt.chunks.all(ino) as Buffer[];
+    if (chunks.length === 1) return chunks[0]!;
+    return Buffer.concat(chunks);
+  }
+
+  readRange(ino: number, offset: number, length: number, size: number): Buffer {
+    const end = Math.min(size, offset + length);
+    if (offset >= end) return Buffer.alloc(0);
+    const first = Math.floor(offset / this.chunkSize);
+    const last = Math.floor((end - 1) / this.chunkSize);
+    const rows = this.stmt.chunkRange.all(ino, first, last) as { chunk_index: number; data: Buffer }[];
+    const out = Buffer.alloc(end - offset);
+    for (const row of rows) {
+      const chunkStart = row.chunk_index * this.chunkSize;
+      const from = Math.max(offset, chunkStart);
+      const to = Math.min(end, chunkStart + row.data.length);
+      if (to > from) row.data.copy(out, from - offset, from - chunkStart, to - chunkStart);
+    }
+    return out;
+  }
+
+  /** Replaces a file's whole content. */
+  writeData(ino: number, data: Uint8Array, mtime?: Timestamp): void {
+    this.stmt.deleteData.run(ino);
+    const size = data.byteLength;
+    const bytes = Buffer.from(data.buffer, data.byteOffset, size);
+    for (let index = 0, offset = 0; offset < size; index++, offset += this.chunkSize) {
+      this.stmt.insertChunk.run(ino, index, bytes.subarray(offset, Math.min(size, offset + this.chunkSize)));
+    }
+    const now = this.now();
+    const m = mtime ?? now;
+    this.stmt.setSize.run(size, m.sec, m.nsec, now.sec, now.nsec, ino);
+  }
+
+  setMode(ino: number, mode: number): void {
+    const now = this.now();
+    this.stmt.setMode.run(mode, now.sec, now.nsec, ino);
+  }
+
+  setMtime(ino: number, mtime: Timestamp): void {
+    this.stmt.setMtime.run(mtime.sec, mtime.nsec, ino);
+  }
+
+  touch(ino: number): void {
+    const now = this.now();
+    this.stmt.touch.run(now.sec, now.nsec, now.sec, now.nsec, ino);
+  }
+
+  readlink(ino: number): string {
+    const target = this.stmt.symlinkTarget.get(ino) as string | undefined;
+    if (target === undefined) throw new AgentFSError('ECORRUPT', 'readlink', undefined, `symlink inode ${ino} has no target`);
+    return target;
+  }
+
+  setSymlink(ino: number, target: string): void {
+    this.stmt.insertSymlink.run(ino, target);
+    const now = this.now();
+    this.stmt.setSize.run(Buffer.byteLength(target), now.sec, now.nsec, now.sec, now.nsec, ino);
+  }
+
+  hasWhiteout(path: string): boolean {
+    return this.stmt.hasWhiteout.get(path) !== undefined;
+  }
+
+  whiteoutsIn(parentPath: string): string[] {
+    return this.stmt.whiteoutsIn.all(parentPath) as string[];
+  }
+
+  allWhiteouts(): string[] {
+    return this.stmt.allWhiteouts.all() as string[];
+  }
+
+  addWhiteout(path: string, parentPath: string): void {
+    this.stmt.addWhiteout.run(path, parentPath, this.now().sec);
+  }
+
+  removeWhiteout(path: string): void {
+    this.stmt.removeWhiteout.run(path);
+  }
+
+  /** Removes the whiteout at `path` and every whiteout below it. */
+  removeWhiteoutsUnder(path: string): void {
+    const prefix = path === '/' ? '/' : path + '/';
+    this.stmt.removeWhiteoutsUnder.run(path, prefix.length, prefix);
+  }
+
+  origin(deltaIno: number): number | undefined {
+    return this.stmt.origin.get(deltaIno) as number | undefined;
+  }
+
+  setOrigin(deltaIno: number, baseIno: number): void {
+    this.stmt.setOrigin.run(deltaIno, baseIno);
+  }
+
+  statfs(): { inodes: number; bytesUsed: number } {
+    return { inodes: this.stmt.countInodes.get() as number, bytesUsed: this.stmt.sumSizes.get() as number };
+  }
+}

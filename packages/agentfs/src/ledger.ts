@@ -1,0 +1,114 @@
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { and, asc, eq, isNull, lte } from 'drizzle-orm';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import type Database from 'better-sqlite3';
+import type { Clock, ConnectionOptions } from './connection.js';
+import { openConnection } from './connection.js';
+import { AgentFSError } from './errors.js';
+import { cairnLedger, LEDGER_DDL } from './schema.js';
+
+/** A retired overlay as the ledger keeps it. Times are Unix milliseconds. */
+export interface LedgerEntry {
+  id: number;
+  agentId: string;
+  originalPath: string;
+  retiredPath: string;
+  reason: string;
+  retiredAt: number;
+  restoredAt: number | null;
+  collectedAt: number | null;
+}
+
+const SIDE_FILES = ['', '-wal', '-shm'];
+
+/**
+ * The garbage-collection ledger in bin.db: a rejected overlay's database is moved aside, not deleted,
+ * and can be restored until `collect` removes it for good.
+ */
+export class Ledger {
+  private readonly db: Database.Database;
+  private readonly orm: BetterSQLite3Database;
+  private readonly clock: Clock;
+  private readonly trashDir: string;
+
+  private constructor(db: Database.Database, trashDir: string, clock: Clock) {
+    this.db = db;
+    this.orm = drizzle({ client: db });
+    this.clock = clock;
+    this.trashDir = trashDir;
+    db.exec(LEDGER_DDL);
+  }
+
+  /** Opens the ledger at `binPath` (bin.db); retired files go to `trash/` beside it. */
+  static open(binPath: string, options: ConnectionOptions = {}): Ledger {
+    const db = openConnection(binPath, { durability: 'full', ...options });
+    return new Ledger(db, join(dirname(binPath), 'trash'), options.clock ?? Date.now);
+  }
+
+  /** Moves a closed overlay database (and its WAL files) aside and records it. */
+  retire(agentId: string, overlayPath: string, reason: string): LedgerEntry {
+    if (!existsSync(overlayPath)) throw new AgentFSError('ENOENT', 'retire', overlayPath, 'no overlay database at this path');
+    mkdirSync(this.trashDir, { recursive: true });
+    const retiredAt = this.clock();
+    const retiredPath = join(this.trashDir, `${basename(overlayPath, '.db')}.${retiredAt}.db`);
+    moveWithSideFiles(overlayPath, retiredPath);
+    const row = this.orm
+      .insert(cairnLedger)
+      .values({ agentId, originalPath: overlayPath, retiredPath, reason, retiredAt })
+      .returning()
+      .get();
+    return row;
+  }
+
+  /** Moves a retired overlay back to where it was; fails if it was collected or the place is taken. */
+  restore(id: number): LedgerEntry {
+    const entry = this.get(id);
+    if (entry === undefined) throw new AgentFSError('ENOENT', 'restore', String(id), 'no ledger entry with this id');
+    if (entry.collectedAt !== null) throw new AgentFSError('ENOENT', 'restore', entry.originalPath, 'the overlay was already collected');
+    if (entry.restoredAt !== null) throw new AgentFSError('EINVAL', 'restore', entry.originalPath, 'the overlay was already restored');
+    if (existsSync(entry.originalPath)) throw new AgentFSError('EEXIST', 'restore', entry.originalPath, 'a database already exists at the original path');
+    moveWithSideFiles(entry.retiredPath, entry.originalPath);
+    const restoredAt = this.clock();
+    this.orm.update(cairnLedger).set({ restoredAt }).where(eq(cairnLedger.id, id)).run();
+    return { ...entry, restoredAt };
+  }
+
+  get(id: number): LedgerEntry | undefined {
+    return this.orm.select().from(cairnLedger).where(eq(cairnLedger.id, id)).get();
+  }
+
+  /** Entries still restorable (neither restored nor collected), oldest first; all entries with `all`. */
+  list(options: { all?: boolean; agentId?: string } = {}): LedgerEntry[] {
+    const pending = and(isNull(cairnLedger.restoredAt), isNull(cairnLedger.collectedAt));
+    const byAgent = options.agentId === undefined ? undefined : eq(cairnLedger.agentId, options.agentId);
+    const where = options.all ? byAgent : and(pending, byAgent);
+    return this.orm.select().from(cairnLedger).where(where).orderBy(asc(cairnLedger.id)).all();
+  }
+
+  /** Deletes retired overlays retired at or before `olderThan` (ms; default: all); returns what was collected. */
+  collect(olderThan = Number.POSITIVE_INFINITY): LedgerEntry[] {
+    const due = this.orm
+      .select()
+      .from(cairnLedger)
+      .where(and(isNull(cairnLedger.restoredAt), isNull(cairnLedger.collectedAt), lte(cairnLedger.retiredAt, Math.min(olderThan, Number.MAX_SAFE_INTEGER))))
+      .orderBy(asc(cairnLedger.id))
+      .all();
+    const collectedAt = this.clock();
+    for (const entry of due) {
+      for (const suffix of SIDE_FILES) rmSync(entry.retiredPath + suffix, { force: true });
+      this.orm.update(cairnLedger).set({ collectedAt }).where(eq(cairnLedger.id, entry.id)).run();
+    }
+    return due.map((entry) => ({ ...entry, collectedAt }));
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+function moveWithSideFiles(from: string, to: string): void {
+  for (const suffix of SIDE_FILES) {
+    if (existsSync(from + suffix)) renameSync(from + suffix, to + suffix);
+  }
+}

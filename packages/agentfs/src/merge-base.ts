@@ -1,0 +1,72 @@
+import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { asc, eq } from 'drizzle-orm';
+import type { EntryState } from './entry-state.js';
+import { cairnMergeBase } from './schema.js';
+
+/** A path's merge base: what the base held when the overlay first changed it. */
+export interface MergeBaseRecord {
+  path: string;
+  state: EntryState;
+}
+
+/** The `cairn_merge_base` table of an overlay's upper store. */
+export class MergeBaseLog {
+  private readonly db: BetterSQLite3Database;
+  private readonly clock: () => number;
+
+  constructor(db: BetterSQLite3Database, clock: () => number) {
+    this.db = db;
+    this.clock = clock;
+  }
+
+  has(path: string): boolean {
+    return this.db.select({ path: cairnMergeBase.path }).from(cairnMergeBase).where(eq(cairnMergeBase.path, path)).get() !== undefined;
+  }
+
+  get(path: string): EntryState | undefined {
+    const row = this.db.select().from(cairnMergeBase).where(eq(cairnMergeBase.path, path)).get();
+    return row === undefined ? undefined : toState(row);
+  }
+
+  /** Records `state` for `path` unless a merge base is already kept for it. */
+  keep(path: string, state: EntryState): void {
+    const hasBytes = state.kind === 'file' || state.kind === 'symlink';
+    this.db
+      .insert(cairnMergeBase)
+      .values({
+        path,
+        kind: state.kind,
+        mode: state.kind === 'absent' ? 0 : state.mode,
+        hash: hasBytes ? state.hash : null,
+        content: hasBytes ? state.content : null,
+        capturedAt: Math.floor(this.clock() / 1000),
+      })
+      .onConflictDoNothing()
+      .run();
+  }
+
+  forget(path: string): void {
+    this.db.delete(cairnMergeBase).where(eq(cairnMergeBase.path, path)).run();
+  }
+
+  /** Every record, in path order. */
+  all(): MergeBaseRecord[] {
+    return this.db
+      .select()
+      .from(cairnMergeBase)
+      .orderBy(asc(cairnMergeBase.path))
+      .all()
+      .map((row) => ({ path: row.path, state: toState(row) }));
+  }
+}
+
+function toState(row: typeof cairnMergeBase.$inferSelect): EntryState {
+  switch (row.kind) {
+    case 'absent':
+      return { kind: 'absent' };
+    case 'dir':
+      return { kind: 'dir', mode: row.mode };
+    default:
+      return { kind: row.kind, mode: row.mode, hash: row.hash ?? '', content: row.content ?? Buffer.alloc(0) };
+  }
+}

@@ -1,0 +1,308 @@
+import { AgentFSError } from './errors.js';
+import type { DirEntry, FileHandle, FileSystem, MkdirOptions, RmOptions, WriteFileOptions } from './file-system.js';
+import { toBytes } from './file-system.js';
+import type { Dentry, InodeStore } from './inode-store.js';
+import { toTimestamp } from './inode-store.js';
+import { DEFAULT_DIR_MODE, kindOfMode, modeFor, S_IFMT } from './mode.js';
+import { baseName, isWithin, joinPath, normalizePath, parentPath } from './path.js';
+import { Stats } from './stats.js';
+import type { Located, WalkableTree } from './tree-walk.js';
+import { symlinkTargetPath, tryWalkPath, walkPath } from './tree-walk.js';
+
+const ROOT: Dentry = { ino: 1, mode: DEFAULT_DIR_MODE };
+const MAX_WRITE_HOPS = 40;
+
+/** The file system of one AgentFS database. */
+export class StoreFileSystem implements FileSystem {
+  /** The inode layer, for code in this package that works below paths (overlay, accept, import). */
+  readonly inodes: InodeStore;
+  private readonly tree: WalkableTree<Dentry>;
+  private readonly inTransaction: <T>(fn: () => T) => T;
+
+  constructor(inodes: InodeStore) {
+    this.inodes = inodes;
+    this.tree = {
+      root: () => ROOT,
+      lookup: (dir, _dirPath, name) => inodes.child(dir.ino, name),
+      modeOf: (entry) => entry.mode,
+      linkTarget: (entry) => inodes.readlink(entry.ino),
+    };
+    const transaction = inodes.db.transaction((fn: () => unknown) => fn());
+    this.inTransaction = <T>(fn: () => T) => transaction(fn) as T;
+  }
+
+  /** Runs `fn` in one transaction (a savepoint when nested). */
+  transaction<T>(fn: () => T): T {
+    return this.inTransaction(fn);
+  }
+
+  /** Resolves a path to its entry and real path, or undefined when it does not exist. */
+  locate(path: string, followLast = true): Located<Dentry> | undefined {
+    return tryWalkPath(this.tree, normalizePath(path, 'lookup'), 'lookup', followLast);
+  }
+
+  readFile(path: string): Buffer;
+  readFile(path: string, encoding: 'utf8' | 'utf-8'): string;
+  readFile(path: string, encoding?: 'utf8' | 'utf-8'): Buffer | string;
+  readFile(path: string, encoding?: 'utf8' | 'utf-8'): Buffer | string {
+    const { entry } = this.walk(path, 'open', true);
+    this.assertNotDir(entry, 'open', path);
+    const data = this.inodes.readData(entry.ino);
+    return encoding === undefined ? data : data.toString('utf8');
+  }
+
+  read(path: string, offset: number, length: number): Buffer {
+    return this.open(path).pread(offset, length);
+  }
+
+  open(path: string): FileHandle {
+    const { entry } = this.walk(path, 'open', true);
+    this.assertNotDir(entry, 'open', path);
+    const inodes = this.inodes;
+    return {
+      pread(offset: number, length: number): Buffer {
+        assertRange(offset, length, path);
+        return inodes.readRange(entry.ino, offset, length, inodes.inode(entry.ino).size);
+      },
+      fstat: () => new Stats(inodes.inode(entry.ino)),
+    };
+  }
+
+  writeFile(path: string, data: string | Uint8Array, options: WriteFileOptions = {}): void {
+    const bytes = toBytes(data);
+    this.transaction(() => this.writeAt(normalizePath(path, 'write'), bytes, options, 0));
+  }
+
+  private writeAt(path: string, bytes: Uint8Array, options: WriteFileOptions, hops: number): void {
+    if (path === '/') throw new AgentFSError('EISDIR', 'write', path);
+    const dir = this.ensureDir(parentPath(path), 'write');
+    const name = baseName(path);
+    const existing = this.inodes.child(dir.entry.ino, name);
+    const mtime = options.mtimeMs === undefined ? undefined : toTimestamp(options.mtimeMs);
+    if (existing === undefined) {
+      const ino = this.inodes.createInode(modeFor('file', options.mode));
+      this.inodes.link(dir.entry.ino, name, ino);
+      this.inodes.writeData(ino, bytes, mtime);
+      return;
+    }
+    const kind = kindOfMode(existing.mode);
+    if (kind === 'dir') throw new AgentFSError('EISDIR', 'write', path);
+    if (kind === 'symlink') {
+      if (hops >= MAX_WRITE_HOPS) throw new AgentFSError('ELOOP', 'write', path);
+      const target = symlinkTargetPath(dir.path, this.inodes.readlink(existing.ino));
+      this.writeAt(target, bytes, options, hops + 1);
+      return;
+    }
+    this.inodes.writeData(existing.ino, bytes, mtime);
+    if (options.mode !== undefined) this.inodes.setMode(existing.ino, modeFor('file', options.mode));
+  }
+
+  readdir(path: string): string[] {
+    return this.listDir(path).map((child) => child.name);
+  }
+
+  readdirPlus(path: string): DirEntry[] {
+    return this.listDir(path).map((child) => ({ name: child.name, stats: new Stats(this.inodes.inode(child.ino)) }));
+  }
+
+  private listDir(path: string) {
+    const { entry } = this.walk(path, 'scandir', true);
+    if (kindOfMode(entry.mode) !== 'dir') throw new AgentFSError('ENOTDIR', 'scandir', path);
+    return this.inodes.children(entry.ino);
+  }
+
+  stat(path: string): Stats {
+    return new Stats(this.inodes.inode(this.walk(path, 'stat', true).entry.ino));
+  }
+
+  lstat(path: string): Stats {
+    return new Stats(this.inodes.inode(this.walk(path, 'lstat', false).entry.ino));
+  }
+
+  exists(path: string): boolean {
+    return tryWalkPath(this.tree, normalizePath(path, 'access'), 'access', true) !== undefined;
+  }
+
+  mkdir(path: string, options: MkdirOptions = {}): void {
+    const normalized = normalizePath(path, 'mkdir');
+    this.transaction(() => {
+      if (options.recursive) {
+        this.ensureDir(normalized, 'mkdir', options.mode);
+        return;
+      }
+      if (normalized === '/') throw new AgentFSError('EEXIST', 'mkdir', normalized);
+      const dir = this.walkDir(parentPath(normalized), 'mkdir');
+      const name = baseName(normalized);
+      if (this.inodes.child(dir.entry.ino, name) !== undefined) throw new AgentFSError('EEXIST', 'mkdir', normalized);
+      this.createDir(dir.entry.ino, name, options.mode);
+    });
+  }
+
+  rm(path: string, options: RmOptions = {}): void {
+    const normalized = normalizePath(path, 'rm');
+    this.transaction(() => {
+      const found = tryWalkPath(this.tree, normalized, 'rm', false);
+      if (found === undefined) {
+        if (options.force) return;
+        throw new AgentFSError('ENOENT', 'rm', normalized);
+      }
+      if (found.path === '/') throw new AgentFSError('EPERM', 'rm', normalized, 'cannot remove the root');
+      if (kindOfMode(found.entry.mode) === 'dir' && !options.recursive) throw new AgentFSError('EISDIR', 'rm', normalized);
+      this.removeEntry(found.path, found.entry);
+    });
+  }
+
+  unlink(path: string): void {
+    const normalized = normalizePath(path, 'unlink');
+    this.transaction(() => {
+      const found = this.walk(normalized, 'unlink', false);
+      if (kindOfMode(found.entry.mode) === 'dir') throw new AgentFSError('EISDIR', 'unlink', normalized);
+      this.removeEntry(found.path, found.entry);
+    });
+  }
+
+  rmdir(path: string): void {
+    const normalized = normalizePath(path, 'rmdir');
+    this.transaction(() => {
+      const found = this.walk(normalized, 'rmdir', false);
+      if (kindOfMode(found.entry.mode) !== 'dir') throw new AgentFSError('ENOTDIR', 'rmdir', normalized);
+      if (found.path === '/') throw new AgentFSError('EPERM', 'rmdir', normalized, 'cannot remove the root');
+      if (this.inodes.hasChildren(found.entry.ino)) throw new AgentFSError('ENOTEMPTY', 'rmdir', normalized);
+      this.removeEntry(found.path, found.entry);
+    });
+  }
+
+  rename(from: string, to: string): void {
+    const source = normalizePath(from, 'rename');
+    const target = normalizePath(to, 'rename');
+    this.transaction(() => {
+      const src = this.walk(source, 'rename', false);
+      if (src.path === '/') throw new AgentFSError('EBUSY', 'rename', source, 'cannot move the root');
+      const dstDir = this.walkDir(parentPath(target), 'rename');
+      const dstName = baseName(target);
+      const dstPath = joinPath(dstDir.path, dstName);
+      if (dstPath === src.path) return;
+      if (isWithin(dstPath, src.path)) throw new AgentFSError('EINVAL', 'rename', target, 'cannot move a directory into itself');
+      const existing = this.inodes.child(dstDir.entry.ino, dstName);
+      if (existing !== undefined) {
+        assertReplaceable(src.entry.mode, existing, target);
+        if (kindOfMode(existing.mode) === 'dir' && this.inodes.hasChildren(existing.ino)) {
+          throw new AgentFSError('ENOTEMPTY', 'rename', target);
+        }
+        this.inodes.unlink(dstDir.entry.ino, dstName, existing.ino);
+      }
+      const srcParent = this.walk(parentPath(src.path), 'rename', true);
+      this.inodes.moveDentry(srcParent.entry.ino, baseName(src.path), dstDir.entry.ino, dstName);
+      this.inodes.touch(srcParent.entry.ino);
+      this.inodes.touch(dstDir.entry.ino);
+    });
+  }
+
+  link(existingPath: string, newPath: string): void {
+    const target = normalizePath(newPath, 'link');
+    this.transaction(() => {
+      const src = this.walk(existingPath, 'link', false);
+      if (kindOfMode(src.entry.mode) === 'dir') throw new AgentFSError('EPERM', 'link', existingPath, 'cannot hard-link a directory');
+      const dir = this.walkDir(parentPath(target), 'link');
+      const name = baseName(target);
+      if (this.inodes.child(dir.entry.ino, name) !== undefined) throw new AgentFSError('EEXIST', 'link', target);
+      this.inodes.link(dir.entry.ino, name, src.entry.ino);
+    });
+  }
+
+  symlink(target: string, path: string): void {
+    if (typeof target !== 'string' || target.length === 0 || target.includes('\0')) {
+      throw new AgentFSError('EINVAL', 'symlink', path, 'symlink target must be a non-empty string without NUL');
+    }
+    const normalized = normalizePath(path, 'symlink');
+    this.transaction(() => {
+      const dir = this.walkDir(parentPath(normalized), 'symlink');
+      const name = baseName(normalized);
+      if (this.inodes.child(dir.entry.ino, name) !== undefined) throw new AgentFSError('EEXIST', 'symlink', normalized);
+      const ino = this.inodes.createInode(modeFor('symlink'));
+      this.inodes.setSymlink(ino, target);
+      this.inodes.link(dir.entry.ino, name, ino);
+    });
+  }
+
+  readlink(path: string): string {
+    const { entry } = this.walk(path, 'readlink', false);
+    if (kindOfMode(entry.mode) !== 'symlink') throw new AgentFSError('EINVAL', 'readlink', path, 'not a symbolic link');
+    return this.inodes.readlink(entry.ino);
+  }
+
+  chmod(path: string, mode: number): void {
+    this.transaction(() => {
+      const { entry } = this.walk(path, 'chmod', true);
+      this.inodes.setMode(entry.ino, (entry.mode & S_IFMT) | (mode & 0o7777));
+    });
+  }
+
+  /** Sets a modification time (used by the project mirror to keep the working tree's times). */
+  setMtime(path: string, mtimeMs: number): void {
+    const { entry } = this.walk(path, 'utimes', false);
+    this.inodes.setMtime(entry.ino, toTimestamp(mtimeMs));
+  }
+
+  statfs(): { inodes: number; bytesUsed: number } {
+    return this.inodes.statfs();
+  }
+
+  /** Ensures a directory exists at `path` (mkdir -p, following symlinks); returns it. */
+  ensureDir(path: string, syscall: string, mode?: number): Located<Dentry> {
+    const found = tryWalkPath(this.tree, path, syscall, true);
+    if (found !== undefined) {
+      if (kindOfMode(found.entry.mode) !== 'dir') throw new AgentFSError(syscall === 'mkdir' ? 'EEXIST' : 'ENOTDIR', syscall, path);
+      return found;
+    }
+    const parent = this.ensureDir(parentPath(path), syscall, mode);
+    const name = baseName(path);
+    if (this.inodes.child(parent.entry.ino, name) !== undefined) throw new AgentFSError('ENOTDIR', syscall, path);
+    return { entry: this.createDir(parent.entry.ino, name, mode), path: joinPath(parent.path, name) };
+  }
+
+  private createDir(parentIno: number, name: string, mode?: number): Dentry {
+    const dirMode = modeFor('dir', mode);
+    const ino = this.inodes.createInode(dirMode);
+    this.inodes.link(parentIno, name, ino);
+    return { ino, mode: dirMode };
+  }
+
+  /** Unlinks an entry and, for a directory, everything below it. */
+  private removeEntry(path: string, entry: Dentry): void {
+    if (kindOfMode(entry.mode) === 'dir') {
+      for (const child of this.inodes.children(entry.ino)) this.removeEntry(joinPath(path, child.name), child);
+    }
+    const parent = this.walk(parentPath(path), 'rm', true);
+    this.inodes.unlink(parent.entry.ino, baseName(path), entry.ino);
+  }
+
+  private walk(path: string, syscall: string, followLast: boolean): Located<Dentry> {
+    return walkPath(this.tree, normalizePath(path, syscall), syscall, followLast);
+  }
+
+  private walkDir(path: string, syscall: string): Located<Dentry> {
+    const found = walkPath(this.tree, path, syscall, true);
+    if (kindOfMode(found.entry.mode) !== 'dir') throw new AgentFSError('ENOTDIR', syscall, path);
+    return found;
+  }
+
+  private assertNotDir(entry: Dentry, syscall: string, path: string): void {
+    if (kindOfMode(entry.mode) === 'dir') throw new AgentFSError('EISDIR', syscall, path);
+  }
+}
+
+/** POSIX rename rules for an existing destination. */
+export function assertReplaceable(sourceMode: number, existing: { mode: number }, target: string): void {
+  const sourceIsDir = kindOfMode(sourceMode) === 'dir';
+  const targetIsDir = kindOfMode(existing.mode) === 'dir';
+  if (sourceIsDir && !targetIsDir) throw new AgentFSError('ENOTDIR', 'rename', target);
+  if (!sourceIsDir && targetIsDir) throw new AgentFSError('EISDIR', 'rename', target);
+}
+
+/** Validates a read range. */
+export function assertRange(offset: number, length: number, path: string): void {
+  if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(length) || length < 0) {
+    throw new AgentFSError('EINVAL', 'read', path, 'offset and length must be non-negative integers');
+  }
+}

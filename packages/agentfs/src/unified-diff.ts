@@ -1,0 +1,49 @@
+import { structuredPatch } from 'diff';
+import type { Change } from './changes.js';
+import type { EntryState } from './entry-state.js';
+import { isBinary } from './text-content.js';
+
+const CONTEXT_LINES = 3;
+
+/** A unified diff of one change, git-style (`diff --git a/p b/p`); binary files are named, not dumped. Empty for directories. */
+export function formatChangeDiff(change: Change): string {
+  const { before, after, path } = change;
+  if (before.kind === 'dir' || after.kind === 'dir') return '';
+  const lines = [`diff --git a/${path} b/${path}`];
+  const oldMode = modeText(before);
+  const newMode = modeText(after);
+  if (before.kind === 'absent') lines.push(`new file mode ${newMode}`);
+  else if (after.kind === 'absent') lines.push(`deleted file mode ${oldMode}`);
+  else if (oldMode !== newMode) lines.push(`old mode ${oldMode}`, `new mode ${newMode}`);
+  const oldBytes = before.kind === 'absent' ? Buffer.alloc(0) : before.content;
+  const newBytes = after.kind === 'absent' ? Buffer.alloc(0) : after.content;
+  const oldName = before.kind === 'absent' ? '/dev/null' : `a/${path}`;
+  const newName = after.kind === 'absent' ? '/dev/null' : `b/${path}`;
+  if (isBinary(oldBytes) || isBinary(newBytes)) {
+    if (!oldBytes.equals(newBytes)) lines.push(`Binary files ${oldName} and ${newName} differ`);
+    return lines.join('\n') + '\n';
+  }
+  if (oldBytes.equals(newBytes)) return lines.join('\n') + '\n';
+  lines.push(`--- ${oldName}`, `+++ ${newName}`);
+  const patch = structuredPatch(oldName, newName, oldBytes.toString('utf8'), newBytes.toString('utf8'), '', '', { context: CONTEXT_LINES });
+  for (const hunk of patch.hunks) {
+    lines.push(`@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@`, ...hunk.lines);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** The unified diff of a list of changes, in their order. */
+export function formatUnifiedDiff(changes: readonly Change[]): string {
+  return changes.map(formatChangeDiff).join('');
+}
+
+function range(start: number, count: number): string {
+  const first = count === 0 ? start - 1 : start;
+  return count === 1 ? `${first}` : `${first},${count}`;
+}
+
+function modeText(state: EntryState): string {
+  if (state.kind === 'absent' || state.kind === 'dir') return '000000';
+  const type = state.kind === 'symlink' ? '120000' : (state.mode & 0o111) !== 0 ? '100755' : '100644';
+  return type;
+}
