@@ -66,6 +66,10 @@ export function acceptChanges(base: StoreFileSystem, changes: readonly Change[],
         result.conflicts.push({ path: change.path, reason: decision.reason, hunks: decision.hunks });
         continue;
       }
+      if (current.kind === 'dir' && target.kind !== 'dir' && target.kind !== 'absent' && base.readdir(path).length > 0) {
+        result.conflicts.push({ path: change.path, reason: 'not-empty', hunks: [] });
+        continue;
+      }
       if (target.kind === 'absent' && current.kind === 'dir') base.rm(path, { recursive: true });
       else applyState(base, path, target);
       result.applied.push({ path: change.path, how, after: target });
@@ -121,12 +125,13 @@ function selectChanges(changes: readonly Change[], paths: readonly string[] | un
   return picked;
 }
 
-/** Creations and edits in path order (parents first), then directory deletions deepest first. */
+/** Deletions of files first, then of directories (deepest first), then creations and edits in path order (parents first). */
 function orderForApply(changes: readonly Change[]): Change[] {
-  const dirDeletes = changes.filter((c) => c.after.kind === 'absent' && c.before.kind === 'dir');
-  const rest = changes.filter((c) => !dirDeletes.includes(c));
+  const isDeletion = (c: Change) => c.after.kind === 'absent';
+  const fileDeletes = changes.filter((c) => isDeletion(c) && c.before.kind !== 'dir');
+  const dirDeletes = changes.filter((c) => isDeletion(c) && c.before.kind === 'dir');
   dirDeletes.sort((a, b) => b.path.split('/').length - a.path.split('/').length || (a.path < b.path ? -1 : 1));
-  return [...rest, ...dirDeletes];
+  return [...fileDeletes, ...dirDeletes, ...changes.filter((c) => !isDeletion(c))];
 }
 
 /** A path whose base content moved on since the accept, so undo left it alone. */

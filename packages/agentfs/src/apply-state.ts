@@ -17,7 +17,8 @@ export function applyState(fs: StoreFileSystem, path: string, state: EntryState)
       fs.chmod(path, state.mode);
       return;
     case 'file':
-      if (current !== undefined && (currentIsDir || fs.lstat(path).isSymbolicLink())) fs.rm(path, { recursive: false, force: true });
+      if (currentIsDir) fs.rmdir(path);
+      else if (current !== undefined && fs.lstat(path).isSymbolicLink()) fs.unlink(path);
       fs.writeFile(path, state.content, { mode: state.mode & 0o7777 });
       return;
     case 'symlink':

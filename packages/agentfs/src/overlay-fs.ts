@@ -193,13 +193,13 @@ export class OverlayFileSystem implements FileSystem {
   }
 
   /** mkdir -p in the overlay view, following symlinks; returns the directory. */
-  private ensureDir(path: string, syscall: string, mode?: number): Located<OverlayEntry> {
+  private ensureDir(path: string, syscall: string, mode?: number, isTarget = true): Located<OverlayEntry> {
     const found = tryWalkPath(this.tree, path, syscall, true);
     if (found !== undefined) {
-      if (kindOfMode(this.tree.modeOf(found.entry)) !== 'dir') throw new AgentFSError(syscall === 'mkdir' ? 'EEXIST' : 'ENOTDIR', syscall, path);
+      if (kindOfMode(this.tree.modeOf(found.entry)) !== 'dir') throw new AgentFSError(syscall === 'mkdir' && isTarget ? 'EEXIST' : 'ENOTDIR', syscall, path);
       return found;
     }
-    const parent = this.ensureDir(parentPath(path), syscall, mode);
+    const parent = this.ensureDir(parentPath(path), syscall, mode, false);
     const name = baseName(path);
     if (this.lookup(parent.entry, parent.path, name) !== undefined) throw new AgentFSError('ENOTDIR', syscall, path);
     return this.createDir(parent.path, name, mode);
@@ -218,11 +218,8 @@ export class OverlayFileSystem implements FileSystem {
   rm(path: string, options: RmOptions = {}): void {
     const normalized = normalizePath(path, 'rm');
     this.upper.transaction(() => {
-      const found = tryWalkPath(this.tree, normalized, 'rm', false);
-      if (found === undefined) {
-        if (options.force) return;
-        throw new AgentFSError('ENOENT', 'rm', normalized);
-      }
+      const found = options.force ? tryWalkPath(this.tree, normalized, 'rm', false) : walkPath(this.tree, normalized, 'rm', false);
+      if (found === undefined) return;
       if (found.path === '/') throw new AgentFSError('EPERM', 'rm', normalized, 'cannot remove the root');
       if (kindOfMode(this.tree.modeOf(found.entry)) === 'dir' && !options.recursive) throw new AgentFSError('EISDIR', 'rm', normalized);
       this.removeEntry(found);
@@ -266,12 +263,14 @@ export class OverlayFileSystem implements FileSystem {
     const source = normalizePath(from, 'rename');
     const target = normalizePath(to, 'rename');
     this.upper.transaction(() => {
+      this.walkDir(parentPath(source), 'rename');
+      const dstDir = this.walkDir(parentPath(target), 'rename');
       const src = this.walk(source, 'rename', false);
       if (src.path === '/') throw new AgentFSError('EBUSY', 'rename', source, 'cannot move the root');
-      const dstDir = this.walkDir(parentPath(target), 'rename');
       const dstPath = joinPath(dstDir.path, baseName(target));
       if (dstPath === src.path) return;
       if (isWithin(dstPath, src.path)) throw new AgentFSError('EINVAL', 'rename', target, 'cannot move a directory into itself');
+      if (isWithin(src.path, dstPath)) throw new AgentFSError('ENOTEMPTY', 'rename', target, 'cannot replace a directory with something inside it');
       const existing = this.lookup(dstDir.entry, dstDir.path, baseName(target));
       if (existing !== undefined) {
         assertReplaceable(this.tree.modeOf(src.entry), { mode: this.tree.modeOf(existing) }, target);

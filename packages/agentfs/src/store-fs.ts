@@ -141,11 +141,8 @@ export class StoreFileSystem implements FileSystem {
   rm(path: string, options: RmOptions = {}): void {
     const normalized = normalizePath(path, 'rm');
     this.transaction(() => {
-      const found = tryWalkPath(this.tree, normalized, 'rm', false);
-      if (found === undefined) {
-        if (options.force) return;
-        throw new AgentFSError('ENOENT', 'rm', normalized);
-      }
+      const found = options.force ? tryWalkPath(this.tree, normalized, 'rm', false) : walkPath(this.tree, normalized, 'rm', false);
+      if (found === undefined) return;
       if (found.path === '/') throw new AgentFSError('EPERM', 'rm', normalized, 'cannot remove the root');
       if (kindOfMode(found.entry.mode) === 'dir' && !options.recursive) throw new AgentFSError('EISDIR', 'rm', normalized);
       this.removeEntry(found.path, found.entry);
@@ -176,13 +173,15 @@ export class StoreFileSystem implements FileSystem {
     const source = normalizePath(from, 'rename');
     const target = normalizePath(to, 'rename');
     this.transaction(() => {
+      this.walkDir(parentPath(source), 'rename');
+      const dstDir = this.walkDir(parentPath(target), 'rename');
       const src = this.walk(source, 'rename', false);
       if (src.path === '/') throw new AgentFSError('EBUSY', 'rename', source, 'cannot move the root');
-      const dstDir = this.walkDir(parentPath(target), 'rename');
       const dstName = baseName(target);
       const dstPath = joinPath(dstDir.path, dstName);
       if (dstPath === src.path) return;
       if (isWithin(dstPath, src.path)) throw new AgentFSError('EINVAL', 'rename', target, 'cannot move a directory into itself');
+      if (isWithin(src.path, dstPath)) throw new AgentFSError('ENOTEMPTY', 'rename', target, 'cannot replace a directory with something inside it');
       const existing = this.inodes.child(dstDir.entry.ino, dstName);
       if (existing !== undefined) {
         assertReplaceable(src.entry.mode, existing, target);
@@ -249,13 +248,13 @@ export class StoreFileSystem implements FileSystem {
   }
 
   /** Ensures a directory exists at `path` (mkdir -p, following symlinks); returns it. */
-  ensureDir(path: string, syscall: string, mode?: number): Located<Dentry> {
+  ensureDir(path: string, syscall: string, mode?: number, isTarget = true): Located<Dentry> {
     const found = tryWalkPath(this.tree, path, syscall, true);
     if (found !== undefined) {
-      if (kindOfMode(found.entry.mode) !== 'dir') throw new AgentFSError(syscall === 'mkdir' ? 'EEXIST' : 'ENOTDIR', syscall, path);
+      if (kindOfMode(found.entry.mode) !== 'dir') throw new AgentFSError(syscall === 'mkdir' && isTarget ? 'EEXIST' : 'ENOTDIR', syscall, path);
       return found;
     }
-    const parent = this.ensureDir(parentPath(path), syscall, mode);
+    const parent = this.ensureDir(parentPath(path), syscall, mode, false);
     const name = baseName(path);
     if (this.inodes.child(parent.entry.ino, name) !== undefined) throw new AgentFSError('ENOTDIR', syscall, path);
     return { entry: this.createDir(parent.entry.ino, name, mode), path: joinPath(parent.path, name) };
