@@ -1,0 +1,51 @@
+import { applyPatch } from 'diff';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { mergeText } from './three-way-merge.js';
+import { formatChangeDiff } from './unified-diff.js';
+import { hashContent } from './entry-state.js';
+
+const lineArb = fc.constantFrom('a\n', 'b\n', 'c\n', 'd\n', 'e\n', 'x', '\r\n', '\n');
+const textArb = fc.array(lineArb, { maxLength: 12 }).map((lines) => lines.join(''));
+
+describe('three-way line merge', () => {
+  it('one-sided changes merge to that side; identical changes merge to either', () => {
+    fc.assert(
+      fc.property(textArb, textArb, (base, changed) => {
+        expect(mergeText(base, base, changed)).toEqual({ clean: true, text: changed });
+        expect(mergeText(base, changed, base)).toEqual({ clean: true, text: changed });
+        expect(mergeText(base, changed, changed)).toEqual({ clean: true, text: changed });
+      }),
+    );
+  });
+
+  it('never throws, and a clean merge keeps both sides’ edits when they are far apart', () => {
+    const base = 'l1\nl2\nl3\nl4\nl5\nl6\nl7\n';
+    expect(mergeText(base, base.replace('l1', 'L1'), base.replace('l7', 'L7'))).toEqual({ clean: true, text: base.replace('l1', 'L1').replace('l7', 'L7') });
+    fc.assert(fc.property(textArb, textArb, textArb, (b, o, t) => void mergeText(b, o, t)));
+  });
+
+  it('keeps CRLF line endings and a missing final newline', () => {
+    const base = 'a\r\nb\r\nc\r\nd\r\ne';
+    expect(mergeText(base, base.replace('a', 'A'), base.replace('e', 'E'))).toEqual({ clean: true, text: 'A\r\nb\r\nc\r\nd\r\nE' });
+  });
+});
+
+describe('unified diff', () => {
+  it('applying the printed patch to the old text gives the new text', () => {
+    fc.assert(
+      fc.property(textArb, textArb, (before, after) => {
+        fc.pre(before !== after);
+        const diff = formatChangeDiff({
+          path: 'f.txt',
+          status: 'modified',
+          kind: 'file',
+          before: { kind: 'file', mode: 0o100644, hash: hashContent(Buffer.from(before)), content: Buffer.from(before) },
+          after: { kind: 'file', mode: 0o100644, hash: hashContent(Buffer.from(after)), content: Buffer.from(after) },
+        });
+        const patch = diff.split('\n').slice(1).join('\n');
+        expect(applyPatch(before, patch)).toBe(after);
+      }),
+    );
+  });
+});
