@@ -3,6 +3,8 @@ import type { Clock } from './connection.js';
 import { AgentFSError } from './errors.js';
 import type { InodeRow } from './stats.js';
 
+const MAX_CACHED = 100_000;
+
 /** A directory entry as the resolver sees it. */
 export interface Dentry {
   ino: number;
@@ -36,6 +38,10 @@ export class InodeStore {
   readonly chunkSize: number;
   private readonly clock: Clock;
   private readonly stmt;
+  /** Lookups by (parent inode, name) and whiteout tests, valid while no one else commits (see `validateCache`). */
+  private readonly dentryCache = new Map<string, Dentry | null>();
+  private readonly whiteoutCache = new Map<string, boolean>();
+  private dataVersion = -1;
 
   constructor(db: Database.Database, chunkSize: number, clock: Clock) {
     this.db = db;
@@ -74,9 +80,28 @@ export class InodeStore {
       origin: p(`SELECT base_ino FROM fs_origin WHERE delta_ino = ?`).pluck(),
       setOrigin: p(`INSERT OR REPLACE INTO fs_origin (delta_ino, base_ino) VALUES (?, ?)`),
       deleteOrigin: p(`DELETE FROM fs_origin WHERE delta_ino = ?`),
+      dataVersion: p(`PRAGMA data_version`).pluck(),
       countInodes: p(`SELECT count(*) FROM fs_inode`).pluck(),
       sumSizes: p(`SELECT coalesce(sum(size), 0) FROM fs_inode`).pluck(),
     };
+  }
+
+  /**
+   * Drops cached lookups if another connection committed since the last call (SQLite's data_version).
+   * Called once at the start of every path walk; this connection's own writes invalidate as they happen.
+   */
+  validateCache(): void {
+    const version = this.stmt.dataVersion.get() as number;
+    if (version !== this.dataVersion) {
+      this.invalidate();
+      this.dataVersion = version;
+    }
+  }
+
+  /** Forgets every cached lookup (after a write, or a rolled-back transaction). */
+  invalidate(): void {
+    if (this.dentryCache.size > 0) this.dentryCache.clear();
+    if (this.whiteoutCache.size > 0) this.whiteoutCache.clear();
   }
 
   now(): Timestamp {
@@ -84,7 +109,13 @@ export class InodeStore {
   }
 
   child(parentIno: number, name: string): Dentry | undefined {
-    return this.stmt.child.get(parentIno, name) as Dentry | undefined;
+    const key = `${parentIno}/${name}`;
+    const cached = this.dentryCache.get(key);
+    if (cached !== undefined) return cached ?? undefined;
+    const found = this.stmt.child.get(parentIno, name) as Dentry | undefined;
+    if (this.dentryCache.size >= MAX_CACHED) this.invalidate();
+    this.dentryCache.set(key, found ?? null);
+    return found;
   }
 
   children(ino: number): NamedDentry[] {
@@ -110,18 +141,21 @@ export class InodeStore {
   }
 
   link(parentIno: number, name: string, ino: number): void {
+    this.invalidate();
     this.stmt.insertDentry.run(name, parentIno, ino);
     this.stmt.addLink.run(ino);
   }
 
   /** Removes one name; frees the inode, its chunks, symlink and origin rows when no name is left. */
   unlink(parentIno: number, name: string, ino: number): void {
+    this.invalidate();
     this.stmt.deleteDentry.run(parentIno, name);
     const remaining = this.stmt.dropLink.get(ino) as number | undefined;
     if (remaining !== undefined && remaining <= 0) this.freeInode(ino);
   }
 
   moveDentry(fromParent: number, fromName: string, toParent: number, toName: string): void {
+    this.invalidate();
     this.stmt.moveDentry.run(toParent, toName, fromParent, fromName);
   }
 
@@ -168,6 +202,7 @@ export class InodeStore {
   }
 
   setMode(ino: number, mode: number): void {
+    this.invalidate();
     const now = this.now();
     this.stmt.setMode.run(mode, now.sec, now.nsec, ino);
   }
@@ -194,7 +229,12 @@ export class InodeStore {
   }
 
   hasWhiteout(path: string): boolean {
-    return this.stmt.hasWhiteout.get(path) !== undefined;
+    const cached = this.whiteoutCache.get(path);
+    if (cached !== undefined) return cached;
+    const found = this.stmt.hasWhiteout.get(path) !== undefined;
+    if (this.whiteoutCache.size >= MAX_CACHED) this.invalidate();
+    this.whiteoutCache.set(path, found);
+    return found;
   }
 
   whiteoutsIn(parentPath: string): string[] {
@@ -206,15 +246,18 @@ export class InodeStore {
   }
 
   addWhiteout(path: string, parentPath: string): void {
+    this.invalidate();
     this.stmt.addWhiteout.run(path, parentPath, this.now().sec);
   }
 
   removeWhiteout(path: string): void {
+    this.invalidate();
     this.stmt.removeWhiteout.run(path);
   }
 
   /** Removes the whiteout at `path` and every whiteout below it. */
   removeWhiteoutsUnder(path: string): void {
+    this.invalidate();
     const prefix = path === '/' ? '/' : path + '/';
     this.stmt.removeWhiteoutsUnder.run(path, prefix.length, prefix);
   }

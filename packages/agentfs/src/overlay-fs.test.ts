@@ -298,4 +298,19 @@ describe('overlay compliance (OV)', () => {
     expect(overlay.kv.get('task')).toEqual({ title: 'fix' });
     expect(base.kv.get('task')).toBeUndefined();
   });
+
+  it('OV-23 edits to the base from another connection show through at once', () => {
+    const { base, overlay, dir } = openTempOverlay();
+    base.fs.writeFile('/x.txt', 'one');
+    expect(overlay.fs.readFile('/x.txt', 'utf8')).toBe('one');
+    const watcher = AgentFS.open(join(dir, 'stable.db'));
+    try {
+      watcher.fs.writeFile('/x.txt', 'two');
+      watcher.fs.writeFile('/y.txt', 'new');
+      expect(overlay.fs.readFile('/x.txt', 'utf8')).toBe('two');
+      expect(overlay.fs.readdir('/')).toEqual(['x.txt', 'y.txt']);
+    } finally {
+      watcher.close();
+    }
+  });
 });

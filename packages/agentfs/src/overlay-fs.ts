@@ -45,7 +45,11 @@ export class OverlayFileSystem implements FileSystem {
     this.down = base.inodes;
     this.mergeBase = mergeBase;
     this.tree = {
-      root: () => ({ upper: ROOT, base: ROOT }),
+      root: () => {
+        this.up.validateCache();
+        this.down.validateCache();
+        return { upper: ROOT, base: ROOT };
+      },
       lookup: (dir, dirPath, name) => this.lookup(dir, dirPath, name),
       modeOf: (entry) => (entry.upper ?? entry.base)!.mode,
       linkTarget: (entry) => (entry.upper ? this.up.readlink(entry.upper.ino) : this.down.readlink(entry.base!.ino)),

@@ -348,4 +348,36 @@ describe('AgentFS file system compliance (FS)', () => {
     }
     expect(codeOf(() => AgentFS.open(join(dir, 'missing.db'), { readonly: true }))).toBe('EINVAL');
   });
+
+  it('FS-28 cached lookups see another connection’s commits', () => {
+    const path = join(makeTempDir(), 'cache.db');
+    const reader = AgentFS.open(path);
+    const writer = AgentFS.open(path);
+    try {
+      expect(reader.fs.exists('/a/b.txt')).toBe(false);
+      writer.fs.writeFile('/a/b.txt', 'made elsewhere');
+      expect(reader.fs.readFile('/a/b.txt', 'utf8')).toBe('made elsewhere');
+      writer.fs.rename('/a', '/c');
+      expect(reader.fs.exists('/a/b.txt')).toBe(false);
+      expect(reader.fs.readdir('/c')).toEqual(['b.txt']);
+    } finally {
+      reader.close();
+      writer.close();
+    }
+  });
+
+  it('FS-29 a rolled-back transaction leaves no trace in lookups', () => {
+    const store = openTempStore();
+    store.fs.writeFile('/kept.txt', 'k');
+    expect(() =>
+      store.transaction(() => {
+        store.fs.writeFile('/phantom/file.txt', 'p');
+        store.fs.rm('/kept.txt');
+        expect(store.fs.exists('/phantom/file.txt')).toBe(true);
+        throw new Error('abort');
+      }),
+    ).toThrow('abort');
+    expect(store.fs.exists('/phantom')).toBe(false);
+    expect(store.fs.readFile('/kept.txt', 'utf8')).toBe('k');
+  });
 });

@@ -22,13 +22,23 @@ export class StoreFileSystem implements FileSystem {
   constructor(inodes: InodeStore) {
     this.inodes = inodes;
     this.tree = {
-      root: () => ROOT,
+      root: () => {
+        inodes.validateCache();
+        return ROOT;
+      },
       lookup: (dir, _dirPath, name) => inodes.child(dir.ino, name),
       modeOf: (entry) => entry.mode,
       linkTarget: (entry) => inodes.readlink(entry.ino),
     };
     const transaction = inodes.db.transaction((fn: () => unknown) => fn());
-    this.inTransaction = <T>(fn: () => T) => transaction(fn) as T;
+    this.inTransaction = <T>(fn: () => T) => {
+      try {
+        return transaction(fn) as T;
+      } catch (error) {
+        inodes.invalidate();
+        throw error;
+      }
+    };
   }
 
   /** Runs `fn` in one transaction (a savepoint when nested). */

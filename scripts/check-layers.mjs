@@ -1,0 +1,107 @@
+#!/usr/bin/env node
+// Checks the layer rule of ARCHITECTURE.md: imports point down only, L1 packages do not import each other,
+// apps do not import apps, nothing reaches into another package's src/, and L0 imports no node:* module.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+
+/** Layer of every workspace package; a package missing here is an error. */
+export const LAYERS = {
+  '@cairn/air': 0,
+  '@cairn/triage': 0,
+  '@cairn/agentfs': 1,
+  '@cairn/sandbox': 1,
+  '@cairn/orchestrator': 2,
+  '@cairn/cli': 3,
+  '@cairn/nvim-bridge': 3,
+  '@cairn/bench': 4,
+  '@cairn/integration-tests': 4,
+};
+
+const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm;
+
+function listWorkspacePackages() {
+  const out = [];
+  for (const group of ['packages', 'apps', 'bench', 'tests']) {
+    const dir = join(ROOT, group);
+    let entries;
+    try {
+      entries = statSync(join(dir, 'package.json'), { throwIfNoEntry: false }) ? [''] : readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of entries) {
+      const pkgDir = join(dir, name);
+      const manifest = statSync(join(pkgDir, 'package.json'), { throwIfNoEntry: false });
+      if (manifest) out.push({ dir: pkgDir, json: JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) });
+    }
+  }
+  return out;
+}
+
+function sourceFiles(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name === 'dist') continue;
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...sourceFiles(full));
+    else if (/\.(ts|mts|js|mjs)$/.test(entry.name)) out.push(full);
+  }
+  return out;
+}
+
+/** Every violation in the workspace, as `file: message` lines. */
+export function findViolations(packages = listWorkspacePackages()) {
+  const problems = [];
+  const names = new Set(packages.map((p) => p.json.name));
+  for (const pkg of packages) {
+    const name = pkg.json.name;
+    const layer = LAYERS[name];
+    if (layer === undefined) {
+      problems.push(`${relative(ROOT, pkg.dir)}/package.json: package ${name} has no layer in scripts/check-layers.mjs`);
+      continue;
+    }
+    const srcDir = join(pkg.dir, 'src');
+    let files = [];
+    try {
+      files = sourceFiles(srcDir);
+    } catch {
+      continue;
+    }
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      const where = relative(ROOT, file);
+      for (const match of text.matchAll(IMPORT)) {
+        const spec = match[1] ?? match[2] ?? match[3];
+        if (layer === 0 && (spec.startsWith('node:') || ['fs', 'path', 'os', 'child_process', 'crypto'].includes(spec))) {
+          problems.push(`${where}: L0 package ${name} imports ${spec}; L0 does no I/O`);
+        }
+        if (spec.startsWith('.')) {
+          const target = resolve(file, '..', spec);
+          if (!target.startsWith(pkg.dir + '/')) problems.push(`${where}: relative import ${spec} leaves package ${name}`);
+          continue;
+        }
+        const depName = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];
+        if (!names.has(depName) && LAYERS[depName] === undefined) continue;
+        if (depName === name) continue;
+        if (/\/src(\/|$)/.test(spec.slice(depName.length))) problems.push(`${where}: imports ${spec}, inside another package's src/`);
+        const depLayer = LAYERS[depName];
+        if (depLayer === undefined) continue;
+        if (depLayer > layer) problems.push(`${where}: L${layer} ${name} imports L${depLayer} ${depName} (points up)`);
+        else if (depLayer === layer && layer !== 4) problems.push(`${where}: ${name} imports ${depName} of the same layer L${layer} (sideways)`);
+      }
+    }
+  }
+  return problems;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const problems = findViolations();
+  if (problems.length > 0) {
+    console.error(`layer check: ${problems.length} violation(s)\n` + problems.map((p) => `  ${p}`).join('\n'));
+    process.exit(1);
+  }
+  console.log(`layer check: ok (${listWorkspacePackages().length} packages)`);
+}
