@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { AgentFSError } from './errors.js';
 import { DEFAULT_DIR_MODE } from './mode.js';
@@ -21,9 +22,41 @@ export interface ConnectionOptions {
 export const DEFAULT_CHUNK_SIZE = 4096;
 const SCHEMA_VERSION = '0.4';
 
+let template: Buffer | undefined;
+
+/**
+ * An empty store as file bytes: the schema and root inode, marked as a WAL database (header bytes 18 and 19
+ * set to 2). Copying it is several times faster than creating the schema statement by statement, which
+ * is what keeps creating an agent overlay cheap.
+ */
+function storeTemplate(clock: Clock): Buffer {
+  if (template === undefined) {
+    const db = new Database(':memory:');
+    ensureStoreSchema(db, clock);
+    const bytes = db.serialize();
+    db.close();
+    bytes[18] = 2;
+    bytes[19] = 2;
+    template = bytes;
+  }
+  return template;
+}
+
+/** Creates a new store file from the template; false if a file already exists at `path`. */
+function createFromTemplate(path: string, clock: Clock): boolean {
+  try {
+    writeFileSync(path, storeTemplate(clock), { flag: 'wx' });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw new AgentFSError('EINVAL', 'open', path, `cannot create database: ${(error as Error).message}`, { cause: error });
+  }
+}
+
 /** Opens (creating if needed) a SQLite file with Cairn's pragmas: WAL, the chosen `synchronous`, a busy timeout. */
 export function openConnection(path: string, options: ConnectionOptions = {}): Database.Database {
   let db: Database.Database;
+  if (path !== ':memory:' && path !== '' && !options.readonly) createFromTemplate(path, options.clock ?? Date.now);
   try {
     db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
   } catch (cause) {
