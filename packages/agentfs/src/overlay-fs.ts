@@ -1,6 +1,7 @@
 import { stateOf } from './entry-state.js';
 import { AgentFSError } from './errors.js';
-import type { DirEntry, FileHandle, FileSystem, MkdirOptions, RmOptions, WriteFileOptions } from './file-system.js';
+import type { FileSystem, MkdirOptions, RmOptions, WriteFileOptions } from './file-system.js';
+import { TreeFileSystem } from './tree-file-system.js';
 import { toBytes } from './file-system.js';
 import type { Dentry, InodeStore } from './inode-store.js';
 import { toTimestamp } from './inode-store.js';
@@ -8,7 +9,7 @@ import type { MergeBaseLog } from './merge-base.js';
 import { DEFAULT_DIR_MODE, kindOfMode, modeFor, S_IFMT } from './mode.js';
 import { baseName, isWithin, joinPath, normalizePath, parentPath, splitPath } from './path.js';
 import { Stats } from './stats.js';
-import { assertRange, assertReplaceable, type StoreFileSystem } from './store-fs.js';
+import { assertReplaceable, type StoreFileSystem } from './store-fs.js';
 import type { Located, WalkableTree } from './tree-walk.js';
 import { symlinkTargetPath, tryWalkPath, walkPath } from './tree-walk.js';
 
@@ -30,15 +31,16 @@ const isDir = (entry: Dentry | undefined): entry is Dentry => entry !== undefine
  * whiteout sits where an upper entry lives. A directory created where a base directory was deleted hides
  * that directory's children with whiteouts of their own, so other AgentFS readers see the same tree.
  */
-export class OverlayFileSystem implements FileSystem {
+export class OverlayFileSystem extends TreeFileSystem<OverlayEntry> implements FileSystem {
   readonly upper: StoreFileSystem;
   readonly base: StoreFileSystem;
   private readonly up: InodeStore;
   private readonly down: InodeStore;
   private readonly mergeBase: MergeBaseLog;
-  private readonly tree: WalkableTree<OverlayEntry>;
+  protected readonly tree: WalkableTree<OverlayEntry>;
 
   constructor(upper: StoreFileSystem, base: StoreFileSystem, mergeBase: MergeBaseLog) {
+    super();
     this.upper = upper;
     this.base = base;
     this.up = upper.inodes;
@@ -67,51 +69,18 @@ export class OverlayFileSystem implements FileSystem {
     return { upper: upperChild, base: baseChild };
   }
 
-  /** Resolves a path in the overlay view, or undefined when it does not exist. */
-  locate(path: string, followLast = true): Located<OverlayEntry> | undefined {
-    return tryWalkPath(this.tree, normalizePath(path, 'lookup'), 'lookup', followLast);
+  protected dataOf(entry: OverlayEntry): Buffer {
+    return entry.upper ? this.up.readData(entry.upper.ino) : this.down.readData(entry.base!.ino);
   }
 
-  readFile(path: string): Buffer;
-  readFile(path: string, encoding: 'utf8' | 'utf-8'): string;
-  readFile(path: string, encoding?: 'utf8' | 'utf-8'): Buffer | string;
-  readFile(path: string, encoding?: 'utf8' | 'utf-8'): Buffer | string {
-    const { entry } = this.walk(path, 'open', true);
-    if (kindOfMode(this.tree.modeOf(entry)) === 'dir') throw new AgentFSError('EISDIR', 'open', path);
-    const data = entry.upper ? this.up.readData(entry.upper.ino) : this.down.readData(entry.base!.ino);
-    return encoding === undefined ? data : data.toString('utf8');
-  }
-
-  read(path: string, offset: number, length: number): Buffer {
-    return this.open(path).pread(offset, length);
-  }
-
-  open(path: string): FileHandle {
-    const { entry } = this.walk(path, 'open', true);
-    if (kindOfMode(this.tree.modeOf(entry)) === 'dir') throw new AgentFSError('EISDIR', 'open', path);
+  protected rangeOf(entry: OverlayEntry, offset: number, length: number): Buffer {
     const [layer, ino] = entry.upper ? [this.up, entry.upper.ino] : [this.down, entry.base!.ino];
-    return {
-      pread(offset: number, length: number): Buffer {
-        assertRange(offset, length, path);
-        return layer.readRange(ino, offset, length, layer.inode(ino).size);
-      },
-      fstat: () => this.statOf(entry),
-    };
+    return layer.readRange(ino, offset, length, layer.inode(ino).size);
   }
 
-  readdir(path: string): string[] {
-    const dir = this.walk(path, 'scandir', true);
-    return this.namesIn(dir);
-  }
-
-  readdirPlus(path: string): DirEntry[] {
-    const dir = this.walk(path, 'scandir', true);
-    return this.namesIn(dir).map((name) => ({ name, stats: this.statOf(this.lookup(dir.entry, dir.path, name)!) }));
-  }
-
-  private namesIn(dir: Located<OverlayEntry>): string[] {
+  protected namesIn(dir: Located<OverlayEntry>): string[] {
     const { upper, base } = dir.entry;
-    if (kindOfMode(this.tree.modeOf(dir.entry)) !== 'dir') throw new AgentFSError('ENOTDIR', 'scandir', dir.path);
+    if (this.kindOf(dir.entry) !== 'dir') throw new AgentFSError('ENOTDIR', 'scandir', dir.path);
     const names = new Set<string>();
     if (upper !== undefined) for (const child of this.up.children(upper.ino)) names.add(child.name);
     if (isDir(base) && (upper === undefined || isDir(upper))) {
@@ -123,24 +92,12 @@ export class OverlayFileSystem implements FileSystem {
     return [...names].sort(compareNames);
   }
 
-  stat(path: string): Stats {
-    return this.statOf(this.walk(path, 'stat', true).entry);
-  }
-
-  lstat(path: string): Stats {
-    return this.statOf(this.walk(path, 'lstat', false).entry);
-  }
-
   /** Upper entries copied up from the base report the base inode number, as the format requires. */
-  private statOf(entry: OverlayEntry): Stats {
+  protected statOf(entry: OverlayEntry): Stats {
     if (entry.upper === undefined) return new Stats(this.down.inode(entry.base!.ino));
     const row = this.up.inode(entry.upper.ino);
     const origin = this.up.origin(entry.upper.ino);
     return new Stats(origin === undefined ? row : { ...row, ino: origin });
-  }
-
-  exists(path: string): boolean {
-    return tryWalkPath(this.tree, normalizePath(path, 'access'), 'access', true) !== undefined;
   }
 
   writeFile(path: string, data: string | Uint8Array, options: WriteFileOptions = {}): void {
@@ -152,7 +109,7 @@ export class OverlayFileSystem implements FileSystem {
         const dir = this.ensureDir(parentPath(target), 'write');
         const name = baseName(target);
         const existing = this.lookup(dir.entry, dir.path, name);
-        const kind = existing === undefined ? undefined : kindOfMode(this.tree.modeOf(existing));
+        const kind = existing === undefined ? undefined : this.kindOf(existing);
         if (kind === 'dir') throw new AgentFSError('EISDIR', 'write', target);
         if (kind === 'symlink') {
           if (hops >= MAX_WRITE_HOPS) throw new AgentFSError('ELOOP', 'write', target);
@@ -200,7 +157,7 @@ export class OverlayFileSystem implements FileSystem {
   private ensureDir(path: string, syscall: string, mode?: number, isTarget = true): Located<OverlayEntry> {
     const found = tryWalkPath(this.tree, path, syscall, true);
     if (found !== undefined) {
-      if (kindOfMode(this.tree.modeOf(found.entry)) !== 'dir') throw new AgentFSError(syscall === 'mkdir' && isTarget ? 'EEXIST' : 'ENOTDIR', syscall, path);
+      if (this.kindOf(found.entry) !== 'dir') throw new AgentFSError(syscall === 'mkdir' && isTarget ? 'EEXIST' : 'ENOTDIR', syscall, path);
       return found;
     }
     const parent = this.ensureDir(parentPath(path), syscall, mode, false);
@@ -225,7 +182,7 @@ export class OverlayFileSystem implements FileSystem {
       const found = options.force ? tryWalkPath(this.tree, normalized, 'rm', false) : walkPath(this.tree, normalized, 'rm', false);
       if (found === undefined) return;
       if (found.path === '/') throw new AgentFSError('EPERM', 'rm', normalized, 'cannot remove the root');
-      if (kindOfMode(this.tree.modeOf(found.entry)) === 'dir' && !options.recursive) throw new AgentFSError('EISDIR', 'rm', normalized);
+      if (this.kindOf(found.entry) === 'dir' && !options.recursive) throw new AgentFSError('EISDIR', 'rm', normalized);
       this.removeEntry(found);
     });
   }
@@ -234,7 +191,7 @@ export class OverlayFileSystem implements FileSystem {
     const normalized = normalizePath(path, 'unlink');
     this.upper.transaction(() => {
       const found = this.walk(normalized, 'unlink', false);
-      if (kindOfMode(this.tree.modeOf(found.entry)) === 'dir') throw new AgentFSError('EISDIR', 'unlink', normalized);
+      if (this.kindOf(found.entry) === 'dir') throw new AgentFSError('EISDIR', 'unlink', normalized);
       this.removeEntry(found);
     });
   }
@@ -243,7 +200,7 @@ export class OverlayFileSystem implements FileSystem {
     const normalized = normalizePath(path, 'rmdir');
     this.upper.transaction(() => {
       const found = this.walk(normalized, 'rmdir', false);
-      if (kindOfMode(this.tree.modeOf(found.entry)) !== 'dir') throw new AgentFSError('ENOTDIR', 'rmdir', normalized);
+      if (this.kindOf(found.entry) !== 'dir') throw new AgentFSError('ENOTDIR', 'rmdir', normalized);
       if (found.path === '/') throw new AgentFSError('EPERM', 'rmdir', normalized, 'cannot remove the root');
       if (this.namesIn(found).length > 0) throw new AgentFSError('ENOTEMPTY', 'rmdir', normalized);
       this.removeEntry(found);
@@ -279,7 +236,7 @@ export class OverlayFileSystem implements FileSystem {
       if (existing !== undefined) {
         assertReplaceable(this.tree.modeOf(src.entry), { mode: this.tree.modeOf(existing) }, target);
         const replaced = { entry: existing, path: dstPath };
-        if (kindOfMode(this.tree.modeOf(existing)) === 'dir' && this.namesIn(replaced).length > 0) {
+        if (this.kindOf(existing) === 'dir' && this.namesIn(replaced).length > 0) {
           throw new AgentFSError('ENOTEMPTY', 'rename', target);
         }
         this.removeEntry(replaced);
@@ -321,7 +278,7 @@ export class OverlayFileSystem implements FileSystem {
     const target = normalizePath(newPath, 'link');
     this.upper.transaction(() => {
       const src = this.walk(existingPath, 'link', false);
-      if (kindOfMode(this.tree.modeOf(src.entry)) === 'dir') throw new AgentFSError('EPERM', 'link', existingPath, 'cannot hard-link a directory');
+      if (this.kindOf(src.entry) === 'dir') throw new AgentFSError('EPERM', 'link', existingPath, 'cannot hard-link a directory');
       const dir = this.walkDir(parentPath(target), 'link');
       const name = baseName(target);
       if (this.lookup(dir.entry, dir.path, name) !== undefined) throw new AgentFSError('EEXIST', 'link', target);
@@ -356,17 +313,11 @@ export class OverlayFileSystem implements FileSystem {
     });
   }
 
-  readlink(path: string): string {
-    const { entry } = this.walk(path, 'readlink', false);
-    if (kindOfMode(this.tree.modeOf(entry)) !== 'symlink') throw new AgentFSError('EINVAL', 'readlink', path, 'not a symbolic link');
-    return this.tree.linkTarget(entry);
-  }
-
   chmod(path: string, mode: number): void {
     this.upper.transaction(() => {
       const found = this.walk(path, 'chmod', true);
       this.keepMergeBase(found.path);
-      const kind = kindOfMode(this.tree.modeOf(found.entry));
+      const kind = this.kindOf(found.entry);
       if (found.entry.upper === undefined && kind !== 'dir') {
         this.copyUp(found, this.upperDir(parentPath(found.path)), baseName(found.path));
       }
@@ -430,7 +381,7 @@ export class OverlayFileSystem implements FileSystem {
   /** Relative paths of an entry's subtree, the entry itself as ''. */
   private subtreePaths(located: Located<OverlayEntry>, prefix = ''): string[] {
     const out = [prefix];
-    if (kindOfMode(this.tree.modeOf(located.entry)) !== 'dir') return out;
+    if (this.kindOf(located.entry) !== 'dir') return out;
     for (const name of this.namesIn(located)) {
       const child = { entry: this.lookup(located.entry, located.path, name)!, path: joinPath(located.path, name) };
       out.push(...this.subtreePaths(child, prefix === '' ? name : `${prefix}/${name}`));
@@ -444,16 +395,6 @@ export class OverlayFileSystem implements FileSystem {
 
   private keepMergeBaseTree(located: Located<OverlayEntry>): void {
     for (const relative of this.subtreePaths(located)) this.keepMergeBase(relative === '' ? located.path : joinPath(located.path, relative));
-  }
-
-  private walk(path: string, syscall: string, followLast: boolean): Located<OverlayEntry> {
-    return walkPath(this.tree, normalizePath(path, syscall), syscall, followLast);
-  }
-
-  private walkDir(path: string, syscall: string): Located<OverlayEntry> {
-    const found = walkPath(this.tree, path, syscall, true);
-    if (kindOfMode(this.tree.modeOf(found.entry)) !== 'dir') throw new AgentFSError('ENOTDIR', syscall, path);
-    return found;
   }
 }
 

@@ -1,5 +1,6 @@
 import { AgentFSError } from './errors.js';
-import type { DirEntry, FileHandle, FileSystem, MkdirOptions, RmOptions, WriteFileOptions } from './file-system.js';
+import type { FileSystem, MkdirOptions, RmOptions, WriteFileOptions } from './file-system.js';
+import { TreeFileSystem } from './tree-file-system.js';
 import { toBytes } from './file-system.js';
 import type { Dentry, InodeStore } from './inode-store.js';
 import { toTimestamp } from './inode-store.js';
@@ -13,13 +14,14 @@ const ROOT: Dentry = { ino: 1, mode: DEFAULT_DIR_MODE };
 const MAX_WRITE_HOPS = 40;
 
 /** The file system of one AgentFS database. */
-export class StoreFileSystem implements FileSystem {
+export class StoreFileSystem extends TreeFileSystem<Dentry> implements FileSystem {
   /** The inode layer, for code in this package that works below paths (overlay, accept, import). */
   readonly inodes: InodeStore;
-  private readonly tree: WalkableTree<Dentry>;
+  protected readonly tree: WalkableTree<Dentry>;
   private readonly inTransaction: <T>(fn: () => T) => T;
 
   constructor(inodes: InodeStore) {
+    super();
     this.inodes = inodes;
     this.tree = {
       root: () => {
@@ -44,38 +46,6 @@ export class StoreFileSystem implements FileSystem {
   /** Runs `fn` in one transaction (a savepoint when nested). */
   transaction<T>(fn: () => T): T {
     return this.inTransaction(fn);
-  }
-
-  /** Resolves a path to its entry and real path, or undefined when it does not exist. */
-  locate(path: string, followLast = true): Located<Dentry> | undefined {
-    return tryWalkPath(this.tree, normalizePath(path, 'lookup'), 'lookup', followLast);
-  }
-
-  readFile(path: string): Buffer;
-  readFile(path: string, encoding: 'utf8' | 'utf-8'): string;
-  readFile(path: string, encoding?: 'utf8' | 'utf-8'): Buffer | string;
-  readFile(path: string, encoding?: 'utf8' | 'utf-8'): Buffer | string {
-    const { entry } = this.walk(path, 'open', true);
-    this.assertNotDir(entry, 'open', path);
-    const data = this.inodes.readData(entry.ino);
-    return encoding === undefined ? data : data.toString('utf8');
-  }
-
-  read(path: string, offset: number, length: number): Buffer {
-    return this.open(path).pread(offset, length);
-  }
-
-  open(path: string): FileHandle {
-    const { entry } = this.walk(path, 'open', true);
-    this.assertNotDir(entry, 'open', path);
-    const inodes = this.inodes;
-    return {
-      pread(offset: number, length: number): Buffer {
-        assertRange(offset, length, path);
-        return inodes.readRange(entry.ino, offset, length, inodes.inode(entry.ino).size);
-      },
-      fstat: () => new Stats(inodes.inode(entry.ino)),
-    };
   }
 
   writeFile(path: string, data: string | Uint8Array, options: WriteFileOptions = {}): void {
@@ -107,32 +77,6 @@ export class StoreFileSystem implements FileSystem {
     if (options.mode !== undefined) this.inodes.setMode(existing.ino, modeFor('file', options.mode));
   }
 
-  readdir(path: string): string[] {
-    return this.listDir(path).map((child) => child.name);
-  }
-
-  readdirPlus(path: string): DirEntry[] {
-    return this.listDir(path).map((child) => ({ name: child.name, stats: new Stats(this.inodes.inode(child.ino)) }));
-  }
-
-  private listDir(path: string) {
-    const { entry } = this.walk(path, 'scandir', true);
-    if (kindOfMode(entry.mode) !== 'dir') throw new AgentFSError('ENOTDIR', 'scandir', path);
-    return this.inodes.children(entry.ino);
-  }
-
-  stat(path: string): Stats {
-    return new Stats(this.inodes.inode(this.walk(path, 'stat', true).entry.ino));
-  }
-
-  lstat(path: string): Stats {
-    return new Stats(this.inodes.inode(this.walk(path, 'lstat', false).entry.ino));
-  }
-
-  exists(path: string): boolean {
-    return tryWalkPath(this.tree, normalizePath(path, 'access'), 'access', true) !== undefined;
-  }
-
   mkdir(path: string, options: MkdirOptions = {}): void {
     const normalized = normalizePath(path, 'mkdir');
     this.transaction(() => {
@@ -154,7 +98,7 @@ export class StoreFileSystem implements FileSystem {
       const found = options.force ? tryWalkPath(this.tree, normalized, 'rm', false) : walkPath(this.tree, normalized, 'rm', false);
       if (found === undefined) return;
       if (found.path === '/') throw new AgentFSError('EPERM', 'rm', normalized, 'cannot remove the root');
-      if (kindOfMode(found.entry.mode) === 'dir' && !options.recursive) throw new AgentFSError('EISDIR', 'rm', normalized);
+      if (this.kindOf(found.entry) === 'dir' && !options.recursive) throw new AgentFSError('EISDIR', 'rm', normalized);
       this.removeEntry(found.path, found.entry);
     });
   }
@@ -163,7 +107,7 @@ export class StoreFileSystem implements FileSystem {
     const normalized = normalizePath(path, 'unlink');
     this.transaction(() => {
       const found = this.walk(normalized, 'unlink', false);
-      if (kindOfMode(found.entry.mode) === 'dir') throw new AgentFSError('EISDIR', 'unlink', normalized);
+      if (this.kindOf(found.entry) === 'dir') throw new AgentFSError('EISDIR', 'unlink', normalized);
       this.removeEntry(found.path, found.entry);
     });
   }
@@ -172,7 +116,7 @@ export class StoreFileSystem implements FileSystem {
     const normalized = normalizePath(path, 'rmdir');
     this.transaction(() => {
       const found = this.walk(normalized, 'rmdir', false);
-      if (kindOfMode(found.entry.mode) !== 'dir') throw new AgentFSError('ENOTDIR', 'rmdir', normalized);
+      if (this.kindOf(found.entry) !== 'dir') throw new AgentFSError('ENOTDIR', 'rmdir', normalized);
       if (found.path === '/') throw new AgentFSError('EPERM', 'rmdir', normalized, 'cannot remove the root');
       if (this.inodes.hasChildren(found.entry.ino)) throw new AgentFSError('ENOTEMPTY', 'rmdir', normalized);
       this.removeEntry(found.path, found.entry);
@@ -211,7 +155,7 @@ export class StoreFileSystem implements FileSystem {
     const target = normalizePath(newPath, 'link');
     this.transaction(() => {
       const src = this.walk(existingPath, 'link', false);
-      if (kindOfMode(src.entry.mode) === 'dir') throw new AgentFSError('EPERM', 'link', existingPath, 'cannot hard-link a directory');
+      if (this.kindOf(src.entry) === 'dir') throw new AgentFSError('EPERM', 'link', existingPath, 'cannot hard-link a directory');
       const dir = this.walkDir(parentPath(target), 'link');
       const name = baseName(target);
       if (this.inodes.child(dir.entry.ino, name) !== undefined) throw new AgentFSError('EEXIST', 'link', target);
@@ -234,12 +178,6 @@ export class StoreFileSystem implements FileSystem {
     });
   }
 
-  readlink(path: string): string {
-    const { entry } = this.walk(path, 'readlink', false);
-    if (kindOfMode(entry.mode) !== 'symlink') throw new AgentFSError('EINVAL', 'readlink', path, 'not a symbolic link');
-    return this.inodes.readlink(entry.ino);
-  }
-
   chmod(path: string, mode: number): void {
     this.transaction(() => {
       const { entry } = this.walk(path, 'chmod', true);
@@ -257,11 +195,27 @@ export class StoreFileSystem implements FileSystem {
     return this.inodes.statfs();
   }
 
+  protected dataOf(entry: Dentry): Buffer {
+    return this.inodes.readData(entry.ino);
+  }
+
+  protected rangeOf(entry: Dentry, offset: number, length: number): Buffer {
+    return this.inodes.readRange(entry.ino, offset, length, this.inodes.inode(entry.ino).size);
+  }
+
+  protected statOf(entry: Dentry): Stats {
+    return new Stats(this.inodes.inode(entry.ino));
+  }
+
+  protected namesIn(dir: Located<Dentry>): string[] {
+    return this.inodes.children(dir.entry.ino).map((child) => child.name);
+  }
+
   /** Ensures a directory exists at `path` (mkdir -p, following symlinks); returns it. */
   ensureDir(path: string, syscall: string, mode?: number, isTarget = true): Located<Dentry> {
     const found = tryWalkPath(this.tree, path, syscall, true);
     if (found !== undefined) {
-      if (kindOfMode(found.entry.mode) !== 'dir') throw new AgentFSError(syscall === 'mkdir' && isTarget ? 'EEXIST' : 'ENOTDIR', syscall, path);
+      if (this.kindOf(found.entry) !== 'dir') throw new AgentFSError(syscall === 'mkdir' && isTarget ? 'EEXIST' : 'ENOTDIR', syscall, path);
       return found;
     }
     const parent = this.ensureDir(parentPath(path), syscall, mode, false);
@@ -285,20 +239,6 @@ export class StoreFileSystem implements FileSystem {
     const parent = this.walk(parentPath(path), 'rm', true);
     this.inodes.unlink(parent.entry.ino, baseName(path), entry.ino);
   }
-
-  private walk(path: string, syscall: string, followLast: boolean): Located<Dentry> {
-    return walkPath(this.tree, normalizePath(path, syscall), syscall, followLast);
-  }
-
-  private walkDir(path: string, syscall: string): Located<Dentry> {
-    const found = walkPath(this.tree, path, syscall, true);
-    if (kindOfMode(found.entry.mode) !== 'dir') throw new AgentFSError('ENOTDIR', syscall, path);
-    return found;
-  }
-
-  private assertNotDir(entry: Dentry, syscall: string, path: string): void {
-    if (kindOfMode(entry.mode) === 'dir') throw new AgentFSError('EISDIR', syscall, path);
-  }
 }
 
 /** POSIX rename rules for an existing destination. */
@@ -307,11 +247,4 @@ export function assertReplaceable(sourceMode: number, existing: { mode: number }
   const targetIsDir = kindOfMode(existing.mode) === 'dir';
   if (sourceIsDir && !targetIsDir) throw new AgentFSError('ENOTDIR', 'rename', target);
   if (!sourceIsDir && targetIsDir) throw new AgentFSError('EISDIR', 'rename', target);
-}
-
-/** Validates a read range. */
-export function assertRange(offset: number, length: number, path: string): void {
-  if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(length) || length < 0) {
-    throw new AgentFSError('EINVAL', 'read', path, 'offset and length must be non-negative integers');
-  }
 }

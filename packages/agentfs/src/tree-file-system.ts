@@ -1,0 +1,100 @@
+import { AgentFSError } from './errors.js';
+import type { DirEntry, FileHandle } from './file-system.js';
+import { kindOfMode, type EntryKind } from './mode.js';
+import { normalizePath } from './path.js';
+import type { Stats } from './stats.js';
+import type { Located, WalkableTree } from './tree-walk.js';
+import { tryWalkPath, walkPath } from './tree-walk.js';
+
+/**
+ * The read half of a file system over a walkable tree of entries `H`, shared by a store (one layer) and an
+ * overlay (two). Subclasses say how an entry's bytes, stats and children are found, and add the writes.
+ */
+export abstract class TreeFileSystem<H> {
+  protected abstract readonly tree: WalkableTree<H>;
+  /** A file's (or symlink's) whole content. */
+  protected abstract dataOf(entry: H): Buffer;
+  /** `length` bytes from `offset`, fewer at the end. */
+  protected abstract rangeOf(entry: H, offset: number, length: number): Buffer;
+  protected abstract statOf(entry: H): Stats;
+  /** Names in a directory, sorted by UTF-8 bytes. */
+  protected abstract namesIn(dir: Located<H>): string[];
+
+  /** Resolves a path to its entry and real path, or undefined when it does not exist. */
+  locate(path: string, followLast = true): Located<H> | undefined {
+    return tryWalkPath(this.tree, normalizePath(path, 'lookup'), 'lookup', followLast);
+  }
+
+  readFile(path: string): Buffer;
+  readFile(path: string, encoding: 'utf8' | 'utf-8'): string;
+  readFile(path: string, encoding?: 'utf8' | 'utf-8'): Buffer | string;
+  readFile(path: string, encoding?: 'utf8' | 'utf-8'): Buffer | string {
+    const data = this.dataOf(this.walkFile(path));
+    return encoding === undefined ? data : data.toString('utf8');
+  }
+
+  read(path: string, offset: number, length: number): Buffer {
+    return this.open(path).pread(offset, length);
+  }
+
+  open(path: string): FileHandle {
+    const entry = this.walkFile(path);
+    return {
+      pread: (offset: number, length: number): Buffer => {
+        if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(length) || length < 0) {
+          throw new AgentFSError('EINVAL', 'read', path, 'offset and length must be non-negative integers');
+        }
+        return this.rangeOf(entry, offset, length);
+      },
+      fstat: () => this.statOf(entry),
+    };
+  }
+
+  readdir(path: string): string[] {
+    return this.namesIn(this.walkDir(normalizePath(path, 'scandir'), 'scandir'));
+  }
+
+  readdirPlus(path: string): DirEntry[] {
+    const dir = this.walkDir(normalizePath(path, 'scandir'), 'scandir');
+    return this.namesIn(dir).map((name) => ({ name, stats: this.statOf(this.tree.lookup(dir.entry, dir.path, name)!) }));
+  }
+
+  stat(path: string): Stats {
+    return this.statOf(this.walk(path, 'stat', true).entry);
+  }
+
+  lstat(path: string): Stats {
+    return this.statOf(this.walk(path, 'lstat', false).entry);
+  }
+
+  exists(path: string): boolean {
+    return tryWalkPath(this.tree, normalizePath(path, 'access'), 'access', true) !== undefined;
+  }
+
+  readlink(path: string): string {
+    const { entry } = this.walk(path, 'readlink', false);
+    if (this.kindOf(entry) !== 'symlink') throw new AgentFSError('EINVAL', 'readlink', path, 'not a symbolic link');
+    return this.tree.linkTarget(entry);
+  }
+
+  protected kindOf(entry: H): EntryKind {
+    return kindOfMode(this.tree.modeOf(entry));
+  }
+
+  protected walk(path: string, syscall: string, followLast: boolean): Located<H> {
+    return walkPath(this.tree, normalizePath(path, syscall), syscall, followLast);
+  }
+
+  /** Walks a normalised path that must name a directory. */
+  protected walkDir(path: string, syscall: string): Located<H> {
+    const found = walkPath(this.tree, path, syscall, true);
+    if (this.kindOf(found.entry) !== 'dir') throw new AgentFSError('ENOTDIR', syscall, path);
+    return found;
+  }
+
+  private walkFile(path: string): H {
+    const { entry } = this.walk(path, 'open', true);
+    if (this.kindOf(entry) === 'dir') throw new AgentFSError('EISDIR', 'open', path);
+    return entry;
+  }
+}
