@@ -1,6 +1,6 @@
 import { stateOf } from './entry-state.js';
 import { AgentFSError } from './errors.js';
-import type { FileSystem, MkdirOptions, RmOptions, WriteFileOptions } from './file-system.js';
+import type { FileSystem, WriteFileOptions } from './file-system.js';
 import { TreeFileSystem } from './tree-file-system.js';
 import { toBytes } from './file-system.js';
 import type { Dentry, InodeStore } from './inode-store.js';
@@ -11,7 +11,7 @@ import { baseName, isWithin, joinPath, normalizePath, parentPath, splitPath } fr
 import { Stats } from './stats.js';
 import { assertReplaceable, type StoreFileSystem } from './store-fs.js';
 import type { Located, WalkableTree } from './tree-walk.js';
-import { symlinkTargetPath, tryWalkPath, walkPath } from './tree-walk.js';
+import { symlinkTargetPath } from './tree-walk.js';
 
 /** A path as the overlay sees it: its upper entry, and the base entry at the same path if one shows through. */
 export interface OverlayEntry {
@@ -138,35 +138,13 @@ export class OverlayFileSystem extends TreeFileSystem<OverlayEntry> implements F
     this.placeUpper(path);
   }
 
-  mkdir(path: string, options: MkdirOptions = {}): void {
-    const normalized = normalizePath(path, 'mkdir');
-    this.upper.transaction(() => {
-      if (options.recursive) {
-        this.ensureDir(normalized, 'mkdir', options.mode);
-        return;
-      }
-      if (normalized === '/') throw new AgentFSError('EEXIST', 'mkdir', normalized);
-      const dir = this.walkDir(parentPath(normalized), 'mkdir');
-      const name = baseName(normalized);
-      if (this.lookup(dir.entry, dir.path, name) !== undefined) throw new AgentFSError('EEXIST', 'mkdir', normalized);
-      this.createDir(dir.path, name, options.mode);
-    });
+  /** Runs `fn` in one transaction of the upper store. */
+  transaction<T>(fn: () => T): T {
+    return this.upper.transaction(fn);
   }
 
-  /** mkdir -p in the overlay view, following symlinks; returns the directory. */
-  private ensureDir(path: string, syscall: string, mode?: number, isTarget = true): Located<OverlayEntry> {
-    const found = tryWalkPath(this.tree, path, syscall, true);
-    if (found !== undefined) {
-      if (this.kindOf(found.entry) !== 'dir') throw new AgentFSError(syscall === 'mkdir' && isTarget ? 'EEXIST' : 'ENOTDIR', syscall, path);
-      return found;
-    }
-    const parent = this.ensureDir(parentPath(path), syscall, mode, false);
-    const name = baseName(path);
-    if (this.lookup(parent.entry, parent.path, name) !== undefined) throw new AgentFSError('ENOTDIR', syscall, path);
-    return this.createDir(parent.path, name, mode);
-  }
-
-  private createDir(dirPath: string, name: string, mode?: number): Located<OverlayEntry> {
+  protected createDirIn(dir: Located<OverlayEntry>, name: string, mode?: number): Located<OverlayEntry> {
+    const dirPath = dir.path;
     const path = joinPath(dirPath, name);
     this.keepMergeBase(path);
     const dirMode = modeFor('dir', mode);
@@ -176,38 +154,7 @@ export class OverlayFileSystem extends TreeFileSystem<OverlayEntry> implements F
     return { entry: { upper: { ino, mode: dirMode } }, path };
   }
 
-  rm(path: string, options: RmOptions = {}): void {
-    const normalized = normalizePath(path, 'rm');
-    this.upper.transaction(() => {
-      const found = options.force ? tryWalkPath(this.tree, normalized, 'rm', false) : walkPath(this.tree, normalized, 'rm', false);
-      if (found === undefined) return;
-      if (found.path === '/') throw new AgentFSError('EPERM', 'rm', normalized, 'cannot remove the root');
-      if (this.kindOf(found.entry) === 'dir' && !options.recursive) throw new AgentFSError('EISDIR', 'rm', normalized);
-      this.removeEntry(found);
-    });
-  }
-
-  unlink(path: string): void {
-    const normalized = normalizePath(path, 'unlink');
-    this.upper.transaction(() => {
-      const found = this.walk(normalized, 'unlink', false);
-      if (this.kindOf(found.entry) === 'dir') throw new AgentFSError('EISDIR', 'unlink', normalized);
-      this.removeEntry(found);
-    });
-  }
-
-  rmdir(path: string): void {
-    const normalized = normalizePath(path, 'rmdir');
-    this.upper.transaction(() => {
-      const found = this.walk(normalized, 'rmdir', false);
-      if (this.kindOf(found.entry) !== 'dir') throw new AgentFSError('ENOTDIR', 'rmdir', normalized);
-      if (found.path === '/') throw new AgentFSError('EPERM', 'rmdir', normalized, 'cannot remove the root');
-      if (this.namesIn(found).length > 0) throw new AgentFSError('ENOTEMPTY', 'rmdir', normalized);
-      this.removeEntry(found);
-    });
-  }
-
-  private removeEntry(found: Located<OverlayEntry>): void {
+  protected removeEntry(found: Located<OverlayEntry>): void {
     this.keepMergeBaseTree(found);
     if (found.entry.upper !== undefined) {
       this.upper.rm(found.path, { recursive: true });

@@ -1,5 +1,5 @@
 import { AgentFSError } from './errors.js';
-import type { FileSystem, MkdirOptions, RmOptions, WriteFileOptions } from './file-system.js';
+import type { FileSystem, WriteFileOptions } from './file-system.js';
 import { TreeFileSystem } from './tree-file-system.js';
 import { toBytes } from './file-system.js';
 import type { Dentry, InodeStore } from './inode-store.js';
@@ -8,7 +8,7 @@ import { DEFAULT_DIR_MODE, kindOfMode, modeFor, S_IFMT } from './mode.js';
 import { baseName, isWithin, joinPath, normalizePath, parentPath } from './path.js';
 import { Stats } from './stats.js';
 import type { Located, WalkableTree } from './tree-walk.js';
-import { symlinkTargetPath, tryWalkPath, walkPath } from './tree-walk.js';
+import { symlinkTargetPath } from './tree-walk.js';
 
 const ROOT: Dentry = { ino: 1, mode: DEFAULT_DIR_MODE };
 const MAX_WRITE_HOPS = 40;
@@ -44,7 +44,7 @@ export class StoreFileSystem extends TreeFileSystem<Dentry> implements FileSyste
   }
 
   /** Runs `fn` in one transaction (a savepoint when nested). */
-  transaction<T>(fn: () => T): T {
+  override transaction<T>(fn: () => T): T {
     return this.inTransaction(fn);
   }
 
@@ -75,52 +75,6 @@ export class StoreFileSystem extends TreeFileSystem<Dentry> implements FileSyste
     }
     this.inodes.writeData(existing.ino, bytes, mtime);
     if (options.mode !== undefined) this.inodes.setMode(existing.ino, modeFor('file', options.mode));
-  }
-
-  mkdir(path: string, options: MkdirOptions = {}): void {
-    const normalized = normalizePath(path, 'mkdir');
-    this.transaction(() => {
-      if (options.recursive) {
-        this.ensureDir(normalized, 'mkdir', options.mode);
-        return;
-      }
-      if (normalized === '/') throw new AgentFSError('EEXIST', 'mkdir', normalized);
-      const dir = this.walkDir(parentPath(normalized), 'mkdir');
-      const name = baseName(normalized);
-      if (this.inodes.child(dir.entry.ino, name) !== undefined) throw new AgentFSError('EEXIST', 'mkdir', normalized);
-      this.createDir(dir.entry.ino, name, options.mode);
-    });
-  }
-
-  rm(path: string, options: RmOptions = {}): void {
-    const normalized = normalizePath(path, 'rm');
-    this.transaction(() => {
-      const found = options.force ? tryWalkPath(this.tree, normalized, 'rm', false) : walkPath(this.tree, normalized, 'rm', false);
-      if (found === undefined) return;
-      if (found.path === '/') throw new AgentFSError('EPERM', 'rm', normalized, 'cannot remove the root');
-      if (this.kindOf(found.entry) === 'dir' && !options.recursive) throw new AgentFSError('EISDIR', 'rm', normalized);
-      this.removeEntry(found.path, found.entry);
-    });
-  }
-
-  unlink(path: string): void {
-    const normalized = normalizePath(path, 'unlink');
-    this.transaction(() => {
-      const found = this.walk(normalized, 'unlink', false);
-      if (this.kindOf(found.entry) === 'dir') throw new AgentFSError('EISDIR', 'unlink', normalized);
-      this.removeEntry(found.path, found.entry);
-    });
-  }
-
-  rmdir(path: string): void {
-    const normalized = normalizePath(path, 'rmdir');
-    this.transaction(() => {
-      const found = this.walk(normalized, 'rmdir', false);
-      if (this.kindOf(found.entry) !== 'dir') throw new AgentFSError('ENOTDIR', 'rmdir', normalized);
-      if (found.path === '/') throw new AgentFSError('EPERM', 'rmdir', normalized, 'cannot remove the root');
-      if (this.inodes.hasChildren(found.entry.ino)) throw new AgentFSError('ENOTEMPTY', 'rmdir', normalized);
-      this.removeEntry(found.path, found.entry);
-    });
   }
 
   rename(from: string, to: string): void {
@@ -211,34 +165,22 @@ export class StoreFileSystem extends TreeFileSystem<Dentry> implements FileSyste
     return this.inodes.children(dir.entry.ino).map((child) => child.name);
   }
 
-  /** Ensures a directory exists at `path` (mkdir -p, following symlinks); returns it. */
-  ensureDir(path: string, syscall: string, mode?: number, isTarget = true): Located<Dentry> {
-    const found = tryWalkPath(this.tree, path, syscall, true);
-    if (found !== undefined) {
-      if (this.kindOf(found.entry) !== 'dir') throw new AgentFSError(syscall === 'mkdir' && isTarget ? 'EEXIST' : 'ENOTDIR', syscall, path);
-      return found;
-    }
-    const parent = this.ensureDir(parentPath(path), syscall, mode, false);
-    const name = baseName(path);
-    if (this.inodes.child(parent.entry.ino, name) !== undefined) throw new AgentFSError('ENOTDIR', syscall, path);
-    return { entry: this.createDir(parent.entry.ino, name, mode), path: joinPath(parent.path, name) };
-  }
-
-  private createDir(parentIno: number, name: string, mode?: number): Dentry {
+  protected createDirIn(dir: Located<Dentry>, name: string, mode?: number): Located<Dentry> {
     const dirMode = modeFor('dir', mode);
     const ino = this.inodes.createInode(dirMode);
-    this.inodes.link(parentIno, name, ino);
-    return { ino, mode: dirMode };
+    this.inodes.link(dir.entry.ino, name, ino);
+    return { entry: { ino, mode: dirMode }, path: joinPath(dir.path, name) };
   }
 
   /** Unlinks an entry and, for a directory, everything below it. */
-  private removeEntry(path: string, entry: Dentry): void {
-    if (kindOfMode(entry.mode) === 'dir') {
-      for (const child of this.inodes.children(entry.ino)) this.removeEntry(joinPath(path, child.name), child);
+  protected removeEntry(found: Located<Dentry>): void {
+    if (this.kindOf(found.entry) === 'dir') {
+      for (const child of this.inodes.children(found.entry.ino)) this.removeEntry({ entry: child, path: joinPath(found.path, child.name) });
     }
-    const parent = this.walk(parentPath(path), 'rm', true);
-    this.inodes.unlink(parent.entry.ino, baseName(path), entry.ino);
+    const parent = this.walk(parentPath(found.path), 'rm', true);
+    this.inodes.unlink(parent.entry.ino, baseName(found.path), found.entry.ino);
   }
+
 }
 
 /** POSIX rename rules for an existing destination. */

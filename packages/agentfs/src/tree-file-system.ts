@@ -1,7 +1,7 @@
 import { AgentFSError } from './errors.js';
-import type { DirEntry, FileHandle } from './file-system.js';
+import type { DirEntry, FileHandle, MkdirOptions, RmOptions } from './file-system.js';
 import { kindOfMode, type EntryKind } from './mode.js';
-import { normalizePath } from './path.js';
+import { baseName, normalizePath, parentPath } from './path.js';
 import type { Stats } from './stats.js';
 import type { Located, WalkableTree } from './tree-walk.js';
 import { tryWalkPath, walkPath } from './tree-walk.js';
@@ -19,6 +19,12 @@ export abstract class TreeFileSystem<H> {
   protected abstract statOf(entry: H): Stats;
   /** Names in a directory, sorted by UTF-8 bytes. */
   protected abstract namesIn(dir: Located<H>): string[];
+  /** Runs `fn` in one transaction of the database that takes the writes. */
+  abstract transaction<T>(fn: () => T): T;
+  /** Creates directory `name` in `dir`, which exists and has no entry of that name. */
+  protected abstract createDirIn(dir: Located<H>, name: string, mode?: number): Located<H>;
+  /** Removes an entry and everything below it. */
+  protected abstract removeEntry(found: Located<H>): void;
 
   /** Resolves a path to its entry and real path, or undefined when it does not exist. */
   locate(path: string, followLast = true): Located<H> | undefined {
@@ -75,6 +81,68 @@ export abstract class TreeFileSystem<H> {
     const { entry } = this.walk(path, 'readlink', false);
     if (this.kindOf(entry) !== 'symlink') throw new AgentFSError('EINVAL', 'readlink', path, 'not a symbolic link');
     return this.tree.linkTarget(entry);
+  }
+
+  mkdir(path: string, options: MkdirOptions = {}): void {
+    const normalized = normalizePath(path, 'mkdir');
+    this.transaction(() => {
+      if (options.recursive) {
+        this.ensureDir(normalized, 'mkdir', options.mode);
+        return;
+      }
+      if (normalized === '/') throw new AgentFSError('EEXIST', 'mkdir', normalized);
+      const dir = this.walkDir(parentPath(normalized), 'mkdir');
+      const name = baseName(normalized);
+      if (this.tree.lookup(dir.entry, dir.path, name) !== undefined) throw new AgentFSError('EEXIST', 'mkdir', normalized);
+      this.createDirIn(dir, name, options.mode);
+    });
+  }
+
+  rm(path: string, options: RmOptions = {}): void {
+    const normalized = normalizePath(path, 'rm');
+    this.transaction(() => {
+      const found = options.force ? tryWalkPath(this.tree, normalized, 'rm', false) : walkPath(this.tree, normalized, 'rm', false);
+      if (found === undefined) return;
+      if (found.path === '/') throw new AgentFSError('EPERM', 'rm', normalized, 'cannot remove the root');
+      if (this.kindOf(found.entry) === 'dir' && !options.recursive) throw new AgentFSError('EISDIR', 'rm', normalized);
+      this.removeEntry(found);
+    });
+  }
+
+  unlink(path: string): void {
+    const normalized = normalizePath(path, 'unlink');
+    this.transaction(() => {
+      const found = this.walk(normalized, 'unlink', false);
+      if (this.kindOf(found.entry) === 'dir') throw new AgentFSError('EISDIR', 'unlink', normalized);
+      this.removeEntry(found);
+    });
+  }
+
+  rmdir(path: string): void {
+    const normalized = normalizePath(path, 'rmdir');
+    this.transaction(() => {
+      const found = this.walk(normalized, 'rmdir', false);
+      if (this.kindOf(found.entry) !== 'dir') throw new AgentFSError('ENOTDIR', 'rmdir', normalized);
+      if (found.path === '/') throw new AgentFSError('EPERM', 'rmdir', normalized, 'cannot remove the root');
+      if (this.namesIn(found).length > 0) throw new AgentFSError('ENOTEMPTY', 'rmdir', normalized);
+      this.removeEntry(found);
+    });
+  }
+
+  /**
+   * mkdir -p, following symlinks; returns the directory. A non-directory in the way is EEXIST when it is
+   * the target of `mkdir` itself and ENOTDIR otherwise, as on Linux.
+   */
+  protected ensureDir(path: string, syscall: string, mode?: number, isTarget = true): Located<H> {
+    const found = tryWalkPath(this.tree, path, syscall, true);
+    if (found !== undefined) {
+      if (this.kindOf(found.entry) !== 'dir') throw new AgentFSError(syscall === 'mkdir' && isTarget ? 'EEXIST' : 'ENOTDIR', syscall, path);
+      return found;
+    }
+    const parent = this.ensureDir(parentPath(path), syscall, mode, false);
+    const name = baseName(path);
+    if (this.tree.lookup(parent.entry, parent.path, name) !== undefined) throw new AgentFSError('ENOTDIR', syscall, path);
+    return this.createDirIn(parent, name, mode);
   }
 
   protected kindOf(entry: H): EntryKind {
