@@ -1,0 +1,18 @@
+export type { Triage, Action } from './decision.js';
+export { triage } from './decision.js';
+export { parseTriage, formatTriage, checkTriage, TRIAGE_FORMS } from './triage-text.js';
+export type { Reason, Actor, BranchName, Description } from './names.js';
+export { parseReason, parseActor, parseBranchName, parseDescription, ownerOfBranch } from './names.js';
+export type { Timestamp } from './timestamp.js';
+export { parseTimestamp, timeOfDay, dateOf } from './timestamp.js';
+export type { Thread, TriageRecord } from './thread.js';
+export { parseThread, formatThread } from './thread.js';
+export type { ProtocolContext, ProtocolRule, ProtocolVerdict, ProtocolViolation } from './protocol.js';
+export { checkProtocol } from './protocol.js';
+export type { InboxAction, InboxItem } from './inbox.js';
+export { planInbox } from './inbox.js';
+export type { AuditEntry, AuditLog } from './audit-log.js';
+export { formatAuditLog, parseAuditLog } from './audit-log.js';
+export type { Diagnostic, DiagnosticCode } from './diagnostic.js';
+export type { Result } from './result.js';
+export { TriageError, type TriageErrorCode } from './errors.js';

@@ -1,0 +1,189 @@
+import type { Triage } from './decision.js';
+import { diagnose, relocate, type Diagnostic } from './diagnostic.js';
+import { TriageError } from './errors.js';
+import { parseActor, parseBranchName, type Actor, type BranchName } from './names.js';
+import { fail, succeed, type Result } from './result.js';
+import { parseTimestamp, type Timestamp } from './timestamp.js';
+import { formatTriage, parseTriage } from './triage-text.js';
+
+/** The `## Triage` section of a thread: who decided what, when. */
+export interface TriageRecord {
+  decision: Triage;
+  actor: Actor;
+  timestamp: Timestamp;
+}
+
+/** A proposal thread: a markdown file with a title, header fields, a body and maybe a triage section. */
+export interface Thread {
+  title: string;
+  from: Actor;
+  branch: BranchName;
+  received: Timestamp;
+  /** The content between the header and the triage section, without surrounding blank lines. */
+  body: string;
+  triage?: TriageRecord;
+}
+
+const TITLE = /^\s*#\s+(\S.*?)\s*$/;
+const HEADER = /^(\s*\*\*\s*([A-Za-z]+)\s*(?::\s*\*\*|\*\*\s*:)\s*)(.*?)\s*$/;
+const RULE = /^\s*---\s*$/;
+const TRIAGE_HEADING = /^\s*##\s+triage\s*$/i;
+const FIELD = /^(\s*(?:[-*]\s+)?)([A-Za-z]+)(\s*:\s*)(.*?)\s*$/;
+const HEADER_FIELDS = ['from', 'branch', 'received'] as const;
+const TRIAGE_FIELDS = ['decision', 'actor', 'timestamp'] as const;
+
+/**
+ * Parses a thread. CRLF and stray whitespace are tolerated; every problem is reported at once with its
+ * line and column: a missing title or field, an unknown or repeated field, two triage sections, a
+ * malformed decision, actor, branch or timestamp.
+ */
+export function parseThread(markdown: string): Result<Thread, Diagnostic[]> {
+  const lines = markdown.replace(/\r\n?/g, '\n').split('\n');
+  const problems: Diagnostic[] = [];
+  let index = 0;
+  while (index < lines.length && lines[index]!.trim() === '') index++;
+  const titleMatch = index < lines.length ? TITLE.exec(lines[index]!) : null;
+  if (titleMatch === null || lines[index]!.trimStart().startsWith('##')) {
+    return fail([diagnose('missing-title', 'a thread starts with a "# <title>" line', index + 1)]);
+  }
+  const title = titleMatch[1]!;
+  index++;
+
+  const header = new Map<string, { value: string; line: number; column: number }>();
+  for (; index < lines.length && !RULE.test(lines[index]!); index++) {
+    const line = lines[index]!;
+    if (line.trim() === '') continue;
+    const match = HEADER.exec(line);
+    if (match === null) {
+      problems.push(diagnose('invalid-line', `expected a header field like "**From:** pi" or the "---" line, found "${line.trim()}"`, index + 1));
+      continue;
+    }
+    const name = match[2]!.toLowerCase();
+    if (!(HEADER_FIELDS as readonly string[]).includes(name)) {
+      problems.push(diagnose('unknown-field', `unknown header field "${match[2]}"; expected From, Branch and Received`, index + 1));
+    } else if (header.has(name)) {
+      problems.push(diagnose('duplicate-field', `header field "${match[2]}" appears twice (first on line ${header.get(name)!.line})`, index + 1));
+    } else header.set(name, { value: match[3]!, line: index + 1, column: match[1]!.length + 1 });
+  }
+  if (index >= lines.length) return fail([...problems, diagnose('missing-separator-line', 'the header must end with a "---" line', lines.length)]);
+  const separatorLine = index + 1;
+  index++;
+
+  const from = field(header, 'from', separatorLine, parseActor, problems);
+  const branch = field(header, 'branch', separatorLine, parseBranchName, problems);
+  const received = field(header, 'received', separatorLine, parseTimestamp, problems);
+
+  const headings = lines.map((line, i) => (i >= index && TRIAGE_HEADING.test(line) ? i : -1)).filter((i) => i >= 0);
+  for (const extra of headings.slice(1)) {
+    problems.push(diagnose('duplicate-triage', `a second "## Triage" section (the first is on line ${headings[0]! + 1}); a thread has at most one`, extra + 1));
+  }
+  const triageAt = headings[0];
+  const body = extractBody(lines.slice(index, triageAt ?? lines.length), triageAt !== undefined);
+  let triage: TriageRecord | undefined;
+  if (triageAt !== undefined) triage = parseTriageSection(lines, triageAt, headings[1] ?? lines.length, problems);
+
+  if (problems.length > 0 || from === undefined || branch === undefined || received === undefined) return fail(problems);
+  const thread: Thread = { title, from, branch, received, body };
+  if (triage !== undefined) thread.triage = triage;
+  return succeed(thread);
+}
+
+function field<T>(
+  fields: Map<string, { value: string; line: number; column: number }>,
+  name: string,
+  separatorLine: number,
+  parse: (text: string) => Result<T, Diagnostic>,
+  problems: Diagnostic[],
+): T | undefined {
+  const found = fields.get(name);
+  const label = name[0]!.toUpperCase() + name.slice(1);
+  if (found === undefined) {
+    problems.push(diagnose('missing-field', `the header has no "**${label}:**" field`, separatorLine));
+    return undefined;
+  }
+  const parsed = parse(found.value);
+  if (parsed.ok) return parsed.value;
+  problems.push(relocate(parsed.error, found.line, found.column));
+  return undefined;
+}
+
+function extractBody(lines: string[], beforeTriage: boolean): string {
+  const trimmed = trimBlankLines(lines);
+  if (beforeTriage && trimmed.length > 0 && RULE.test(trimmed[trimmed.length - 1]!)) trimmed.pop();
+  return trimBlankLines(trimmed).join('\n');
+}
+
+function trimBlankLines(lines: readonly string[]): string[] {
+  let start = 0;
+  let end = lines.length;
+  while (start < end && lines[start]!.trim() === '') start++;
+  while (end > start && lines[end - 1]!.trim() === '') end--;
+  return lines.slice(start, end);
+}
+
+function parseTriageSection(lines: readonly string[], heading: number, end: number, problems: Diagnostic[]): TriageRecord | undefined {
+  const found = new Map<string, { value: string; line: number; column: number }>();
+  for (let i = heading + 1; i < end; i++) {
+    const line = lines[i]!;
+    if (line.trim() === '') continue;
+    const match = FIELD.exec(line);
+    const name = match?.[2]!.toLowerCase();
+    if (match === null || name === undefined || !(TRIAGE_FIELDS as readonly string[]).includes(name)) {
+      problems.push(diagnose('invalid-line', `expected "decision:", "actor:" or "timestamp:" in the triage section, found "${line.trim()}"`, i + 1));
+      continue;
+    }
+    if (found.has(name)) {
+      problems.push(diagnose('duplicate-field', `triage field "${name}" appears twice (first on line ${found.get(name)!.line})`, i + 1));
+      continue;
+    }
+    found.set(name, { value: match[4]!, line: i + 1, column: match[1]!.length + match[2]!.length + match[3]!.length + 1 });
+  }
+  const before = problems.length;
+  const missing = (name: string) => problems.push(diagnose('missing-field', `the triage section has no "${name}:" line`, heading + 1));
+  const decisionField = found.get('decision');
+  let decision: Triage | undefined;
+  if (decisionField === undefined) missing('decision');
+  else {
+    const parsed = parseTriage(decisionField.value);
+    if (parsed.ok) decision = parsed.value;
+    else problems.push(relocate(parsed.error, decisionField.line, decisionField.column));
+  }
+  const actorField = found.get('actor');
+  let actor: Actor | undefined;
+  if (actorField === undefined) missing('actor');
+  else {
+    const parsed = parseActor(actorField.value);
+    if (parsed.ok) actor = parsed.value;
+    else problems.push(relocate(parsed.error, actorField.line, actorField.column));
+  }
+  const timestampField = found.get('timestamp');
+  let timestamp: Timestamp | undefined;
+  if (timestampField === undefined) missing('timestamp');
+  else {
+    const parsed = parseTimestamp(timestampField.value);
+    if (parsed.ok) timestamp = parsed.value;
+    else problems.push(relocate(parsed.error, timestampField.line, timestampField.column));
+  }
+  if (problems.length > before || decision === undefined || actor === undefined || timestamp === undefined) return undefined;
+  return { decision, actor, timestamp };
+}
+
+/**
+ * Formats a thread as markdown (LF line ends, one trailing newline); `parseThread` reads it back to the same
+ * value. Throws TRIAGE_INVALID_THREAD for a title that is not one line or a body holding a "## Triage" line.
+ */
+export function formatThread(thread: Thread): string {
+  if (thread.title.trim() !== thread.title || thread.title.length === 0 || /[\r\n]/.test(thread.title)) {
+    throw new TriageError('TRIAGE_INVALID_THREAD', 'a thread title must be one non-empty line without surrounding whitespace');
+  }
+  const bodyLines = trimBlankLines(thread.body.replace(/\r\n?/g, '\n').split('\n'));
+  if (bodyLines.some((line) => TRIAGE_HEADING.test(line))) {
+    throw new TriageError('TRIAGE_INVALID_THREAD', 'a thread body cannot hold a "## Triage" line: it would read back as the triage section');
+  }
+  const out = [`# ${thread.title}`, '', `**From:** ${thread.from}`, `**Branch:** ${thread.branch}`, `**Received:** ${thread.received}`, '', '---', ''];
+  if (bodyLines.length > 0) out.push(...bodyLines, '');
+  if (thread.triage !== undefined) {
+    out.push('---', '', '## Triage', '', `decision: ${formatTriage(thread.triage.decision)}`, `actor: ${thread.triage.actor}`, `timestamp: ${thread.triage.timestamp}`, '');
+  }
+  return out.join('\n');
+}
