@@ -16,6 +16,11 @@ export interface BenchRow {
   goal: string;
 }
 
+/** Flushes pending writes, so one measurement does not pay for the disk work of the one before. */
+function settle(): void {
+  execFileSync('sync');
+}
+
 /** Runs the storage comparisons on the project tree at `project`, using `work` for scratch space. */
 export async function benchStorage(treeName: string, project: string, work: string): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
@@ -25,16 +30,16 @@ export async function benchStorage(treeName: string, project: string, work: stri
   const smallFiles = files.filter((f) => readFileSync(join(project, f)).byteLength <= 4096);
   commitAll(project);
 
-  // Import: a fresh store, the whole tree, against cp -r of the same tree.
+  // Import: a fresh store, the whole tree, against cp -r of the same tree; runs alternate, each after a sync.
   const importTimes: number[] = [];
-  for (let run = 0; run < 3; run++) {
+  const cpTimes: number[] = [];
+  for (let run = 0; run < 5; run++) {
+    settle();
     const store = AgentFS.open(join(work, `import-${run}.db`));
     importTimes.push(timeOnce(() => importTree(store, project)));
     store.close();
-  }
-  const cpTimes: number[] = [];
-  for (let run = 0; run < 3; run++) {
     const target = join(work, `cp-${run}`);
+    settle();
     cpTimes.push(timeOnce(() => execFileSync('cp', ['-r', project, target])));
     rmSync(target, { recursive: true, force: true });
   }
@@ -47,11 +52,12 @@ export async function benchStorage(treeName: string, project: string, work: stri
   const base = AgentFS.open(join(work, 'import-0.db'));
 
   // Create an overlay: O(1) in the size of the base.
+  settle();
   const created: Overlay[] = [];
   const overlayCreate = medianOf(30, (run) => created.push(Overlay.open(join(work, `agent-${run}.db`), base)));
   const overlayClose = medianOf(created.length, (run) => created[run]!.close());
-  const worktree = medianOf(3, (run) => git(project, 'worktree', 'add', '-q', '--detach', join(work, `wt-${run}`)));
-  const cpTree = medianOf(3, (run) => execFileSync('cp', ['-r', project, join(work, `copy-${run}`)]));
+  const worktree = medianOf(3, (run) => git(project, 'worktree', 'add', '-q', '--detach', join(work, `wt-${run}`)), settle);
+  const cpTree = medianOf(3, (run) => execFileSync('cp', ['-r', project, join(work, `copy-${run}`)]), settle);
   rows.push({ tree: treeName, measure: 'create an agent overlay', unit: 'ms', cairn: overlayCreate, others: { 'git worktree add': worktree, 'cp -r': cpTree }, goal: '<= 5 ms, constant' });
   rows.push({ tree: treeName, measure: 'close an agent overlay (checkpoint)', unit: 'ms', cairn: overlayClose, others: {}, goal: '' });
 

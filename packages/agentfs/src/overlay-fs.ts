@@ -134,7 +134,7 @@ export class OverlayFileSystem extends TreeFileSystem<OverlayEntry> implements F
     const ino = this.up.createInode(modeFor('file', permissions));
     this.up.link(this.upperDir(dirPath), baseName(path), ino);
     if (existing?.base !== undefined) this.up.setOrigin(ino, existing.base.ino);
-    this.up.writeData(ino, bytes, mtime);
+    this.up.writeData(ino, bytes, mtime, true);
     this.placeUpper(path);
   }
 

@@ -60,9 +60,7 @@ export class StoreFileSystem extends TreeFileSystem<Dentry> implements FileSyste
     const existing = this.inodes.child(dir.entry.ino, name);
     const mtime = options.mtimeMs === undefined ? undefined : toTimestamp(options.mtimeMs);
     if (existing === undefined) {
-      const ino = this.inodes.createInode(modeFor('file', options.mode));
-      this.inodes.link(dir.entry.ino, name, ino);
-      this.inodes.writeData(ino, bytes, mtime);
+      this.inodes.createFile(dir.entry.ino, name, modeFor('file', options.mode), bytes, mtime);
       return;
     }
     const kind = kindOfMode(existing.mode);

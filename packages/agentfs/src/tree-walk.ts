@@ -18,12 +18,11 @@ export interface Located<H> {
   path: string;
 }
 
-/**
- * Walks a normalised path from the root, following symlinks in every component but the last
- * (and the last too when `followLast`). Targets resolve like a chroot: `..` stops at the root.
- * Throws ENOENT, ENOTDIR or ELOOP.
- */
-export function walkPath<H>(tree: WalkableTree<H>, normalized: string, syscall: string, followLast: boolean): Located<H> {
+/** Why a walk stopped short: the code of the error `walkPath` throws. */
+type WalkFailure = 'ENOENT' | 'ENOTDIR' | 'ELOOP';
+
+/** The walk itself; returns the failure instead of throwing, so `tryWalkPath` costs no exception. */
+function walk<H>(tree: WalkableTree<H>, normalized: string, followLast: boolean): Located<H> | WalkFailure {
   const stack: Located<H>[] = [{ entry: tree.root(), path: '/' }];
   let pending = splitPath(normalized);
   let index = 0;
@@ -36,12 +35,12 @@ export function walkPath<H>(tree: WalkableTree<H>, normalized: string, syscall: 
       continue;
     }
     const top = stack[stack.length - 1]!;
-    if (kindOfMode(tree.modeOf(top.entry)) !== 'dir') throw new AgentFSError('ENOTDIR', syscall, normalized);
+    if (kindOfMode(tree.modeOf(top.entry)) !== 'dir') return 'ENOTDIR';
     const child = tree.lookup(top.entry, top.path, name);
-    if (child === undefined) throw new AgentFSError('ENOENT', syscall, normalized);
+    if (child === undefined) return 'ENOENT';
     const isLast = index === pending.length;
     if (kindOfMode(tree.modeOf(child)) === 'symlink' && (!isLast || followLast)) {
-      if (++hops > MAX_SYMLINK_HOPS) throw new AgentFSError('ELOOP', syscall, normalized);
+      if (++hops > MAX_SYMLINK_HOPS) return 'ELOOP';
       const target = tree.linkTarget(child);
       if (target.startsWith('/')) stack.length = 1;
       pending = [...target.split('/'), ...pending.slice(index)];
@@ -53,14 +52,22 @@ export function walkPath<H>(tree: WalkableTree<H>, normalized: string, syscall: 
   return stack[stack.length - 1]!;
 }
 
+/**
+ * Walks a normalised path from the root, following symlinks in every component but the last
+ * (and the last too when `followLast`). Targets resolve like a chroot: `..` stops at the root.
+ * Throws ENOENT, ENOTDIR or ELOOP.
+ */
+export function walkPath<H>(tree: WalkableTree<H>, normalized: string, syscall: string, followLast: boolean): Located<H> {
+  const found = walk(tree, normalized, followLast);
+  if (typeof found === 'string') throw new AgentFSError(found, syscall, normalized);
+  return found;
+}
+
 /** Like `walkPath`, but returns undefined where the path does not resolve (ENOENT, ENOTDIR). */
 export function tryWalkPath<H>(tree: WalkableTree<H>, normalized: string, syscall: string, followLast: boolean): Located<H> | undefined {
-  try {
-    return walkPath(tree, normalized, syscall, followLast);
-  } catch (error) {
-    if (error instanceof AgentFSError && (error.code === 'ENOENT' || error.code === 'ENOTDIR')) return undefined;
-    throw error;
-  }
+  const found = walk(tree, normalized, followLast);
+  if (found === 'ELOOP') throw new AgentFSError('ELOOP', syscall, normalized);
+  return typeof found === 'string' ? undefined : found;
 }
 
 /** The path a symlink at `linkPath` points to, resolved against its directory. */
