@@ -29,7 +29,11 @@ describe('layer check', () => {
       fakePackage(root, '@cairn/air', { 'src/a.ts': `import { readFileSync } from 'node:fs';\nimport { x } from '@cairn/agentfs';\n` }),
       fakePackage(root, '@cairn/agentfs', { 'src/b.ts': `import { run } from '@cairn/sandbox';\nexport { t } from '@cairn/triage/src/parse.js';\n` }),
       fakePackage(root, '@cairn/sandbox', { 'src/c.ts': `const m = await import('../../agentfs/src/b.js');\n` }),
-      fakePackage(root, '@cairn/triage', { 'src/ok.ts': `export const ok = 1;\n` }),
+      fakePackage(root, '@cairn/triage', {
+        'src/ok.ts': `export const ok = 1;\n`,
+        'src/node/load.ts': `import { readFileSync } from 'node:fs';\n`,
+        'src/ok.test.ts': `import { readFileSync } from 'node:fs';\n`,
+      }),
       fakePackage(root, '@cairn/mystery', { 'src/m.ts': '' }),
     ]);
     const text = problems.join('\n');
