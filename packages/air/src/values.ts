@@ -1,3 +1,4 @@
+import { BASE64_PATTERN, bytesFromBase64, bytesFromHex } from './bytes-text.js';
 import { compareBytes, encodeCanonical } from './canonical-cbor.js';
 import { Dec128, type CborValue } from './cbor-value.js';
 import { parseDec128 } from './dec128.js';
@@ -10,7 +11,6 @@ const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
 const U64_MAX = 2n ** 64n - 1n;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /**
  * Checks a value in its JSON text form against an expanded type and returns its canonical CBOR value, or
@@ -174,15 +174,15 @@ function encodePrimitive(value: unknown, name: string, path: string, problems: A
     }
     case 'bytes':
       if (value instanceof Uint8Array) return value;
-      return typeof value === 'string' && BASE64.test(value) ? fromBase64(value) : bad('bytes as a base64 string');
+      return typeof value === 'string' && BASE64_PATTERN.test(value) ? bytesFromBase64(value) : bad('bytes as a base64 string');
     case 'text':
       if (typeof value !== 'string') return bad('text');
       if (!isWellFormedString(value)) return bad('well-formed text (no lone surrogates)');
       return value;
     case 'hash':
-      return isHash(value) ? fromHex(value.slice(7)) : bad('a hash "sha256:<64 hex digits>"');
+      return isHash(value) ? bytesFromHex(value.slice(7)) : bad('a hash "sha256:<64 hex digits>"');
     case 'uuid':
-      return typeof value === 'string' && UUID.test(value) ? fromHex(value.replace(/-/g, '')) : bad('a lowercase UUID');
+      return typeof value === 'string' && UUID.test(value) ? bytesFromHex(value.replace(/-/g, '')) : bad('a lowercase UUID');
     case 'unit':
       return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0 ? {} : bad('unit ({})');
     default:
@@ -195,29 +195,4 @@ function toBigInt(value: unknown): bigint | undefined {
   if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : undefined;
   if (typeof value === 'string' && /^-?(0|[1-9]\d*)$/.test(value)) return BigInt(value);
   return undefined;
-}
-
-function fromHex(hex: string): Uint8Array {
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
-  return out;
-}
-
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-
-function fromBase64(text: string): Uint8Array {
-  const clean = text.replace(/=+$/, '');
-  const out = new Uint8Array(Math.floor((clean.length * 3) / 4));
-  let bits = 0;
-  let count = 0;
-  let index = 0;
-  for (const char of clean) {
-    bits = (bits << 6) | ALPHABET.indexOf(char);
-    count += 6;
-    if (count >= 8) {
-      count -= 8;
-      out[index++] = (bits >> count) & 0xff;
-    }
-  }
-  return out;
 }

@@ -1,0 +1,338 @@
+import { BASE64_PATTERN, bytesFromBase64, bytesFromHex } from './bytes-text.js';
+import { compareBytes, encodeCanonical } from './canonical-cbor.js';
+import { Dec128, type CborValue } from './cbor-value.js';
+import { compareDec128, parseDec128 } from './dec128.js';
+import { diagnostic, pointer, type AirDiagnostic, type AirResult } from './diagnostic.js';
+import { parseExprRef } from './expr-refs.js';
+import { isHash } from './node-hash.js';
+import { isWellFormedString } from './utf8.js';
+
+/** The operators of AIR v1 expressions. */
+export const OPERATORS = ['len', 'get', 'has', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'and', 'or', 'not', 'concat', 'add', 'sub', 'mul', 'div', 'mod', 'starts_with', 'ends_with', 'contains'] as const;
+export type Operator = (typeof OPERATORS)[number];
+
+/** What references resolve to while evaluating: the plan input, variables, and step outputs (canonical values). */
+export interface ExprEnv {
+  input?: CborValue;
+  vars?: Readonly<Record<string, CborValue>>;
+  steps?: Readonly<Record<string, CborValue>>;
+}
+
+/** How deep expressions may nest. */
+export const MAX_EXPR_DEPTH = 64;
+const INT_MIN = -(2n ** 63n);
+const UINT_MAX = 2n ** 64n - 1n;
+const ARITY: Partial<Record<Operator, [number, number]>> = {
+  len: [1, 1], get: [2, 2], has: [2, 2], eq: [2, 2], ne: [2, 2], lt: [2, 2], le: [2, 2], gt: [2, 2], ge: [2, 2],
+  not: [1, 1], sub: [2, 2], div: [2, 2], mod: [2, 2], starts_with: [2, 2], ends_with: [2, 2], contains: [2, 2],
+  and: [1, Infinity], or: [1, Infinity], concat: [1, Infinity], add: [1, Infinity], mul: [1, Infinity],
+};
+
+class ExprFailure {
+  constructor(readonly diagnostic: AirDiagnostic) {}
+}
+
+/**
+ * Evaluates an expression (its JSON text form) in an environment. Total and deterministic: any problem —
+ * a malformed expression, a missing reference, a type mismatch, division by zero, overflow beyond
+ * [-2^63, 2^64-1], nesting deeper than 64 — comes back as a diagnostic with the JSON pointer of the
+ * sub-expression; nothing is thrown.
+ */
+export function evaluateExpr(expr: unknown, env: ExprEnv = {}, path = ''): AirResult<CborValue> {
+  try {
+    return { ok: true, value: evaluate(expr, env, path, 0) };
+  } catch (error) {
+    if (error instanceof ExprFailure) return { ok: false, diagnostics: [error.diagnostic] };
+    const message = error instanceof RangeError ? 'expression too large to evaluate' : `expression could not be evaluated: ${String((error as Error)?.message ?? error)}`;
+    return { ok: false, diagnostics: [diagnostic('expr.internal', message, path)] };
+  }
+}
+
+function fail(code: string, message: string, path: string): never {
+  throw new ExprFailure(diagnostic(code, message, path));
+}
+
+function isRecord(value: unknown): value is Readonly<Record<string, CborValue>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array) && !(value instanceof Map) && !(value instanceof Dec128) && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+function evaluate(expr: unknown, env: ExprEnv, path: string, depth: number): CborValue {
+  if (depth > MAX_EXPR_DEPTH) fail('expr.too-deep', `expressions may nest at most ${MAX_EXPR_DEPTH} levels`, path);
+  if (!isRecord(expr)) fail('expr.shape', 'an expression is an object such as {"ref":"@var:x"}, {"text":"…"} or {"op":"eq","args":[…]}', path);
+  const keys = Object.keys(expr);
+  if ('op' in expr) {
+    if (keys.some((k) => k !== 'op' && k !== 'args')) fail('expr.shape', 'an operator expression has only "op" and "args"', path);
+    return evaluateOp(expr.op, expr.args, env, path, depth);
+  }
+  if (keys.length !== 1) fail('expr.shape', `an expression has exactly one key; found ${keys.length === 0 ? 'none' : keys.map((k) => `"${k}"`).join(', ')}`, path);
+  const key = keys[0]!;
+  const body = expr[key];
+  const at = pointer(path, key);
+  switch (key) {
+    case 'ref':
+      return resolveRef(body, env, at);
+    case 'null':
+      if (!isRecord(body) || Object.keys(body).length > 0) fail('expr.const', 'null is written {"null":{}}', at);
+      return null;
+    case 'bool':
+      return typeof body === 'boolean' ? body : fail('expr.const', 'a bool constant is true or false', at);
+    case 'int':
+    case 'nat':
+    case 'time_ns':
+    case 'duration_ns': {
+      const n = typeof body === 'number' && Number.isSafeInteger(body) ? BigInt(body) : typeof body === 'string' && /^-?(0|[1-9]\d*)$/.test(body) ? BigInt(body) : typeof body === 'bigint' ? body : undefined;
+      if (n === undefined) fail('expr.const', `a ${key} constant is an integer`, at);
+      if ((key === 'nat' || key === 'time_ns') && n < 0n) fail('expr.const', `a ${key} constant cannot be negative`, at);
+      return checkRange(n, at);
+    }
+    case 'dec128': {
+      const dec = typeof body === 'string' ? parseDec128(body) : undefined;
+      return dec ?? fail('expr.const', 'a dec128 constant is a decimal string such as "0.2"', at);
+    }
+    case 'text':
+      if (typeof body !== 'string' || !isWellFormedString(body)) fail('expr.const', 'a text constant is a string', at);
+      return body;
+    case 'bytes_b64':
+      if (typeof body !== 'string' || !BASE64_PATTERN.test(body)) fail('expr.const', 'a bytes constant is base64', at);
+      return bytesFromBase64(body);
+    case 'hash':
+      if (!isHash(body)) fail('expr.const', 'a hash constant is "sha256:<64 hex digits>"', at);
+      return bytesFromHex(body.slice(7));
+    case 'uuid':
+      if (typeof body !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(body)) fail('expr.const', 'a uuid constant is the lowercase 8-4-4-4-12 form', at);
+      return bytesFromHex(body.replace(/-/g, ''));
+    case 'record': {
+      if (!isRecord(body)) fail('expr.shape', 'a record expression maps field names to expressions', at);
+      const out: Record<string, CborValue> = {};
+      for (const [field, sub] of Object.entries(body)) Object.defineProperty(out, field, { value: evaluate(sub, env, pointer(at, field), depth + 1), enumerable: true, writable: true, configurable: true });
+      return out;
+    }
+    case 'list':
+    case 'set': {
+      if (!Array.isArray(body)) fail('expr.shape', `a ${key} expression is an array of expressions`, at);
+      const items = body.map((sub, i) => evaluate(sub, env, pointer(at, i), depth + 1));
+      if (key === 'list') return items;
+      const unique = new Map<string, CborValue>();
+      for (const item of items) unique.set(keyOf(item, at), item);
+      return [...unique.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+    }
+    case 'map': {
+      if (!Array.isArray(body)) fail('expr.shape', 'a map expression is an array of {"key":…, "value":…}', at);
+      const out = new Map<CborValue, CborValue>();
+      const seen = new Set<string>();
+      body.forEach((entry, i) => {
+        const entryAt = pointer(at, i);
+        if (!isRecord(entry) || !('key' in entry) || !('value' in entry) || Object.keys(entry).length !== 2) fail('expr.shape', 'a map entry is {"key":…, "value":…}', entryAt);
+        const k = evaluate(entry.key, env, pointer(entryAt, 'key'), depth + 1);
+        if (!(typeof k === 'string' || typeof k === 'number' || typeof k === 'bigint' || k instanceof Uint8Array)) fail('expr.type', 'map keys are integers, text, uuids or hashes', pointer(entryAt, 'key'));
+        const id = keyOf(k, entryAt);
+        if (seen.has(id)) fail('expr.duplicate-key', 'this key appears twice in the map', pointer(entryAt, 'key'));
+        seen.add(id);
+        out.set(k, evaluate(entry.value, env, pointer(entryAt, 'value'), depth + 1));
+      });
+      return [...out.keys()].every((k) => typeof k === 'string') ? Object.fromEntries(out) as Record<string, CborValue> : out;
+    }
+    case 'variant': {
+      if (!isRecord(body) || typeof body.tag !== 'string' || Object.keys(body).some((k) => k !== 'tag' && k !== 'value')) fail('expr.shape', 'a variant expression is {"tag":"<alternative>", "value"?: …}', at);
+      return { $tag: body.tag, $value: 'value' in body ? evaluate(body.value, env, pointer(at, 'value'), depth + 1) : {} };
+    }
+    default:
+      return fail('expr.unknown', `unknown expression "${key}"`, path);
+  }
+}
+
+function resolveRef(text: unknown, env: ExprEnv, path: string): CborValue {
+  const ref = typeof text === 'string' ? parseExprRef(text) : undefined;
+  if (ref === undefined) fail('expr.ref', 'a reference is "@plan.input[.field…]", "@var:<name>[.field…]" or "@step:<id>[.field…]"', path);
+  let value: CborValue | undefined;
+  if (ref.root === 'input') value = env.input;
+  else {
+    const table = ref.root === 'var' ? env.vars : env.steps;
+    value = table !== undefined && Object.hasOwn(table, ref.name) ? table[ref.name] : undefined;
+  }
+  if (value === undefined) fail('expr.missing-ref', `${text as string}: ${ref.root === 'input' ? 'the plan has no input' : `no ${ref.root === 'var' ? 'variable' : 'step output'} "${ref.name}"`}`, path);
+  for (const field of ref.path) {
+    const next = fieldOf(value, field);
+    if (next === undefined) fail('expr.missing-ref', `${text as string}: no field "${field}"`, path);
+    value = next;
+  }
+  return value;
+}
+
+function fieldOf(value: CborValue, field: string): CborValue | undefined {
+  if (value instanceof Map) return value.get(field);
+  if (isRecord(value)) return Object.hasOwn(value, field) ? value[field] : undefined;
+  return undefined;
+}
+
+function evaluateOp(op: unknown, args: unknown, env: ExprEnv, path: string, depth: number): CborValue {
+  if (typeof op !== 'string' || !(OPERATORS as readonly string[]).includes(op)) fail('expr.op', `unknown operator ${JSON.stringify(op)}; expected one of ${OPERATORS.join(', ')}`, pointer(path, 'op'));
+  const operator = op as Operator;
+  if (!Array.isArray(args)) fail('expr.shape', `"${operator}" needs "args": an array of expressions`, pointer(path, 'args'));
+  const [min, max] = ARITY[operator]!;
+  if (args.length < min || args.length > max) {
+    fail('expr.arity', `"${operator}" takes ${min === max ? min : `${min} or more`} argument${min === 1 && max === 1 ? '' : 's'}; found ${args.length}`, pointer(path, 'args'));
+  }
+  const at = (i: number) => pointer(pointer(path, 'args'), i);
+  const arg = (i: number) => evaluate(args[i], env, at(i), depth + 1);
+  switch (operator) {
+    case 'and':
+    case 'or': {
+      for (let i = 0; i < args.length; i++) {
+        const value = arg(i);
+        if (typeof value !== 'boolean') fail('expr.type', `"${operator}" takes bools; argument ${i} is ${kindOf(value)}`, at(i));
+        if (operator === 'and' ? !value : value) return value;
+      }
+      return operator === 'and';
+    }
+    case 'not': {
+      const value = arg(0);
+      return typeof value === 'boolean' ? !value : fail('expr.type', `"not" takes a bool; found ${kindOf(value)}`, at(0));
+    }
+    case 'eq':
+    case 'ne': {
+      const same = compareBytes(encodeCanonical(arg(0)), encodeCanonical(arg(1))) === 0;
+      return operator === 'eq' ? same : !same;
+    }
+    case 'lt':
+    case 'le':
+    case 'gt':
+    case 'ge': {
+      const c = compareOrdered(arg(0), arg(1), operator, path);
+      return operator === 'lt' ? c < 0 : operator === 'le' ? c <= 0 : operator === 'gt' ? c > 0 : c >= 0;
+    }
+    case 'len': {
+      const value = arg(0);
+      if (typeof value === 'string') return [...value].length;
+      if (Array.isArray(value) || value instanceof Uint8Array) return value.length;
+      if (value instanceof Map) return value.size;
+      if (isRecord(value)) return Object.keys(value).length;
+      return fail('expr.type', `"len" takes text, bytes, a list, set, map or record; found ${kindOf(value)}`, at(0));
+    }
+    case 'get':
+    case 'has': {
+      const container = arg(0);
+      const key = arg(1);
+      let found: CborValue | undefined;
+      if (Array.isArray(container)) {
+        if (operator === 'has') return container.some((item) => keyOf(item, path) === keyOf(key, path));
+        const index = toInteger(key);
+        if (index === undefined) fail('expr.type', `"get" on a list takes an integer index; found ${kindOf(key)}`, at(1));
+        found = index >= 0n && index < BigInt(container.length) ? container[Number(index)] : undefined;
+      } else if (container instanceof Map) {
+        found = [...container.entries()].find(([k]) => keyOf(k, path) === keyOf(key, path))?.[1];
+      } else if (isRecord(container)) {
+        if (typeof key !== 'string') fail('expr.type', `"${operator}" on a record takes a text key; found ${kindOf(key)}`, at(1));
+        found = Object.hasOwn(container, key) ? container[key] : undefined;
+      } else fail('expr.type', `"${operator}" takes a record, map or list; found ${kindOf(container)}`, at(0));
+      if (operator === 'has') return found !== undefined;
+      return found ?? fail('expr.missing-key', `"get": no entry for ${describeKey(key)}`, at(1));
+    }
+    case 'concat': {
+      const values = args.map((_, i) => arg(i));
+      if (values.every((v) => typeof v === 'string')) return (values as string[]).join('');
+      if (values.every((v) => Array.isArray(v))) return (values as CborValue[][]).flat();
+      if (values.every((v) => v instanceof Uint8Array)) {
+        const total = (values as Uint8Array[]).reduce((n, b) => n + b.length, 0);
+        const out = new Uint8Array(total);
+        let offset = 0;
+        for (const b of values as Uint8Array[]) {
+          out.set(b, offset);
+          offset += b.length;
+        }
+        return out;
+      }
+      return fail('expr.type', `"concat" takes all text, all lists or all bytes; found ${values.map(kindOf).join(', ')}`, pointer(path, 'args'));
+    }
+    case 'add':
+    case 'sub':
+    case 'mul':
+    case 'div':
+    case 'mod': {
+      const numbers = args.map((_, i) => {
+        const value = arg(i);
+        const n = toInteger(value);
+        if (n === undefined) {
+          const hint = value instanceof Dec128 ? ' (arithmetic on dec128 is not in AIR v1; compare with lt/le/gt/ge)' : '';
+          fail('expr.type', `"${operator}" takes integers; argument ${i} is ${kindOf(value)}${hint}`, at(i));
+        }
+        return n;
+      });
+      let result = numbers[0]!;
+      for (let i = 1; i < numbers.length; i++) {
+        const n = numbers[i]!;
+        if ((operator === 'div' || operator === 'mod') && n === 0n) fail('expr.division-by-zero', `"${operator}" by zero`, at(i));
+        result = operator === 'add' ? result + n : operator === 'sub' ? result - n : operator === 'mul' ? result * n : operator === 'div' ? result / n : result % n;
+        checkRange(result, path);
+      }
+      return checkRange(result, path);
+    }
+    case 'starts_with':
+    case 'ends_with':
+    case 'contains': {
+      const haystack = arg(0);
+      const needle = arg(1);
+      if (operator === 'contains' && Array.isArray(haystack)) return haystack.some((item) => keyOf(item, path) === keyOf(needle, path));
+      if (typeof haystack !== 'string' || typeof needle !== 'string') {
+        fail('expr.type', `"${operator}" takes two texts${operator === 'contains' ? ' (or a list and an element)' : ''}; found ${kindOf(haystack)} and ${kindOf(needle)}`, pointer(path, 'args'));
+      }
+      return operator === 'starts_with' ? haystack.startsWith(needle) : operator === 'ends_with' ? haystack.endsWith(needle) : haystack.includes(needle);
+    }
+  }
+}
+
+function compareOrdered(a: CborValue, b: CborValue, op: string, path: string): number {
+  const x = toInteger(a);
+  const y = toInteger(b);
+  if (x !== undefined && y !== undefined) return x < y ? -1 : x > y ? 1 : 0;
+  if (typeof a === 'string' && typeof b === 'string') return codePointCompare(a, b);
+  const da = a instanceof Dec128 ? a : x !== undefined ? parseDec128(x.toString()) : undefined;
+  const db = b instanceof Dec128 ? b : y !== undefined ? parseDec128(y.toString()) : undefined;
+  if (da !== undefined && db !== undefined) return compareDec128(da, db);
+  return fail('expr.type', `"${op}" compares two numbers or two texts; found ${kindOf(a)} and ${kindOf(b)}`, pointer(path, 'args'));
+}
+
+function codePointCompare(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = x[i]!.codePointAt(0)! - y[i]!.codePointAt(0)!;
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return x.length - y.length < 0 ? -1 : x.length > y.length ? 1 : 0;
+}
+
+function toInteger(value: CborValue): bigint | undefined {
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
+  return undefined;
+}
+
+function checkRange(n: bigint, path: string): CborValue {
+  if (n < INT_MIN || n > UINT_MAX) fail('expr.overflow', `integer overflow: ${n} is outside ${INT_MIN}..${UINT_MAX}`, path);
+  return Number.isSafeInteger(Number(n)) && BigInt(Number(n)) === n ? Number(n) : n;
+}
+
+function keyOf(value: CborValue, path: string): string {
+  try {
+    return Array.from(encodeCanonical(value), (b) => b.toString(16).padStart(2, '0')).join('');
+  } catch {
+    return fail('expr.type', 'value cannot be compared', path);
+  }
+}
+
+function kindOf(value: CborValue): string {
+  if (value === null) return 'null';
+  if (typeof value === 'boolean') return 'a bool';
+  if (typeof value === 'number' || typeof value === 'bigint') return Number.isInteger(Number(value)) ? 'an integer' : 'a number';
+  if (typeof value === 'string') return 'text';
+  if (value instanceof Uint8Array) return 'bytes';
+  if (value instanceof Dec128) return 'a dec128';
+  if (Array.isArray(value)) return 'a list';
+  if (value instanceof Map) return 'a map';
+  return 'a record';
+}
+
+function describeKey(key: CborValue): string {
+  return typeof key === 'string' ? `"${key}"` : typeof key === 'number' || typeof key === 'bigint' ? String(key) : kindOf(key);
+}
