@@ -8,6 +8,8 @@ export interface AirDiagnostic {
   name?: string;
   /** The plan step the problem is in, when known. */
   stepId?: string;
+  /** The file the problem is in, when a directory was loaded. */
+  file?: string;
 }
 
 /** A value, or every problem found while producing it. */

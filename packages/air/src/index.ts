@@ -19,3 +19,13 @@ export {
 } from './types.js';
 export { encodeTypedValue, checkValue, hashTypedValue } from './values.js';
 export { AirError, isAirError, type AirErrorCode } from './errors.js';
+export { parseNode, type AirNode, type AirDefinition, type DefSchemaNode, type DefModuleNode, type DefPlanNode, type DefCapNode, type DefPolicyNode, type ManifestNode, type PlanStep, type PolicyRule, type CapGrantJson } from './nodes.js';
+export { checkStructure, KINDS, type AirKind } from './structure.js';
+export { evaluateExpr, OPERATORS, MAX_EXPR_DEPTH, type ExprEnv, type Operator } from './expr.js';
+export { inferExprType, isAssignable, describeType, type InferredType, type TypeScope } from './expr-types.js';
+export { validateManifest, type ValidatedManifest } from './validate.js';
+export { World, createWorld, type Entry, type ResolvedSchema } from './world.js';
+export { BUILTIN_SCHEMAS, BUILTIN_CAPS, EFFECT_CATALOG, CAP_TYPES, type EffectSpec, type AirDefinitionJson } from './builtins.js';
+export { loadManifestDir, writeManifestStore, MANIFEST_FILE, type AirFiles, type FileDiagnostic } from './manifest-store.js';
+export { commonSchema } from './json-schemas/common.js';
+export { KIND_SCHEMAS } from './json-schemas/definitions.js';

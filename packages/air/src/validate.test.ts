@@ -52,7 +52,7 @@ const manifest = {
   schemas: [{ name: 'com.acme/FeedItem@1' }],
   modules: [{ name: 'com.acme/feed@1' }],
   plans: [{ name: 'com.acme/daily_digest@1' }],
-  caps: [],
+  caps: [] as { name: string }[],
   policies: [{ name: 'com.acme/policy@1' }],
   routing: { events: [{ event: 'com.acme/FeedItem@1', reducer: 'com.acme/feed@1' }] },
   defaults: {
