@@ -1,0 +1,100 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { parseFromChild, type DoneMessage, type FromChild, type ToChild } from './protocol.js';
+
+/** How a run on a child ended: its report, or the child's death. */
+export type ChildOutcome = { kind: 'done'; done: DoneMessage } | { kind: 'died'; reason: string };
+
+/** Receives what a child sends during one run. */
+export interface RunListener {
+  onCall(callId: number, name: string, args: string): void;
+  onLog(line: string): void;
+}
+
+/**
+ * One supervised child process holding the isolate engine. It runs one program at a time; if it dies or
+ * sends anything that is not the protocol, the run in progress ends and the child is never used again.
+ */
+export class ChildWorker {
+  private readonly child: ChildProcess;
+  readonly ready: Promise<void>;
+  private active: { runId: number; listener: RunListener; settle: (outcome: ChildOutcome) => void } | undefined;
+  private deadReason: string | undefined;
+  private stderr = '';
+
+  constructor(entry: string) {
+    this.child = fork(entry, [], { execArgv: ['--no-node-snapshot'], stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
+    this.child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderr = (this.stderr + chunk.toString('utf8')).slice(-2000);
+    });
+    this.ready = new Promise<void>((resolve, reject) => {
+      const onReady = (message: unknown) => {
+        if (parseFromChild(message)?.type === 'ready') {
+          this.child.off('message', onReady);
+          resolve();
+        }
+      };
+      this.child.on('message', onReady);
+      this.child.once('exit', () => reject(new Error(`sandbox child exited before it was ready${this.stderr ? `: ${this.stderr.trim()}` : ''}`)));
+    });
+    this.ready.catch(() => undefined);
+    this.child.on('message', (message) => this.receive(parseFromChild(message)));
+    this.child.on('exit', (code, signal) => this.die(signal ? `killed by ${signal}` : `exited with code ${code}`));
+    this.child.on('error', (error) => this.die(`failed: ${error.message}`));
+  }
+
+  /** True once the child has died or been killed. */
+  get dead(): boolean {
+    return this.deadReason !== undefined;
+  }
+
+  /** Sends a run and resolves when it is done or the child dies. */
+  execute(message: Extract<ToChild, { type: 'run' }>, listener: RunListener): Promise<ChildOutcome> {
+    if (this.deadReason !== undefined) return Promise.resolve({ kind: 'died', reason: this.deadReason });
+    return new Promise<ChildOutcome>((resolve) => {
+      this.active = { runId: message.runId, listener, settle: resolve };
+      this.send(message);
+    });
+  }
+
+  send(message: ToChild): void {
+    if (this.deadReason !== undefined || !this.child.connected) return;
+    try {
+      this.child.send(message);
+    } catch {
+      this.kill();
+    }
+  }
+
+  kill(): void {
+    if (!this.child.killed && this.child.exitCode === null) this.child.kill('SIGKILL');
+  }
+
+  private receive(message: FromChild | undefined): void {
+    const active = this.active;
+    if (message === undefined) {
+      this.kill();
+      return;
+    }
+    if (active === undefined || message.type === 'ready' || message.runId !== active.runId) return;
+    switch (message.type) {
+      case 'call':
+        active.listener.onCall(message.callId, message.name, message.args);
+        break;
+      case 'log':
+        active.listener.onLog(message.line);
+        break;
+      case 'done':
+        this.active = undefined;
+        active.settle({ kind: 'done', done: message });
+        break;
+    }
+  }
+
+  private die(reason: string): void {
+    if (this.deadReason !== undefined) return;
+    this.deadReason = reason + (this.stderr ? ` (${this.stderr.trim().split('\n').slice(-1)[0]})` : '');
+    const active = this.active;
+    this.active = undefined;
+    active?.settle({ kind: 'died', reason: this.deadReason });
+  }
+}

@@ -1,0 +1,93 @@
+import { Monty, MontyComplete, MontyNameLookup, MontySnapshot } from '@pydantic/monty';
+import type { DoneMessage, RunMessage } from '../protocol.js';
+import type { EngineHooks } from './js-engine.js';
+import { stripHostPaths } from './js-engine.js';
+
+type Progress = MontySnapshot | MontyNameLookup | MontyComplete;
+
+/**
+ * Runs a Python program with Monty: the program is a module whose last expression is its value (or the
+ * variable `result`); tool functions are called through Monty's start/resume loop, one call at a time.
+ */
+export async function runPython(run: RunMessage, hooks: EngineHooks): Promise<DoneMessage> {
+  const { limits } = run;
+  const started = Date.now();
+  let stopped: { status: 'timeout' | 'limit'; message: string } | undefined;
+  hooks.onAbort((status, message) => (stopped ??= { status, message }));
+  let line = '';
+  const print = (_stream: string, text: string) => {
+    line += text;
+    let newline = line.indexOf('\n');
+    while (newline >= 0) {
+      hooks.log(line.slice(0, newline));
+      line = line.slice(newline + 1);
+      newline = line.indexOf('\n');
+    }
+  };
+  const remainingSecs = () => Math.max(0.001, (limits.wallMs - (Date.now() - started)) / 1000);
+  const monitored = () => ({ maxDurationSecs: Math.min(limits.cpuMs / 1000, remainingSecs()), maxMemory: limits.memoryMb * 1024 * 1024 });
+  try {
+    const monty = new Monty(run.code, { inputs: ['input'], scriptName: 'program.py' });
+    let progress: Progress = monty.start({ inputs: { input: JSON.parse(run.input) }, limits: monitored(), printCallback: print }) as Progress;
+    while (!(progress instanceof MontyComplete)) {
+      if (stopped) break;
+      if (progress instanceof MontyNameLookup) {
+        progress = progress.resume({}) as Progress;
+        continue;
+      }
+      const name = progress.functionName;
+      if (!run.functions.includes(name)) {
+        progress = progress.resume({ exception: { type: 'NameError', message: `name '${name}' is not defined` } }) as Progress;
+        continue;
+      }
+      let args: string;
+      try {
+        args = JSON.stringify(toJson(progress.args));
+      } catch {
+        progress = progress.resume({ exception: { type: 'TypeError', message: `${name}: arguments must be JSON values` } }) as Progress;
+        continue;
+      }
+      const reply = await hooks.call(name, args);
+      if (stopped) break;
+      progress = (reply[0] === '1'
+        ? progress.resume({ returnValue: JSON.parse(reply.slice(1)) })
+        : progress.resume({ exception: { type: 'RuntimeError', message: reply.slice(1) } })) as Progress;
+    }
+    if (line !== '') hooks.log(line);
+    if (stopped) return { type: 'done', runId: run.runId, status: stopped.status, error: { name: stopped.status === 'limit' ? 'LimitError' : 'TimeoutError', message: stopped.message }, cpuMs: Date.now() - started, heapBytes: 0 };
+    const value = JSON.stringify(toJson((progress as MontyComplete).output) ?? null);
+    return { type: 'done', runId: run.runId, status: 'ok', value, cpuMs: Date.now() - started, heapBytes: 0 };
+  } catch (error) {
+    if (line !== '') hooks.log(line);
+    return pythonFailure(run.runId, error, Date.now() - started);
+  }
+}
+
+function pythonFailure(runId: number, error: unknown, ms: number): DoneMessage {
+  const e = error as { exception?: { typeName?: string; message?: string }; message?: string; traceback?: () => { line: number; column: number }[] };
+  const typeName = e.exception?.typeName ?? 'Error';
+  const message = stripHostPaths(e.exception?.message ?? e.message ?? String(error));
+  const status = typeName === 'TimeoutError' ? 'timeout' : typeName === 'MemoryError' ? 'memory' : typeName === 'SyntaxError' ? 'rejected' : 'error';
+  const done: DoneMessage = { type: 'done', runId, status, error: { name: typeName, message }, cpuMs: ms, heapBytes: 0 };
+  try {
+    const frames = typeof e.traceback === 'function' ? e.traceback() : [];
+    const last = frames[frames.length - 1];
+    if (last !== undefined) {
+      done.error!.line = last.line;
+      done.error!.column = last.column;
+    }
+  } catch {
+    // No traceback: the position stays unknown.
+  }
+  return done;
+}
+
+/** Monty values to JSON values: dicts (Maps) to objects, tuples and sets to arrays. */
+function toJson(value: unknown): unknown {
+  if (value instanceof Map) return Object.fromEntries([...value.entries()].map(([k, v]) => [String(k), toJson(v)]));
+  if (value instanceof Set) return [...value].map(toJson);
+  if (Array.isArray(value)) return value.map(toJson);
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toJson(v)]));
+  return value;
+}
