@@ -45,6 +45,7 @@ export function checkProgram(code: string): CheckResult {
       }
     }
   });
+  problems.sort((a, b) => a.line - b.line || a.column - b.column);
   return problems.length === 0 ? { ok: true } : fail(problems);
 }
 

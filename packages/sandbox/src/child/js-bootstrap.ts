@@ -5,6 +5,7 @@ export interface BootstrapParams {
   seed: number;
   clockMs: number;
   messageBytes: number;
+  outputBytes: number;
 }
 
 /**
@@ -21,9 +22,13 @@ const __cairn = (() => {
   const g = globalThis;
   const hostCall = g.__cairn_call;
   const hostLog = g.__cairn_log;
+  const hostOverLimit = g.__cairn_over_limit;
   delete g.__cairn_call;
   delete g.__cairn_log;
+  delete g.__cairn_over_limit;
   for (const name of ["WebAssembly", "SharedArrayBuffer", "Atomics"]) delete g[name];
+  // A resizable buffer grows outside the isolate's memory accounting: no growing at all.
+  for (const name of ["resize", "transfer", "transferToFixedLength"]) delete ArrayBuffer.prototype[name];
   const stringify = JSON.stringify, parse = JSON.parse, toText = String, ErrorCtor = Error, TypeErrorCtor = TypeError;
   const freeze = Object.freeze, defineProperty = Object.defineProperty, create = Object.create, assign = Object.assign;
   const hostApply = hostCall.apply.bind(hostCall);
@@ -63,10 +68,21 @@ const __cairn = (() => {
       try { return toText(value); } catch { return "[unprintable]"; }
     }
   };
+  const OUTPUT_BYTES = ${JSON.stringify(params.outputBytes)};
+  let logged = 0;
+  let overLimit = false;
   const log = (level) => (...args) => {
+    if (overLimit) return;
     let line;
     try { line = join.call(mapArray.call(args, show), " "); } catch { line = "[unprintable]"; }
-    hostLog(level === "log" ? line : "[" + level + "] " + line);
+    if (level !== "log") line = "[" + level + "] " + line;
+    logged += line.length + 1;
+    if (logged > OUTPUT_BYTES) {
+      overLimit = true;
+      hostOverLimit();
+      return;
+    }
+    hostLog(line);
   };
   g.console = freeze({ log: log("log"), info: log("info"), warn: log("warn"), error: log("error"), debug: log("debug") });
 

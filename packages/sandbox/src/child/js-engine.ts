@@ -44,7 +44,8 @@ export async function runJavaScript(run: RunMessage, hooks: EngineHooks): Promis
     const global = context.global;
     await global.set('__cairn_call', new ivm.Reference((name: unknown, args: unknown) => hooks.call(String(name), String(args))));
     await global.set('__cairn_log', new ivm.Callback((line: string) => hooks.log(String(line)), { ignored: true }));
-    const bootstrap = await isolate.compileScript(bootstrapSource({ functions: run.functions, input: run.input, seed: run.seed, clockMs: run.clockMs, messageBytes: limits.messageBytes }), { filename: 'cairn-bootstrap.js' });
+    await global.set('__cairn_over_limit', new ivm.Callback(() => stop('limit', `the program wrote more than ${limits.outputBytes} bytes of output`), { ignored: true }));
+    const bootstrap = await isolate.compileScript(bootstrapSource({ functions: run.functions, input: run.input, seed: run.seed, clockMs: run.clockMs, messageBytes: limits.messageBytes, outputBytes: limits.outputBytes }), { filename: 'cairn-bootstrap.js' });
     await bootstrap.run(context);
     const program = await isolate.compileScript(programSource(run.code), { filename: 'program.js', lineOffset: -1 });
     const outcome = (await program.run(context, { promise: true, copy: true })) as unknown;
