@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateTree } from './fixtures.js';
+import { benchSandbox } from './sandbox-bench.js';
 import { benchStorage, type BenchRow } from './storage-bench.js';
 
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'results');
@@ -33,6 +34,9 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'cairn-bench-'));
   const all: BenchRow[] = [];
   try {
+    const sandboxRows = await benchSandbox();
+    printRows(sandboxRows);
+    all.push(...sandboxRows);
     const generated = join(work, 'generated');
     generateTree(generated, 10_000);
     const generatedRows = await benchStorage('generated 10k', generated, join(work, 'g'));
@@ -44,7 +48,7 @@ async function main(): Promise<void> {
     printRows(realRows);
     all.push(...realRows);
     mkdirSync(RESULTS, { recursive: true });
-    writeFileSync(join(RESULTS, 'storage.json'), JSON.stringify({ node: process.version, at: new Date().toISOString(), rows: all }, null, 2));
+    writeFileSync(join(RESULTS, 'latest.json'), JSON.stringify({ node: process.version, at: new Date().toISOString(), rows: all }, null, 2));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
