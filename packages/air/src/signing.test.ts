@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { ed25519PublicKey, equalBytes, hmacSha256, signEd25519, verifyEd25519 } from './signing.js';
+import { fromHex, HAVE_VECTORS, readVectors, toHex } from './test-support/vectors.js';
+
+interface Wycheproof {
+  testGroups: { publicKey: { pk: string }; tests: { tcId: number; msg: string; sig: string; result: 'valid' | 'invalid'; comment: string }[] }[];
+}
+
+describe.skipIf(!HAVE_VECTORS)('Ed25519', () => {
+  const wycheproof = HAVE_VECTORS ? readVectors<Wycheproof>('wycheproof-ed25519.json') : { testGroups: [] };
+  const cases = wycheproof.testGroups.flatMap((g) => g.tests.map((t) => ({ ...t, pk: g.publicKey.pk })));
+
+  it('has all 151 Wycheproof cases', () => expect(cases.length).toBe(151));
+
+  it.each(cases.map((c) => [c.tcId, c.comment, c] as const))('Wycheproof %i %s', (_id, _comment, c) => {
+    expect(verifyEd25519(fromHex(c.pk), fromHex(c.msg), fromHex(c.sig))).toBe(c.result === 'valid');
+  });
+
+  const rfc = HAVE_VECTORS ? readVectors<{ name: string; sk: string; pk: string; msg: string; sig: string }[]>('rfc8032-ed25519.json') : [];
+  it.each(rfc.map((v) => [v.name, v] as const))('RFC 8032 %s: key, signature, verification', (_name, v) => {
+    expect(toHex(ed25519PublicKey(fromHex(v.sk)))).toBe(v.pk);
+    expect(toHex(signEd25519(fromHex(v.sk), fromHex(v.msg)))).toBe(v.sig);
+    expect(verifyEd25519(fromHex(v.pk), fromHex(v.msg), fromHex(v.sig))).toBe(true);
+    const tampered = fromHex(v.msg + '00');
+    expect(verifyEd25519(fromHex(v.pk), tampered, fromHex(v.sig))).toBe(false);
+  });
+
+  it('malformed keys and signatures are simply invalid', () => {
+    expect(verifyEd25519(new Uint8Array(31), new Uint8Array(0), new Uint8Array(64))).toBe(false);
+    expect(verifyEd25519(new Uint8Array(32).fill(0xff), new Uint8Array(0), new Uint8Array(64).fill(0xff))).toBe(false);
+  });
+});
+
+describe('HMAC-SHA-256', () => {
+  it('matches RFC 4231 test case 2', () => {
+    const mac = hmacSha256(new TextEncoder().encode('Jefe'), new TextEncoder().encode('what do ya want for nothing?'));
+    expect(toHex(mac)).toBe('5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
+    expect(equalBytes(mac, mac.slice())).toBe(true);
+    expect(equalBytes(mac, new Uint8Array(32))).toBe(false);
+  });
+});

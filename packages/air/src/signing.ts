@@ -1,0 +1,44 @@
+import * as ed from '@noble/ed25519';
+import { hmac } from '@noble/hashes/hmac.js';
+import { sha256, sha512 } from '@noble/hashes/sha2.js';
+
+ed.hashes.sha512 = sha512;
+
+/** How an adapter signs its receipts: Ed25519 (public key) or HMAC-SHA-256 (shared key). */
+export type SignatureScheme = 'ed25519' | 'hmac-sha256';
+
+/**
+ * Verifies an Ed25519 signature strictly (RFC 8032, `zip215: false`): non-canonical encodings and small-order
+ * points are refused. Never throws: malformed input is simply not a valid signature.
+ */
+export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  if (publicKey.length !== 32 || signature.length !== 64) return false;
+  try {
+    return ed.verify(signature, message, publicKey, { zip215: false });
+  } catch {
+    return false;
+  }
+}
+
+/** Signs with an Ed25519 secret key (32 bytes). */
+export function signEd25519(secretKey: Uint8Array, message: Uint8Array): Uint8Array {
+  return ed.sign(message, secretKey);
+}
+
+/** The Ed25519 public key of a secret key. */
+export function ed25519PublicKey(secretKey: Uint8Array): Uint8Array {
+  return ed.getPublicKey(secretKey);
+}
+
+/** HMAC-SHA-256 of a message. */
+export function hmacSha256(key: Uint8Array, message: Uint8Array): Uint8Array {
+  return hmac(sha256, key, message);
+}
+
+/** Compares two byte strings in time independent of where they differ. */
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
+  return diff === 0;
+}
