@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateTree } from './fixtures.js';
+import { benchKernel } from './kernel-bench.js';
 import { benchSandbox } from './sandbox-bench.js';
 import { benchStorage, type BenchRow } from './storage-bench.js';
 
@@ -34,6 +35,9 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'cairn-bench-'));
   const all: BenchRow[] = [];
   try {
+    const kernelRows = benchKernel();
+    printRows(kernelRows);
+    all.push(...kernelRows);
     const sandboxRows = await benchSandbox();
     printRows(sandboxRows);
     all.push(...sandboxRows);

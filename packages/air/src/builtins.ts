@@ -55,6 +55,15 @@ export const BUILTIN_SCHEMAS: readonly AirDefinitionJson[] = [
   }),
   schema('sys/BlobCapParams@1', { record: { namespaces: option(T.textSet) } }),
   schema('sys/TimerCapParams@1', { record: {} }),
+  schema('sys/FsReadParams@1', { record: { path: T.text } }),
+  schema('sys/FsReadReceipt@1', { record: { path: T.text, size: T.nat, content_ref: T.hash } }),
+  schema('sys/FsWriteParams@1', { record: { path: T.text, size: T.nat, content_ref: T.hash } }),
+  schema('sys/FsWriteReceipt@1', { record: { path: T.text, size: T.nat, created: { bool: {} } } }),
+  schema('sys/FsListParams@1', { record: { path: T.text } }),
+  schema('sys/FsListReceipt@1', { record: { entries: { list: T.text } } }),
+  schema('sys/FsSearchParams@1', { record: { pattern: T.text, path: T.text, content: { bool: {} } } }),
+  schema('sys/FsSearchReceipt@1', { record: { matches: { list: T.text } } }),
+  schema('sys/FsCapParams@1', { record: { read_prefixes: T.textSet, write_prefixes: option(T.textSet), max_write_bytes: option(T.nat) } }),
 ];
 
 /** The standard capability types of AIR v1 §9. */
@@ -63,6 +72,7 @@ export const BUILTIN_CAPS: readonly AirDefinitionJson[] = [
   { $kind: 'defcap', name: 'sys/llm.basic@1', cap_type: 'llm.basic', schema: 'sys/LlmBasicCapParams@1' },
   { $kind: 'defcap', name: 'sys/blob@1', cap_type: 'blob', schema: 'sys/BlobCapParams@1' },
   { $kind: 'defcap', name: 'sys/timer@1', cap_type: 'timer', schema: 'sys/TimerCapParams@1' },
+  { $kind: 'defcap', name: 'sys/fs@1', cap_type: 'fs', schema: 'sys/FsCapParams@1' },
 ];
 
 /** One effect kind: its parameter and receipt schemas and the capability type that governs it. */
@@ -72,13 +82,17 @@ export interface EffectSpec {
   capType: string;
 }
 
-/** The built-in effect catalog of AIR v1 §7. */
+/** The built-in effect catalog: AIR v1 §7, plus Cairn's file-system kinds (governed by the `fs` capability). */
 export const EFFECT_CATALOG: Readonly<Record<string, EffectSpec>> = {
   'http.request': { params: 'sys/HttpRequestParams@1', receipt: 'sys/HttpRequestReceipt@1', capType: 'http.out' },
   'blob.put': { params: 'sys/BlobPutParams@1', receipt: 'sys/BlobPutReceipt@1', capType: 'blob' },
   'blob.get': { params: 'sys/BlobGetParams@1', receipt: 'sys/BlobGetReceipt@1', capType: 'blob' },
   'timer.set': { params: 'sys/TimerSetParams@1', receipt: 'sys/TimerSetReceipt@1', capType: 'timer' },
   'llm.generate': { params: 'sys/LlmGenerateParams@1', receipt: 'sys/LlmGenerateReceipt@1', capType: 'llm.basic' },
+  'fs.read': { params: 'sys/FsReadParams@1', receipt: 'sys/FsReadReceipt@1', capType: 'fs' },
+  'fs.write': { params: 'sys/FsWriteParams@1', receipt: 'sys/FsWriteReceipt@1', capType: 'fs' },
+  'fs.list': { params: 'sys/FsListParams@1', receipt: 'sys/FsListReceipt@1', capType: 'fs' },
+  'fs.search': { params: 'sys/FsSearchParams@1', receipt: 'sys/FsSearchReceipt@1', capType: 'fs' },
 };
 
 /** The capability types a `defcap` may declare, with the built-in parameter schema each must be compatible with. */
@@ -87,4 +101,5 @@ export const CAP_TYPES: Readonly<Record<string, string>> = {
   'llm.basic': 'sys/LlmBasicCapParams@1',
   blob: 'sys/BlobCapParams@1',
   timer: 'sys/TimerCapParams@1',
+  fs: 'sys/FsCapParams@1',
 };

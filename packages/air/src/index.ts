@@ -29,3 +29,8 @@ export { BUILTIN_SCHEMAS, BUILTIN_CAPS, EFFECT_CATALOG, CAP_TYPES, type EffectSp
 export { loadManifestDir, writeManifestStore, MANIFEST_FILE, type AirFiles, type FileDiagnostic } from './manifest-store.js';
 export { commonSchema } from './json-schemas/common.js';
 export { KIND_SCHEMAS } from './json-schemas/definitions.js';
+export { verifyEd25519, signEd25519, ed25519PublicKey, hmacSha256, equalBytes, type SignatureScheme } from './signing.js';
+export { Journal, MemoryJournalStore, verifyChain, entryHash, type JournalEntry, type JournalKind, type JournalStore, type ChainBreak } from './journal.js';
+export { checkGrantConstraints, splitUrl, hostAllowed, normalProjectPath } from './grant-constraints.js';
+export { decidePolicy, type EffectOrigin, type PolicyDecision, type PolicySubject } from './policy.js';
+export { EffectKernel, intentHash, receiptSigningBytes, verifyReceiptSignature, type SignatureVerifier, type EffectRequest, type EffectIntent, type Denial, type Receipt, type AdapterKey, type KernelOptions } from './kernel.js';

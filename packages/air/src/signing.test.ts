@@ -39,3 +39,22 @@ describe('HMAC-SHA-256', () => {
     expect(equalBytes(mac, new Uint8Array(32))).toBe(false);
   });
 });
+
+describe.skipIf(!HAVE_VECTORS)('the OpenSSL verifier of @cairn/air/node agrees with every Wycheproof case', () => {
+  it('151 of 151', async () => {
+    const { nodeSignatureVerifier } = await import('./node/index.js');
+    const wycheproof = readVectors<Wycheproof>('wycheproof-ed25519.json');
+    let agreed = 0;
+    for (const group of wycheproof.testGroups) {
+      for (const t of group.tests) {
+        const valid = nodeSignatureVerifier({ scheme: 'ed25519', key: fromHex(group.publicKey.pk) }, fromHex(t.msg), fromHex(t.sig));
+        if (valid === (t.result === 'valid')) agreed++;
+      }
+    }
+    expect(agreed).toBe(151);
+    const key = new Uint8Array(32).fill(1);
+    const msg = new Uint8Array([1, 2, 3]);
+    expect(nodeSignatureVerifier({ scheme: 'hmac-sha256', key }, msg, hmacSha256(key, msg))).toBe(true);
+    expect(nodeSignatureVerifier({ scheme: 'hmac-sha256', key }, msg, new Uint8Array(32))).toBe(false);
+  });
+});

@@ -149,7 +149,7 @@ function checkPolicies(world: World, problems: AirDiagnostic[]): void {
   for (const { node } of world.all('defpolicy')) {
     node.rules.forEach((rule, i) => {
       const kind = rule.when.effect_kind;
-      if (kind !== undefined && EFFECT_CATALOG[kind] === undefined) {
+      if (kind !== undefined && !kind.endsWith('.*') && EFFECT_CATALOG[kind] === undefined) {
         problems.push(diagnostic('policy.unknown-effect', `unknown effect kind "${kind}"; known: ${Object.keys(EFFECT_CATALOG).join(', ')}`, `/rules/${i}/when/effect_kind`, { name: node.name }));
       }
       const origin = rule.when.origin_name;

@@ -143,7 +143,7 @@ export const defpolicySchema = {
             type: 'object',
             additionalProperties: false,
             properties: {
-              effect_kind: ref('EffectKind'),
+              effect_kind: { title: 'effect kind or kind.* pattern', type: 'string', pattern: '^[a-z][a-z0-9_-]*(\\.[a-z0-9_-]+)*(\\.\\*)?$' },
               cap_name: { type: 'string' },
               host: { type: 'string' },
               method: { type: 'string' },

@@ -1,0 +1,94 @@
+import { compareDec128, parseDec128 } from './dec128.js';
+
+type Json = Record<string, unknown>;
+
+const asSet = (value: unknown): string[] | undefined => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : undefined);
+
+/** Splits an http(s) URL into authority and path without relying on a URL global. */
+export function splitUrl(url: string): { host: string; path: string } | undefined {
+  const match = /^(https?):\/\/([^/?#@]+@)?([^/?#:]+)(:\d+)?([^?#]*)/i.exec(url);
+  if (match === null) return undefined;
+  return { host: match[3]!.toLowerCase(), path: match[5] || '/' };
+}
+
+/** True when `host` is allowed by a list of hosts (`example.com`, or `*.example.com` for subdomains). */
+export function hostAllowed(host: string, allowed: readonly string[]): boolean {
+  return allowed.some((entry) => {
+    const e = entry.toLowerCase();
+    return e.startsWith('*.') ? host.endsWith(e.slice(1)) : host === e;
+  });
+}
+
+/** A project-relative path: no leading slash, no `..`, no empty segments, no NUL. */
+export function normalProjectPath(path: unknown): string | undefined {
+  if (typeof path !== 'string' || path.includes('\0')) return undefined;
+  const parts: string[] = [];
+  for (const part of path.replace(/^\.?\/+/, '').split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') return undefined;
+    parts.push(part);
+  }
+  return parts.join('/');
+}
+
+function within(path: string, prefixes: readonly string[]): boolean {
+  return prefixes.some((p) => {
+    const prefix = normalProjectPath(p) ?? '\0';
+    return prefix === '' || path === prefix || path.startsWith(prefix + '/');
+  });
+}
+
+/**
+ * Checks an effect's parameters against a grant's (AIR v1 §9, and the `fs` capability): returns why they do
+ * not fit, or undefined when they do.
+ */
+export function checkGrantConstraints(kind: string, params: Json, grant: Json): string | undefined {
+  switch (kind) {
+    case 'http.request': {
+      const url = typeof params.url === 'string' ? splitUrl(params.url) : undefined;
+      if (url === undefined) return 'the url is not an http(s) URL';
+      if (!hostAllowed(url.host, asSet(grant.hosts) ?? [])) return `host "${url.host}" is not in the grant's hosts`;
+      const method = String(params.method ?? '').toUpperCase();
+      if (!(asSet(grant.verbs) ?? []).map((v) => v.toUpperCase()).includes(method)) return `method "${method}" is not in the grant's verbs`;
+      const prefixes = asSet(grant.path_prefixes);
+      if (prefixes !== undefined && !prefixes.some((p) => url.path.startsWith(p))) return `path "${url.path}" is outside the grant's path prefixes`;
+      return undefined;
+    }
+    case 'llm.generate': {
+      for (const [field, list] of [['provider', 'providers'], ['model', 'models']] as const) {
+        const allowed = asSet(grant[list]);
+        if (allowed !== undefined && !allowed.includes(String(params[field]))) return `${field} "${String(params[field])}" is not in the grant's ${list}`;
+      }
+      if (typeof grant.max_tokens_max === 'number' && Number(params.max_tokens) > grant.max_tokens_max) return `max_tokens ${String(params.max_tokens)} exceeds the grant's ${grant.max_tokens_max}`;
+      if (typeof grant.temperature_max === 'string') {
+        const limit = parseDec128(grant.temperature_max);
+        const wanted = typeof params.temperature === 'string' ? parseDec128(params.temperature) : undefined;
+        if (limit === undefined || wanted === undefined || compareDec128(wanted, limit) > 0) return `temperature ${String(params.temperature)} exceeds the grant's ${grant.temperature_max}`;
+      }
+      const toolsAllowed = asSet(grant.tools_allow);
+      const tools = asSet(params.tools) ?? [];
+      if (toolsAllowed !== undefined && tools.some((t) => !toolsAllowed.includes(t))) return 'a requested tool is not in the grant\'s tools_allow';
+      return undefined;
+    }
+    case 'blob.put':
+    case 'blob.get': {
+      const namespaces = asSet(grant.namespaces);
+      return namespaces === undefined || namespaces.includes(String(params.namespace)) ? undefined : `namespace "${String(params.namespace)}" is not in the grant's namespaces`;
+    }
+    case 'timer.set':
+      return undefined;
+    case 'fs.read':
+    case 'fs.list':
+    case 'fs.search':
+    case 'fs.write': {
+      const path = normalProjectPath(params.path);
+      if (path === undefined) return `path ${JSON.stringify(params.path)} is not a project-relative path`;
+      if (kind !== 'fs.write') return within(path, asSet(grant.read_prefixes) ?? []) ? undefined : `"${path}" is outside the grant's read prefixes`;
+      if (!within(path, asSet(grant.write_prefixes) ?? [])) return `"${path}" is outside the grant's write prefixes`;
+      if (typeof grant.max_write_bytes === 'number' && Number(params.size) > grant.max_write_bytes) return `writing ${String(params.size)} bytes exceeds the grant's ${grant.max_write_bytes}`;
+      return undefined;
+    }
+    default:
+      return `no constraint check for effect kind "${kind}"`;
+  }
+}

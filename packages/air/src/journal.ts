@@ -1,0 +1,120 @@
+import type { CborValue } from './cbor-value.js';
+import { hashNode, type Hash } from './node-hash.js';
+
+/** The kinds of journal entry: AIR v1 §15, and Cairn's records of refusals. */
+export type JournalKind =
+  | 'Proposed'
+  | 'ShadowReport'
+  | 'Approved'
+  | 'Applied'
+  | 'Rejected'
+  | 'PlanStarted'
+  | 'EffectQueued'
+  | 'EffectDenied'
+  | 'PolicyDecisionRecorded'
+  | 'ReceiptAppended'
+  | 'ReceiptRejected'
+  | 'PlanEnded'
+  | 'BudgetExceeded';
+
+/** One journal entry; `hash` commits to the sequence number, kind, body and the previous entry's hash. */
+export interface JournalEntry {
+  seq: number;
+  kind: JournalKind;
+  body: CborValue;
+  prev: Hash | null;
+  hash: Hash;
+}
+
+/** Where entries are kept: append-only. An in-memory store is here; SQLite ones live where Cairn needs them. */
+export interface JournalStore {
+  append(entry: JournalEntry): void;
+  entries(): Iterable<JournalEntry>;
+}
+
+/** A journal store in memory. */
+export class MemoryJournalStore implements JournalStore {
+  private readonly list: JournalEntry[] = [];
+
+  append(entry: JournalEntry): void {
+    this.list.push(entry);
+  }
+
+  entries(): Iterable<JournalEntry> {
+    return this.list;
+  }
+}
+
+/** The hash of an entry's content. */
+export function entryHash(seq: number, kind: JournalKind, body: CborValue, prev: Hash | null): Hash {
+  return hashNode({ seq, kind, body, prev });
+}
+
+/** Where a journal's chain breaks. */
+export interface ChainBreak {
+  seq: number;
+  reason: string;
+}
+
+/**
+ * Checks a sequence of entries: numbered from 0 without gaps, each hash matching its content, each `prev` the
+ * hash of the entry before. An edit, deletion, insertion or reordering breaks it at the first wrong entry.
+ */
+export function verifyChain(entries: Iterable<JournalEntry>): ChainBreak | undefined {
+  let expected = 0;
+  let prev: Hash | null = null;
+  for (const entry of entries) {
+    if (entry.seq !== expected) return { seq: expected, reason: `entry ${expected} is missing or out of order (found ${entry.seq})` };
+    if (entry.prev !== prev) return { seq: entry.seq, reason: `entry ${entry.seq} does not follow the entry before it` };
+    let actual: Hash;
+    try {
+      actual = entryHash(entry.seq, entry.kind, entry.body, entry.prev);
+    } catch {
+      return { seq: entry.seq, reason: `entry ${entry.seq} cannot be encoded` };
+    }
+    if (actual !== entry.hash) return { seq: entry.seq, reason: `entry ${entry.seq} was changed after it was written` };
+    prev = entry.hash;
+    expected++;
+  }
+  return undefined;
+}
+
+/** An append-only, hash-chained journal over a store. */
+export class Journal {
+  private readonly store: JournalStore;
+  private next = 0;
+  private head: Hash | null = null;
+
+  private constructor(store: JournalStore) {
+    this.store = store;
+  }
+
+  /** Opens a journal on a store, refusing one whose chain is broken. */
+  static open(store: JournalStore = new MemoryJournalStore()): { ok: true; journal: Journal } | { ok: false; broken: ChainBreak } {
+    const broken = verifyChain(store.entries());
+    if (broken) return { ok: false, broken };
+    const journal = new Journal(store);
+    for (const entry of store.entries()) {
+      journal.next = entry.seq + 1;
+      journal.head = entry.hash;
+    }
+    return { ok: true, journal };
+  }
+
+  append(kind: JournalKind, body: CborValue): JournalEntry {
+    const entry: JournalEntry = { seq: this.next, kind, body, prev: this.head, hash: entryHash(this.next, kind, body, this.head) };
+    this.store.append(entry);
+    this.next++;
+    this.head = entry.hash;
+    return entry;
+  }
+
+  /** The hash of the last entry (null when empty). */
+  get headHash(): Hash | null {
+    return this.head;
+  }
+
+  entries(): JournalEntry[] {
+    return [...this.store.entries()];
+  }
+}

@@ -1,0 +1,222 @@
+import { encodeCanonical } from './canonical-cbor.js';
+import type { CborValue } from './cbor-value.js';
+import { hashBytes, type Hash } from './node-hash.js';
+import { checkGrantConstraints } from './grant-constraints.js';
+import type { Journal } from './journal.js';
+import type { CapGrantJson, DefPolicyNode } from './nodes.js';
+import { decidePolicy, type EffectOrigin, type PolicyDecision } from './policy.js';
+import { equalBytes, hmacSha256, verifyEd25519, type SignatureScheme } from './signing.js';
+import type { World } from './world.js';
+import { EFFECT_CATALOG } from './builtins.js';
+import { encodeTypedValue } from './values.js';
+
+/** A request to perform an effect. */
+export interface EffectRequest {
+  kind: string;
+  params: Readonly<Record<string, unknown>>;
+  cap: string;
+  /** 32 bytes chosen by the origin; the same request retried keeps its key. */
+  idempotencyKey: Uint8Array;
+  origin: EffectOrigin;
+}
+
+/** An effect admitted by the kernel. */
+export interface EffectIntent {
+  kind: string;
+  params: CborValue;
+  cap: string;
+  idempotencyKey: Uint8Array;
+  intentHash: Hash;
+  origin: EffectOrigin;
+}
+
+/** Why an effect was refused, at which stage of enforcement. */
+export interface Denial {
+  stage: 'unknown-kind' | 'params' | 'grant' | 'expired' | 'exhausted' | 'cap-type' | 'constraint' | 'budget' | 'policy';
+  reason: string;
+  policy?: PolicyDecision;
+}
+
+/** The result an adapter reports, signed. */
+export interface Receipt {
+  intentHash: Hash;
+  adapterId: string;
+  status: 'ok' | 'error';
+  receipt: CborValue;
+  /** Cost in cents, when the effect had one. */
+  cost?: number;
+  sig: Uint8Array;
+}
+
+/** A registered adapter key. */
+export interface AdapterKey {
+  scheme: SignatureScheme;
+  /** Ed25519 public key, or the HMAC key. */
+  key: Uint8Array;
+}
+
+/** A grant as the kernel keeps it: parameters, expiry and what is left of its budget. */
+interface GrantState {
+  grant: CapGrantJson;
+  capType: string;
+  remaining: { tokens?: bigint; bytes?: bigint; cents?: bigint };
+  exhausted: boolean;
+}
+
+/** The kernel's options. */
+export interface KernelOptions {
+  world: World;
+  grants: readonly CapGrantJson[];
+  policy?: DefPolicyNode;
+  journal: Journal;
+  adapters: Readonly<Record<string, AdapterKey>>;
+  /** Nanoseconds since the epoch, for grant expiry (injected: replays must see the same time). */
+  nowNs: () => bigint;
+  /** Size of a blob by hash, when the content store knows it (for blob.put budget checks). */
+  blobSize?: (hash: Hash) => bigint | undefined;
+  /** Signature verification; defaults to the pure `verifyReceiptSignature`. `@cairn/air/node` has a faster one on OpenSSL. */
+  verifySignature?: SignatureVerifier;
+}
+
+/** Checks a receipt signature for an adapter key. */
+export type SignatureVerifier = (key: AdapterKey, message: Uint8Array, signature: Uint8Array) => boolean;
+
+/** Pure verification: strict Ed25519 (`zip215: false`) or HMAC-SHA-256 in constant time. */
+export const verifyReceiptSignature: SignatureVerifier = (key, message, signature) =>
+  key.scheme === 'ed25519' ? verifyEd25519(key.key, message, signature) : equalBytes(hmacSha256(key.key, message), signature);
+
+/** The canonical bytes an adapter signs: the receipt without its signature. */
+export function receiptSigningBytes(receipt: Omit<Receipt, 'sig'>): Uint8Array {
+  const body: Record<string, CborValue> = { intent_hash: receipt.intentHash, adapter_id: receipt.adapterId, status: receipt.status, receipt: receipt.receipt };
+  if (receipt.cost !== undefined) body.cost = receipt.cost;
+  return encodeCanonical(body);
+}
+
+/** `intent_hash` = SHA-256 of the canonical CBOR of `[kind, params, cap, idempotency_key]`. */
+export function intentHash(kind: string, params: CborValue, cap: string, idempotencyKey: Uint8Array): Hash {
+  return hashBytes(encodeCanonical([kind, params, cap, idempotencyKey]));
+}
+
+/**
+ * The effect gate of AIR v1 §9–10: checks, in order, that the kind is known and its parameters fit its
+ * schema, the grant exists, has not expired or run out, is of the kind's capability type, admits the
+ * parameters, and can afford the effect; then asks the policy (first match wins, default deny). Every
+ * decision is journaled. Receipts are checked against the adapter's registered key and bound to an admitted
+ * intent before they settle the grant's budget.
+ */
+export class EffectKernel {
+  private readonly options: KernelOptions;
+  private readonly grants = new Map<string, GrantState>();
+  private readonly pending = new Map<string, EffectIntent>();
+  private readonly done = new Set<string>();
+
+  constructor(options: KernelOptions) {
+    this.options = options;
+    for (const grant of options.grants) {
+      const cap = options.world.get('defcap', grant.cap);
+      const budget = grant.budget ?? {};
+      const remaining: GrantState['remaining'] = {};
+      for (const dim of ['tokens', 'bytes', 'cents'] as const) if (budget[dim] !== undefined) remaining[dim] = BigInt(budget[dim]!);
+      this.grants.set(grant.name, { grant, capType: cap?.node.cap_type ?? '', remaining, exhausted: false });
+    }
+  }
+
+  /** Admits or denies an effect; the outcome is journaled either way. */
+  enqueue(request: EffectRequest): { ok: true; intent: EffectIntent } | { ok: false; denial: Denial } {
+    const { journal } = this.options;
+    const deny = (denial: Denial, hash?: Hash) => {
+      journal.append('EffectDenied', { kind: request.kind, cap: request.cap, origin_kind: request.origin.kind, origin_name: request.origin.name, stage: denial.stage, reason: denial.reason, intent_hash: hash ?? null });
+      return { ok: false as const, denial };
+    };
+    const spec = EFFECT_CATALOG[request.kind];
+    if (spec === undefined) return deny({ stage: 'unknown-kind', reason: `unknown effect kind "${request.kind}"` });
+    const schema = this.options.world.schema(spec.params, '', []);
+    const typed = schema === undefined ? undefined : encodeTypedValue(request.params, schema.type, '/params');
+    if (typed === undefined || !typed.ok) return deny({ stage: 'params', reason: typed === undefined ? 'no parameter schema' : typed.diagnostics.map((d) => `${d.path}: ${d.message}`).join('; ') });
+    const hash = intentHash(request.kind, typed.value, request.cap, request.idempotencyKey);
+    const state = this.grants.get(request.cap);
+    if (state === undefined) return deny({ stage: 'grant', reason: `no grant named "${request.cap}"` }, hash);
+    if (state.grant.expiry_ns !== undefined && this.options.nowNs() >= BigInt(state.grant.expiry_ns)) return deny({ stage: 'expired', reason: `grant "${request.cap}" has expired` }, hash);
+    if (state.exhausted) return deny({ stage: 'exhausted', reason: `grant "${request.cap}" has used up its budget` }, hash);
+    if (state.capType !== spec.capType) return deny({ stage: 'cap-type', reason: `grant "${request.cap}" is a ${state.capType || 'unknown'} capability; ${request.kind} needs ${spec.capType}` }, hash);
+    const misfit = checkGrantConstraints(request.kind, request.params as Record<string, unknown>, state.grant.params as Record<string, unknown>);
+    if (misfit !== undefined) return deny({ stage: 'constraint', reason: misfit }, hash);
+    const unaffordable = this.precheckBudget(request, state);
+    if (unaffordable !== undefined) return deny({ stage: 'budget', reason: unaffordable }, hash);
+    const decision = decidePolicy(this.options.policy, { kind: request.kind, capName: request.cap, params: request.params, origin: request.origin });
+    journal.append('PolicyDecisionRecorded', { intent_hash: hash, policy_name: decision.policyName, rule_index: decision.ruleIndex, decision: decision.decision });
+    if (decision.decision === 'deny') return { ok: false, denial: { stage: 'policy', reason: decision.ruleIndex < 0 ? 'no policy rule allows it (default deny)' : `policy rule ${decision.ruleIndex} denies it`, policy: decision } };
+    const intent: EffectIntent = { kind: request.kind, params: typed.value, cap: request.cap, idempotencyKey: request.idempotencyKey, intentHash: hash, origin: request.origin };
+    this.pending.set(hash, intent);
+    journal.append('EffectQueued', { intent_hash: hash, kind: request.kind, cap: request.cap, origin_kind: request.origin.kind, origin_name: request.origin.name });
+    return { ok: true, intent };
+  }
+
+  private precheckBudget(request: EffectRequest, state: GrantState): string | undefined {
+    const p = request.params;
+    if (request.kind === 'llm.generate' && state.remaining.tokens !== undefined && BigInt(Number(p.max_tokens) || 0) > state.remaining.tokens) {
+      return `max_tokens ${String(p.max_tokens)} exceeds the ${state.remaining.tokens} tokens left on "${request.cap}"`;
+    }
+    const size = request.kind === 'fs.write' ? BigInt(Number(p.size) || 0) : request.kind === 'blob.put' && typeof p.blob_ref === 'string' ? this.options.blobSize?.(p.blob_ref as Hash) : undefined;
+    if (size !== undefined && state.remaining.bytes !== undefined && size > state.remaining.bytes) return `${size} bytes exceed the ${state.remaining.bytes} left on "${request.cap}"`;
+    return undefined;
+  }
+
+  /** Verifies, binds and appends a receipt, then settles the grant's budget; a bad receipt is journaled and refused. */
+  submitReceipt(receipt: Receipt): { ok: true } | { ok: false; reason: string } {
+    const { journal } = this.options;
+    const refuse = (reason: string) => {
+      journal.append('ReceiptRejected', { intent_hash: typeof receipt.intentHash === 'string' ? receipt.intentHash : null, adapter_id: String(receipt.adapterId), reason });
+      return { ok: false as const, reason };
+    };
+    const adapter = Object.hasOwn(this.options.adapters, receipt.adapterId) ? this.options.adapters[receipt.adapterId] : undefined;
+    if (adapter === undefined) return refuse(`unknown adapter "${receipt.adapterId}"`);
+    let message: Uint8Array;
+    try {
+      message = receiptSigningBytes(receipt);
+    } catch {
+      return refuse('the receipt cannot be encoded');
+    }
+    const valid = (this.options.verifySignature ?? verifyReceiptSignature)(adapter, message, receipt.sig);
+    if (!valid) return refuse('the signature does not verify');
+    if (this.done.has(receipt.intentHash)) return refuse('a receipt for this intent was already appended');
+    const intent = this.pending.get(receipt.intentHash);
+    if (intent === undefined) return refuse('no admitted intent has this hash');
+    this.pending.delete(receipt.intentHash);
+    this.done.add(receipt.intentHash);
+    journal.append('ReceiptAppended', { intent_hash: receipt.intentHash, adapter_id: receipt.adapterId, status: receipt.status, receipt_ref: hashBytes(encodeCanonical(receipt.receipt)) });
+    this.settle(intent, receipt);
+    return { ok: true };
+  }
+
+  private settle(intent: EffectIntent, receipt: Receipt): void {
+    const state = this.grants.get(intent.cap);
+    if (state === undefined) return;
+    const r = receipt.receipt as Record<string, unknown>;
+    const usage: { tokens?: bigint; bytes?: bigint; cents?: bigint } = {};
+    if (intent.kind === 'llm.generate' && typeof r.token_usage === 'object' && r.token_usage !== null) {
+      const u = r.token_usage as { prompt?: unknown; completion?: unknown };
+      usage.tokens = BigInt(Number(u.prompt) || 0) + BigInt(Number(u.completion) || 0);
+    }
+    if ((intent.kind === 'blob.put' || intent.kind === 'fs.write') && r.size !== undefined) usage.bytes = BigInt(Number(r.size) || 0);
+    const cents = receipt.cost ?? (typeof r.cost_cents === 'number' ? r.cost_cents : undefined);
+    if (cents !== undefined) usage.cents = BigInt(cents);
+    for (const dim of ['tokens', 'bytes', 'cents'] as const) {
+      const left = state.remaining[dim];
+      const used = usage[dim];
+      if (left === undefined || used === undefined) continue;
+      const balance = left - used;
+      state.remaining[dim] = balance;
+      if (balance < 0n) {
+        state.exhausted = true;
+        this.options.journal.append('BudgetExceeded', { grant_name: intent.cap, dimension: dim, delta: used, new_balance: balance });
+      }
+    }
+  }
+
+  /** What is left of a grant's budget (for inspection). */
+  remaining(grant: string): { tokens?: bigint; bytes?: bigint; cents?: bigint; exhausted: boolean } | undefined {
+    const state = this.grants.get(grant);
+    return state === undefined ? undefined : { ...state.remaining, exhausted: state.exhausted };
+  }
+}
