@@ -34,3 +34,6 @@ export { Journal, MemoryJournalStore, verifyChain, entryHash, type JournalEntry,
 export { checkGrantConstraints, splitUrl, hostAllowed, normalProjectPath } from './grant-constraints.js';
 export { decidePolicy, type EffectOrigin, type PolicyDecision, type PolicySubject } from './policy.js';
 export { EffectKernel, intentHash, receiptSigningBytes, verifyReceiptSignature, type SignatureVerifier, type EffectRequest, type EffectIntent, type Denial, type Receipt, type AdapterKey, type KernelOptions } from './kernel.js';
+export { PlanRunner, type PlanInstance, type InstanceStatus, type PlanRunnerOptions } from './plan-runner.js';
+export { AirRuntime, replayJournal, shadowRun, type RuntimeConfig, type ReplayOutcome, type ShadowReport } from './air-runtime.js';
+export { receiptRecord, receiptFromRecord } from './kernel.js';

@@ -1,4 +1,5 @@
 import type { CborValue } from './cbor-value.js';
+import { AirError } from './errors.js';
 import { hashNode, type Hash } from './node-hash.js';
 
 /** The kinds of journal entry: AIR v1 §15, and Cairn's records of refusals. */
@@ -15,7 +16,8 @@ export type JournalKind =
   | 'ReceiptAppended'
   | 'ReceiptRejected'
   | 'PlanEnded'
-  | 'BudgetExceeded';
+  | 'BudgetExceeded'
+  | 'DomainEventAppended';
 
 /** One journal entry; `hash` commits to the sequence number, kind, body and the previous entry's hash. */
 export interface JournalEntry {
@@ -99,6 +101,13 @@ export class Journal {
       journal.head = entry.hash;
     }
     return { ok: true, journal };
+  }
+
+  /** A new, empty journal (in memory unless a store is given); throws if the store holds a broken chain. */
+  static create(store: JournalStore = new MemoryJournalStore()): Journal {
+    const opened = Journal.open(store);
+    if (!opened.ok) throw new AirError('AIR_STORE', `the journal is broken at entry ${opened.broken.seq}: ${opened.broken.reason}`);
+    return opened.journal;
   }
 
   append(kind: JournalKind, body: CborValue): JournalEntry {

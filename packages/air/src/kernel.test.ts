@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { EffectKernel, intentHash, receiptSigningBytes, type AdapterKey, type EffectRequest, type Receipt } from './kernel.js';
 import { Journal, MemoryJournalStore, verifyChain, type JournalEntry } from './journal.js';
 import type { CapGrantJson, DefPolicyNode } from './nodes.js';
-import { decidePolicy } from './policy.js';
+import { decidePolicy, type EffectOrigin } from './policy.js';
 import { ed25519PublicKey, hmacSha256, signEd25519 } from './signing.js';
 import { createWorld } from './world.js';
 
@@ -39,7 +39,7 @@ function setup() {
   return { kernel, journal: opened.journal };
 }
 
-const llm = (maxTokens: number, origin = plan): EffectRequest => ({
+const llm = (maxTokens: number, origin: EffectOrigin = plan): EffectRequest => ({
   kind: 'llm.generate',
   params: { provider: 'ollama', model: 'qwen2.5-coder:7b', temperature: '0.2', max_tokens: maxTokens, input_ref: 'sha256:' + 'a'.repeat(64) },
   cap: 'llm',

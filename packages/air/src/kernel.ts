@@ -92,6 +92,23 @@ export function receiptSigningBytes(receipt: Omit<Receipt, 'sig'>): Uint8Array {
   return encodeCanonical(body);
 }
 
+/** A receipt as the journal keeps it (everything, the signature too), so a replay can submit it again. */
+export function receiptRecord(receipt: Receipt): CborValue {
+  const record: Record<string, CborValue> = { intent_hash: String(receipt.intentHash), adapter_id: String(receipt.adapterId), status: String(receipt.status), receipt: receipt.receipt, sig: receipt.sig instanceof Uint8Array ? receipt.sig : new Uint8Array(0) };
+  if (receipt.cost !== undefined) record.cost = receipt.cost;
+  return record;
+}
+
+/** Reads a receipt back from its journal record. */
+export function receiptFromRecord(record: CborValue): Receipt | undefined {
+  if (typeof record !== 'object' || record === null || Array.isArray(record) || record instanceof Uint8Array || record instanceof Map) return undefined;
+  const r = record as Record<string, CborValue>;
+  if (typeof r.intent_hash !== 'string' || typeof r.adapter_id !== 'string' || (r.status !== 'ok' && r.status !== 'error') || !(r.sig instanceof Uint8Array) || r.receipt === undefined) return undefined;
+  const receipt: Receipt = { intentHash: r.intent_hash as Hash, adapterId: r.adapter_id, status: r.status, receipt: r.receipt, sig: r.sig };
+  if (typeof r.cost === 'number') receipt.cost = r.cost;
+  return receipt;
+}
+
 /** `intent_hash` = SHA-256 of the canonical CBOR of `[kind, params, cap, idempotency_key]`. */
 export function intentHash(kind: string, params: CborValue, cap: string, idempotencyKey: Uint8Array): Hash {
   return hashBytes(encodeCanonical([kind, params, cap, idempotencyKey]));
@@ -166,7 +183,7 @@ export class EffectKernel {
   submitReceipt(receipt: Receipt): { ok: true } | { ok: false; reason: string } {
     const { journal } = this.options;
     const refuse = (reason: string) => {
-      journal.append('ReceiptRejected', { intent_hash: typeof receipt.intentHash === 'string' ? receipt.intentHash : null, adapter_id: String(receipt.adapterId), reason });
+      journal.append('ReceiptRejected', { intent_hash: typeof receipt.intentHash === 'string' ? receipt.intentHash : null, adapter_id: String(receipt.adapterId), reason, submitted: receiptRecord(receipt) });
       return { ok: false as const, reason };
     };
     const adapter = Object.hasOwn(this.options.adapters, receipt.adapterId) ? this.options.adapters[receipt.adapterId] : undefined;
@@ -184,7 +201,7 @@ export class EffectKernel {
     if (intent === undefined) return refuse('no admitted intent has this hash');
     this.pending.delete(receipt.intentHash);
     this.done.add(receipt.intentHash);
-    journal.append('ReceiptAppended', { intent_hash: receipt.intentHash, adapter_id: receipt.adapterId, status: receipt.status, receipt_ref: hashBytes(encodeCanonical(receipt.receipt)) });
+    journal.append('ReceiptAppended', { intent_hash: receipt.intentHash, adapter_id: receipt.adapterId, status: receipt.status, receipt_ref: hashBytes(encodeCanonical(receipt.receipt)), submitted: receiptRecord(receipt) });
     this.settle(intent, receipt);
     return { ok: true };
   }

@@ -70,9 +70,11 @@ export function checkPlan(world: World, entry: Entry<DefPlanNode>, context: Plan
     }
     return input === undefined ? { vars, steps } : { input, vars, steps };
   };
-  const checkExpr = (expr: unknown, path: string, stepId: string | undefined, expected?: AirType, what = 'value'): void => {
+  const checkExpr = (expr: unknown, path: string, stepId: string | undefined, expected?: AirType, what = 'value', extra?: [string, AirType | undefined]): void => {
     const local: AirDiagnostic[] = [];
-    const type = inferExprType(expr, scopeFor(stepId), path, local);
+    const scope = scopeFor(stepId);
+    if (extra !== undefined) (scope.vars as Map<string, AirType | undefined>).set(extra[0], extra[1]);
+    const type = inferExprType(expr, scope, path, local);
     problems.push(...local.map((d) => ({ ...d, ...at(path, stepId) })));
     if (expected !== undefined && local.length === 0 && !isAssignable(type, expected)) {
       problems.push(diagnostic('plan.type', `the ${what} is ${describeType(type)}, but ${describeType(expected)} is required`, path, at(path, stepId)));
@@ -117,8 +119,8 @@ export function checkPlan(world: World, entry: Entry<DefPlanNode>, context: Plan
         break;
       }
       case 'await_event': {
-        world.resolveSchemaRef(step.event, pointer(path, 'event'), problems, where);
-        if (step.where !== undefined) checkExpr(step.where, pointer(path, 'where'), step.id, { kind: 'primitive', name: 'bool' }, 'where predicate');
+        const eventType = world.resolveSchemaRef(step.event, pointer(path, 'event'), problems, where)?.type;
+        if (step.where !== undefined) checkExpr(step.where, pointer(path, 'where'), step.id, { kind: 'primitive', name: 'bool' }, 'where predicate', [step.bind.as, eventType]);
         break;
       }
       case 'assign': {

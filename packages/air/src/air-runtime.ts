@@ -1,0 +1,111 @@
+import type { CborValue } from './cbor-value.js';
+import { Journal, type JournalEntry } from './journal.js';
+import { EffectKernel, receiptFromRecord, type AdapterKey, type EffectIntent, type Receipt, type SignatureVerifier } from './kernel.js';
+import type { CapGrantJson, DefPolicyNode } from './nodes.js';
+import { PlanRunner, type PlanInstance } from './plan-runner.js';
+import type { Hash } from './node-hash.js';
+import type { World } from './world.js';
+
+/** Everything that defines a world's behaviour apart from its inputs. */
+export interface RuntimeConfig {
+  world: World;
+  manifestHash: string;
+  grants: readonly CapGrantJson[];
+  policy?: DefPolicyNode;
+  adapters: Readonly<Record<string, AdapterKey>>;
+  nowNs: () => bigint;
+  verifySignature?: SignatureVerifier;
+  raise?: (reducer: string, event: CborValue, key: CborValue | undefined) => void;
+  onIntent?: (instance: string, step: string, intent: EffectIntent) => void;
+}
+
+/**
+ * The kernel and the plan runner over one journal: plans start, receipts arrive, events are appended, and every
+ * one of those inputs lands in the journal with its value. `replayJournal` feeds the inputs of a journal to a
+ * fresh runtime and must reproduce it entry for entry and the same state hash.
+ */
+export class AirRuntime {
+  readonly journal: Journal;
+  readonly kernel: EffectKernel;
+  readonly runner: PlanRunner;
+
+  constructor(config: RuntimeConfig, journal: Journal = Journal.create()) {
+    this.journal = journal;
+    this.kernel = new EffectKernel({ world: config.world, grants: config.grants, ...(config.policy ? { policy: config.policy } : {}), journal: this.journal, adapters: config.adapters, nowNs: config.nowNs, ...(config.verifySignature ? { verifySignature: config.verifySignature } : {}) });
+    this.runner = new PlanRunner({ world: config.world, kernel: this.kernel, journal: this.journal, manifestHash: config.manifestHash, ...(config.raise ? { raise: config.raise } : {}), ...(config.onIntent ? { onIntent: config.onIntent } : {}) });
+  }
+
+  start(plan: string, input: unknown, instanceId: string): PlanInstance {
+    return this.runner.start(plan, input, instanceId);
+  }
+
+  /** Submits a receipt to the kernel and, if it is accepted, wakes the plans awaiting it. */
+  receipt(receipt: Receipt): { ok: true } | { ok: false; reason: string } {
+    const accepted = this.kernel.submitReceipt(receipt);
+    if (accepted.ok) this.runner.deliverReceipt(receipt.intentHash, receipt.status, receipt.receipt);
+    return accepted;
+  }
+
+  /** Appends a domain event and wakes the plans awaiting its schema. */
+  event(schema: string, value: CborValue): void {
+    this.journal.append('DomainEventAppended', { schema, value });
+    this.runner.deliverEvent(schema, value);
+  }
+
+  stateHash(): Hash {
+    return this.runner.stateHash();
+  }
+}
+
+/** The outcome of a replay: the same journal and state, or where they part. */
+export type ReplayOutcome = { ok: true; stateHash: Hash } | { ok: false; seq: number; reason: string };
+
+/**
+ * Replays a journal: starts the same plans with the same inputs, submits the same receipts (signatures
+ * included) and appends the same events, in order, to a fresh runtime with the same configuration; then
+ * requires every produced entry to equal the recorded one and returns the state hash.
+ */
+export function replayJournal(config: RuntimeConfig, entries: readonly JournalEntry[]): ReplayOutcome {
+  const runtime = new AirRuntime(config);
+  for (const entry of entries) {
+    const body = entry.body as Record<string, CborValue>;
+    if (entry.kind === 'PlanStarted') runtime.start(String(body.plan_name), body.input, String(body.instance_id));
+    else if (entry.kind === 'ReceiptAppended' || entry.kind === 'ReceiptRejected') {
+      const receipt = receiptFromRecord(body.submitted ?? null);
+      if (receipt === undefined) return { ok: false, seq: entry.seq, reason: 'a receipt entry does not hold its receipt' };
+      runtime.receipt(receipt);
+    } else if (entry.kind === 'DomainEventAppended') runtime.event(String(body.schema), body.value ?? null);
+  }
+  const produced = runtime.journal.entries();
+  for (let i = 0; i < Math.max(produced.length, entries.length); i++) {
+    if (produced[i]?.hash !== entries[i]?.hash) {
+      return { ok: false, seq: i, reason: produced[i] === undefined ? `the replay stopped before entry ${i}` : entries[i] === undefined ? `the replay wrote an extra entry ${i}` : `entry ${i} differs: recorded ${entries[i]!.kind}, replayed ${produced[i]!.kind}` };
+    }
+  }
+  return { ok: true, stateHash: runtime.stateHash() };
+}
+
+/** What a shadow run predicts: the intents a plan would emit and the steps it would take, up to its first wait. */
+export interface ShadowReport {
+  intents: { step: string; kind: string; cap: string; params: CborValue; intentHash: Hash }[];
+  path: string[];
+  status: PlanInstance['status'];
+  /** The step it would wait at, if any. */
+  waitsAt?: string;
+  error?: string;
+}
+
+/** Runs a plan with effects stubbed (no receipt ever arrives) on a scratch journal and reports what it would do. */
+export function shadowRun(config: RuntimeConfig, plan: string, input: unknown): ShadowReport {
+  const intents: ShadowReport['intents'] = [];
+  const runtime = new AirRuntime({ ...config, onIntent: (_instance, step, intent) => intents.push({ step, kind: intent.kind, cap: intent.cap, params: intent.params, intentHash: intent.intentHash }) });
+  const instance = runtime.start(plan, input, 'shadow');
+  const report: ShadowReport = { intents, path: [...instance.completed], status: instance.status };
+  const definition = config.world.get('defplan', plan)?.node;
+  if (instance.status === 'waiting' && definition !== undefined) {
+    const waiting = definition.steps.find((s) => !instance.completed.includes(s.id) && (s.op === 'await_receipt' || s.op === 'await_event') && definition.edges.filter((e) => e.to === s.id).every((e) => instance.completed.includes(e.from)));
+    if (waiting !== undefined) report.waitsAt = waiting.id;
+  }
+  if (instance.error !== undefined) report.error = `${instance.error.code}: ${instance.error.message}`;
+  return report;
+}

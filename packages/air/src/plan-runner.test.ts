@@ -1,0 +1,219 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { AirRuntime, replayJournal, shadowRun, type RuntimeConfig } from './air-runtime.js';
+import { receiptSigningBytes, type Receipt } from './kernel.js';
+import type { CapGrantJson, DefPlanNode, DefPolicyNode } from './nodes.js';
+import { ed25519PublicKey, signEd25519 } from './signing.js';
+import { validateManifest } from './validate.js';
+import type { World } from './world.js';
+
+const SECRET = new Uint8Array(32).fill(5);
+const fixPlan: DefPlanNode = {
+  $kind: 'defplan',
+  name: 'cairn/fix@1',
+  input: { record: { path: { text: {} }, retries: { nat: {} } } },
+  output: { record: { path: { text: {} }, written: { nat: {} } } },
+  steps: [
+    { id: 'a_read', op: 'emit_effect', kind: 'fs.read', params: { record: { path: { ref: '@plan.input.path' } } }, cap: 'fs', bind: { effect_id_as: 'read_id' } },
+    { id: 'b_wait_read', op: 'await_receipt', for: { ref: '@var:read_id' }, bind: { as: 'read' } },
+    { id: 'c_write', op: 'emit_effect', kind: 'fs.write', params: { record: { path: { ref: '@plan.input.path' }, size: { ref: '@var:read.size' }, content_ref: { ref: '@var:read.content_ref' } } }, cap: 'fs', bind: { effect_id_as: 'write_id' } },
+    { id: 'd_wait_write', op: 'await_receipt', for: { ref: '@var:write_id' }, bind: { as: 'written' } },
+    { id: 'e_done', op: 'end', result: { record: { path: { ref: '@plan.input.path' }, written: { ref: '@var:written.size' } } } },
+    { id: 'z_skipped', op: 'end', result: { record: { path: { text: 'never' }, written: { nat: 0 } } } },
+  ],
+  edges: [
+    { from: 'a_read', to: 'b_wait_read' },
+    { from: 'b_wait_read', to: 'c_write', when: { op: 'gt', args: [{ ref: '@var:read.size' }, { nat: 0 }] } },
+    { from: 'c_write', to: 'd_wait_write' },
+    { from: 'd_wait_write', to: 'e_done' },
+    { from: 'b_wait_read', to: 'z_skipped', when: { op: 'eq', args: [{ ref: '@var:read.size' }, { nat: 0 }] } },
+  ],
+  required_caps: ['fs'],
+  allowed_effects: ['fs.read', 'fs.write'],
+};
+const policy: DefPolicyNode = { $kind: 'defpolicy', name: 'cairn/policy@1', rules: [{ when: { effect_kind: 'fs.*', origin_kind: 'plan' }, decision: 'allow' }] };
+const grants: CapGrantJson[] = [{ name: 'fs', cap: 'sys/fs@1', params: { read_prefixes: [''], write_prefixes: ['src'] }, budget: { bytes: 100_000 } }];
+
+const reducer = {
+  $kind: 'defmodule',
+  name: 'cairn/r@1',
+  module_kind: 'reducer',
+  wasm_hash: 'sha256:' + '0'.repeat(64),
+  abi: { reducer: { state: { unit: {} }, event: 'sys/TimerSetReceipt@1' } },
+};
+
+function world(plans: DefPlanNode[] = [fixPlan]): { world: World; manifestHash: string } {
+  const manifest = { $kind: 'manifest', schemas: [], modules: [{ name: reducer.name }], plans: plans.map((p) => ({ name: p.name })), caps: [], policies: [{ name: policy.name }], defaults: { policy: policy.name, cap_grants: grants } };
+  const result = validateManifest(manifest, [...plans, policy, reducer]);
+  if (!result.ok) throw new Error(JSON.stringify(result.diagnostics, null, 2));
+  return { world: result.value.world, manifestHash: result.value.manifestHash };
+}
+
+function config(plans?: DefPlanNode[]): RuntimeConfig {
+  const w = world(plans);
+  return { ...w, grants, policy, adapters: { fs: { scheme: 'ed25519', key: ed25519PublicKey(SECRET) } }, nowNs: () => 0n };
+}
+
+function signed(intentHash: string, receipt: Record<string, unknown>): Receipt {
+  const body = { intentHash: intentHash as Receipt['intentHash'], adapterId: 'fs', status: 'ok' as const, receipt: receipt as Receipt['receipt'] };
+  return { ...body, sig: signEd25519(SECRET, receiptSigningBytes(body)) };
+}
+
+/** Plays the fix plan to its end: read, then write, with receipts from the fs adapter. */
+function playFix(runtime: AirRuntime, instance = 'i1') {
+  const started = runtime.start('cairn/fix@1', { path: 'src/a.ts', retries: 1 }, instance);
+  expect(started.status).toBe('waiting');
+  runtime.receipt(signed(started.intents.a_read!, { path: 'src/a.ts', size: 42, content_ref: 'sha256:' + 'c'.repeat(64) }));
+  expect(started.status).toBe('waiting');
+  runtime.receipt(signed(started.intents.c_write!, { path: 'src/a.ts', size: 42, created: false }));
+  return started;
+}
+
+describe('plan runner', () => {
+  it('runs a plan through emits, receipts, guards and end', () => {
+    const runtime = new AirRuntime(config());
+    const instance = playFix(runtime);
+    expect(instance.status).toBe('ended');
+    expect(instance.completed).toEqual(['a_read', 'b_wait_read', 'c_write', 'd_wait_write', 'e_done']);
+    expect(instance.result).toEqual({ path: 'src/a.ts', written: 42 });
+    expect(runtime.journal.entries().map((e) => e.kind)).toEqual([
+      'PlanStarted',
+      'PolicyDecisionRecorded',
+      'EffectQueued',
+      'ReceiptAppended',
+      'PolicyDecisionRecorded',
+      'EffectQueued',
+      'ReceiptAppended',
+      'PlanEnded',
+    ]);
+  });
+
+  it('takes the other branch when its guard holds', () => {
+    const runtime = new AirRuntime(config());
+    const instance = runtime.start('cairn/fix@1', { path: 'src/empty.ts', retries: 0 }, 'i2');
+    runtime.receipt(signed(instance.intents.a_read!, { path: 'src/empty.ts', size: 0, content_ref: 'sha256:' + 'c'.repeat(64) }));
+    expect(instance.completed).toEqual(['a_read', 'b_wait_read', 'z_skipped']);
+    expect(instance.result).toEqual({ path: 'never', written: 0 });
+  });
+
+  it('a denied effect fails the instance, with the reason', () => {
+    const runtime = new AirRuntime(config());
+    const instance = runtime.start('cairn/fix@1', { path: '../outside', retries: 0 }, 'i3');
+    expect(instance.status).toBe('failed');
+    expect(instance.error).toMatchObject({ code: 'plan.effect-denied', stepId: 'a_read', message: 'fs.read was denied (constraint): path "../outside" is not a project-relative path' });
+  });
+
+  it('refuses an input that does not fit the plan', () => {
+    const runtime = new AirRuntime(config());
+    expect(runtime.start('cairn/fix@1', { path: 7 }, 'i4')).toMatchObject({ status: 'failed', error: { code: 'value.type', path: '/input/path' } });
+  });
+
+  it('schedules one ready step per tick by step id, then definition order', () => {
+    const plan: DefPlanNode = {
+      $kind: 'defplan',
+      name: 'cairn/order@1',
+      input: { unit: {} },
+      steps: ['c', 'a', 'b'].map((id) => ({ id, op: 'assign' as const, expr: { text: id }, bind: { as: id } })),
+      edges: [],
+      required_caps: [],
+      allowed_effects: [],
+    };
+    const runtime = new AirRuntime(config([plan]));
+    expect(runtime.start('cairn/order@1', {}, 'o').completed).toEqual(['a', 'b', 'c']);
+  });
+
+  it('await_event waits for a matching event (with where) and raise_event reaches the host', () => {
+    const raised: unknown[] = [];
+    const plan: DefPlanNode = {
+      $kind: 'defplan',
+      name: 'cairn/approve@1',
+      input: { unit: {} },
+      steps: [
+        { id: 'wait', op: 'await_event', event: 'sys/TimerSetReceipt@1', where: { op: 'eq', args: [{ ref: '@var:ev.key' }, { text: 'go' }] }, bind: { as: 'ev' } },
+        { id: 'tell', op: 'raise_event', reducer: 'cairn/r@1', event: { ref: '@var:ev' } },
+      ],
+      edges: [{ from: 'wait', to: 'tell' }],
+      required_caps: [],
+      allowed_effects: [],
+    };
+    const cfg = config([plan]);
+    const runtime = new AirRuntime({ ...cfg, raise: (reducer, event) => raised.push([reducer, event]) });
+    const instance = runtime.start('cairn/approve@1', {}, 'w');
+    runtime.event('sys/TimerSetReceipt@1', { delivered_at_ns: 1, key: 'wait' });
+    expect(instance.status).toBe('waiting');
+    runtime.event('sys/TimerSetReceipt@1', { delivered_at_ns: 2, key: 'go' });
+    expect(instance.status).toBe('ended');
+    expect(raised).toEqual([['cairn/r@1', { delivered_at_ns: 2, key: 'go' }]]);
+  });
+
+  it('random valid plans always terminate', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 12 }), fc.array(fc.tuple(fc.nat(), fc.nat(), fc.boolean()), { maxLength: 30 }), (n, raw) => {
+        const ids = Array.from({ length: n }, (_, i) => `s${String(i).padStart(2, '0')}`);
+        const edges = raw
+          .map(([a, b, guarded]) => [a % n, b % n, guarded] as const)
+          .filter(([a, b]) => a < b)
+          .map(([a, b, guarded]) => ({ from: ids[a]!, to: ids[b]!, ...(guarded ? { when: { op: 'lt', args: [{ nat: a }, { nat: 6 }] } } : {}) }));
+        const unique = [...new Map(edges.map((e) => [`${e.from}>${e.to}`, e])).values()];
+        const plan: DefPlanNode = {
+          $kind: 'defplan',
+          name: 'cairn/random@1',
+          input: { unit: {} },
+          steps: ids.map((id, i) => (i === n - 1 && i > 0 ? { id, op: 'end' as const } : { id, op: 'assign' as const, expr: { nat: i }, bind: { as: `v${i}` } })),
+          edges: unique,
+          required_caps: [],
+          allowed_effects: [],
+        };
+        const runtime = new AirRuntime(config([plan]));
+        const instance = runtime.start('cairn/random@1', {}, 'r');
+        expect(['ended', 'failed']).toContain(instance.status);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
+
+describe('replay or die', () => {
+  it('a recorded run replays to the same journal and the same state hash', () => {
+    const cfg = config();
+    const runtime = new AirRuntime(cfg);
+    playFix(runtime, 'a');
+    playFix(runtime, 'b');
+    runtime.receipt(signed('sha256:' + 'd'.repeat(64), { path: 'x', size: 1, created: true }));
+    const replayed = replayJournal(cfg, runtime.journal.entries());
+    expect(replayed).toEqual({ ok: true, stateHash: runtime.stateHash() });
+  });
+
+  it('a journal whose recorded receipt was altered does not replay', () => {
+    const cfg = config();
+    const runtime = new AirRuntime(cfg);
+    playFix(runtime);
+    const entries = runtime.journal.entries().map((e) => ({ ...e }));
+    const index = entries.findIndex((e) => e.kind === 'ReceiptAppended');
+    const body = structuredClone(entries[index]!.body) as { submitted: { receipt: { size: number } } };
+    body.submitted.receipt.size = 43;
+    entries[index] = { ...entries[index]!, body: body as never };
+    expect(replayJournal(cfg, entries)).toMatchObject({ ok: false, seq: index });
+  });
+
+  it('a different manifest does not replay the same journal', () => {
+    const cfg = config();
+    const runtime = new AirRuntime(cfg);
+    playFix(runtime);
+    const changed = { ...cfg, manifestHash: 'sha256:' + '0'.repeat(64) };
+    expect(replayJournal(changed, runtime.journal.entries())).toMatchObject({ ok: false, seq: 0 });
+  });
+});
+
+describe('shadow run', () => {
+  it('predicts the intents and the path up to the first wait, with effects stubbed', () => {
+    const report = shadowRun(config(), 'cairn/fix@1', { path: 'src/a.ts', retries: 1 });
+    expect(report).toMatchObject({ status: 'waiting', path: ['a_read'], waitsAt: 'b_wait_read' });
+    expect(report.intents.map((i) => [i.step, i.kind, i.cap, i.params])).toEqual([['a_read', 'fs.read', 'fs', { path: 'src/a.ts' }]]);
+  });
+
+  it('reports a denial instead of an intent', () => {
+    expect(shadowRun(config(), 'cairn/fix@1', { path: '/etc/passwd', retries: 1 })).toMatchObject({ status: 'waiting', path: ['a_read'] });
+    expect(shadowRun(config(), 'cairn/fix@1', { path: '../x', retries: 1 })).toMatchObject({ status: 'failed', error: expect.stringContaining('plan.effect-denied') });
+  });
+});
