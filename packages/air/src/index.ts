@@ -37,3 +37,4 @@ export { EffectKernel, intentHash, receiptSigningBytes, verifyReceiptSignature, 
 export { PlanRunner, type PlanInstance, type InstanceStatus, type PlanRunnerOptions } from './plan-runner.js';
 export { AirRuntime, replayJournal, shadowRun, type RuntimeConfig, type ReplayOutcome, type ShadowReport } from './air-runtime.js';
 export { receiptRecord, receiptFromRecord } from './kernel.js';
+export { BlobAdapter, TimerAdapter, signReceipt, type EffectAdapter } from './adapters.js';

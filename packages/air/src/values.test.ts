@@ -110,6 +110,13 @@ describe('typed values', () => {
     expect(v.status).toEqual({ $tag: 'Ok', $value: {} });
   });
 
+  it('encoding is idempotent: a canonical value encodes to itself', () => {
+    const type = t({ record: { h: { hash: {} }, u: { uuid: {} }, m: { map: { key: { nat: {} }, value: { dec128: {} } } }, n: { nat: {} } } });
+    const once = encodeTypedValue({ h: 'sha256:' + 'ab'.repeat(32), u: '123e4567-e89b-12d3-a456-426614174000', m: [[1, '2.5']], n: '18446744073709551615' }, type);
+    expect(once.ok).toBe(true);
+    if (once.ok) expect(encodeTypedValue(once.value, type)).toEqual(once);
+  });
+
   it('a bound value hash commits to its schema', () => {
     const a = t({ record: { x: { int: {} } } });
     const b = t({ record: { x: { nat: {} } } });

@@ -18,7 +18,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  * decimal string; `bytes` as base64; `hash` as `sha256:HEX` (32 bytes in CBOR); `uuid` as the 8-4-4-4-12 form
  * (16 bytes); `time` and `duration` as integer nanoseconds; `unit` as `{}`; a variant as
  * `{"$tag": "Alt", "$value": v}`; a map with non-text keys as `[[key, value], …]`; a record field of option
- * type may be left out (none), and none fields are left out of the canonical form.
+ * type may be left out (none), and none fields are left out of the canonical form. Canonical values (bytes for
+ * hashes and uuids, `Map`s, bigints, `Dec128`) are accepted too, so encoding is idempotent.
  */
 export function encodeTypedValue(value: unknown, type: AirType, path = ''): AirResult<CborValue> {
   const problems: AirDiagnostic[] = [];
@@ -123,10 +124,11 @@ function encodeAt(value: unknown, type: AirType, path: string, problems: AirDiag
         }
         return out;
       }
-      if (!Array.isArray(value)) return bad(`a map with ${type.key} keys ([[key, value], …])`);
+      const pairs = value instanceof Map ? [...value.entries()] : value;
+      if (!Array.isArray(pairs)) return bad(`a map with ${type.key} keys ([[key, value], …])`);
       const out = new Map<CborValue, CborValue>();
       const seen = new Set<string>();
-      value.forEach((pair, i) => {
+      pairs.forEach((pair, i) => {
         const at = pointer(path, i);
         if (!Array.isArray(pair) || pair.length !== 2) {
           problems.push(diagnostic('value.type', 'a map entry is [key, value]', at));
@@ -180,8 +182,10 @@ function encodePrimitive(value: unknown, name: string, path: string, problems: A
       if (!isWellFormedString(value)) return bad('well-formed text (no lone surrogates)');
       return value;
     case 'hash':
+      if (value instanceof Uint8Array && value.length === 32) return value;
       return isHash(value) ? bytesFromHex(value.slice(7)) : bad('a hash "sha256:<64 hex digits>"');
     case 'uuid':
+      if (value instanceof Uint8Array && value.length === 16) return value;
       return typeof value === 'string' && UUID.test(value) ? bytesFromHex(value.replace(/-/g, '')) : bad('a lowercase UUID');
     case 'unit':
       return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0 ? {} : bad('unit ({})');

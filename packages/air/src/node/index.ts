@@ -4,7 +4,10 @@ import { dirname, join } from 'node:path';
 import { loadManifestDir, writeManifestStore, type AirFiles } from '../manifest-store.js';
 import type { AirResult } from '../diagnostic.js';
 import type { ValidatedManifest } from '../validate.js';
-import type { SignatureVerifier } from '../kernel.js';
+import type { SignatureVerifier, EffectIntent, Receipt } from '../kernel.js';
+import { signReceipt, type BlobAdapter, type EffectAdapter } from '../adapters.js';
+import type { CborValue } from '../cbor-value.js';
+import type { Hash } from '../node-hash.js';
 
 /** `AirFiles` on the local disk; writes go through a temp file and a rename. */
 export const nodeAirFiles: AirFiles = {
@@ -77,3 +80,45 @@ export const nodeSignatureVerifier: SignatureVerifier = (key, message, signature
     return false;
   }
 };
+
+/**
+ * `http.request` over real HTTP (the global fetch): the request body comes from the blob store by
+ * `body_ref`, the response body goes into it; the receipt carries status, headers, body_ref and timings.
+ */
+export class HttpAdapter implements EffectAdapter {
+  readonly id: string;
+  readonly kinds = ['http.request'] as const;
+  private readonly secret: Uint8Array;
+  private readonly blobs: BlobAdapter;
+  private readonly nowNs: () => bigint;
+
+  constructor(id: string, secretKey: Uint8Array, blobs: BlobAdapter, nowNs: () => bigint = () => process.hrtime.bigint()) {
+    this.id = id;
+    this.secret = secretKey;
+    this.blobs = blobs;
+    this.nowNs = nowNs;
+  }
+
+  async execute(intent: EffectIntent, deliver: (receipt: Receipt) => void): Promise<void> {
+    const p = intent.params as Record<string, unknown>;
+    const start = this.nowNs();
+    const sign = (status: 'ok' | 'error', receipt: CborValue) => deliver(signReceipt(this.secret, { intentHash: intent.intentHash, adapterId: this.id, status, receipt }));
+    try {
+      const bodyRef = p.body_ref instanceof Uint8Array ? `sha256:${Buffer.from(p.body_ref).toString('hex')}` : undefined;
+      const body = bodyRef === undefined ? undefined : this.blobs.read(bodyRef as Hash);
+      const response = await fetch(String(p.url), {
+        method: String(p.method),
+        headers: Object.fromEntries(Object.entries((p.headers ?? {}) as Record<string, string>)),
+        ...(body === undefined ? {} : { body }),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(30_000),
+      });
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      const headers: Record<string, string> = {};
+      response.headers.forEach((value, key) => (headers[key] = value));
+      sign('ok', { status: response.status, headers, body_ref: this.blobs.store(bytes), timings: { start_ns: start, end_ns: this.nowNs() }, adapter_id: this.id });
+    } catch (error) {
+      sign('error', { error: String((error as Error).message ?? error), timings: { start_ns: start, end_ns: this.nowNs() }, adapter_id: this.id });
+    }
+  }
+}
