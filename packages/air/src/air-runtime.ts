@@ -3,8 +3,12 @@ import { Journal, type JournalEntry } from './journal.js';
 import { EffectKernel, receiptFromRecord, type AdapterKey, type EffectIntent, type Receipt, type SignatureVerifier } from './kernel.js';
 import type { CapGrantJson, DefPolicyNode } from './nodes.js';
 import { PlanRunner, type PlanInstance } from './plan-runner.js';
-import type { Hash } from './node-hash.js';
 import type { World } from './world.js';
+import type { Reducer } from './reducer.js';
+import { zeroValue } from './values.js';
+import type { Hash } from './node-hash.js';
+import { encodeCanonical } from './canonical-cbor.js';
+import { hashBytes, hashNode } from './node-hash.js';
 
 /** Everything that defines a world's behaviour apart from its inputs. */
 export interface RuntimeConfig {
@@ -17,6 +21,10 @@ export interface RuntimeConfig {
   verifySignature?: SignatureVerifier;
   raise?: (reducer: string, event: CborValue, key: CborValue | undefined) => void;
   onIntent?: (instance: string, step: string, intent: EffectIntent) => void;
+  /** Loaded reducers by module name: `raise_event` steps them, their domain events are appended. */
+  reducers?: Readonly<Record<string, Reducer>>;
+  /** The manifest's triggers: an appended event of a trigger's schema starts its plan. */
+  triggers?: readonly { event: unknown; plan: string }[];
 }
 
 /**
@@ -28,11 +36,23 @@ export class AirRuntime {
   readonly journal: Journal;
   readonly kernel: EffectKernel;
   readonly runner: PlanRunner;
+  private readonly config: RuntimeConfig;
+  /** Reducer states by module, then by the hex of the key's canonical bytes ('' when unkeyed). */
+  private readonly states = new Map<string, Map<string, CborValue>>();
+  private triggered = 0;
 
   constructor(config: RuntimeConfig, journal: Journal = Journal.create()) {
+    this.config = config;
     this.journal = journal;
     this.kernel = new EffectKernel({ world: config.world, grants: config.grants, ...(config.policy ? { policy: config.policy } : {}), journal: this.journal, adapters: config.adapters, nowNs: config.nowNs, ...(config.verifySignature ? { verifySignature: config.verifySignature } : {}) });
-    this.runner = new PlanRunner({ world: config.world, kernel: this.kernel, journal: this.journal, manifestHash: config.manifestHash, ...(config.raise ? { raise: config.raise } : {}), ...(config.onIntent ? { onIntent: config.onIntent } : {}) });
+    this.runner = new PlanRunner({
+      world: config.world,
+      kernel: this.kernel,
+      journal: this.journal,
+      manifestHash: config.manifestHash,
+      raise: (reducer, event, key) => this.raise(reducer, event, key),
+      ...(config.onIntent ? { onIntent: config.onIntent } : {}),
+    });
   }
 
   start(plan: string, input: unknown, instanceId: string): PlanInstance {
@@ -46,14 +66,54 @@ export class AirRuntime {
     return accepted;
   }
 
-  /** Appends a domain event and wakes the plans awaiting its schema. */
+  /** Appends a domain event from outside (replayed as an input) and lets it trigger and wake plans. */
   event(schema: string, value: CborValue): void {
-    this.journal.append('DomainEventAppended', { schema, value });
+    this.append(schema, value, 'external');
+  }
+
+  private append(schema: string, value: CborValue, origin: string): void {
+    this.journal.append('DomainEventAppended', { schema, value, origin });
+    (this.config.triggers ?? []).forEach((trigger, index) => {
+      if (trigger.event !== schema) return;
+      const id = `trigger-${index}-${this.triggered++}`;
+      this.runner.start(trigger.plan, value, id, index);
+    });
     this.runner.deliverEvent(schema, value);
   }
 
+  /** Steps a reducer with a raised event, keeps its new state, and appends the domain events it emits. */
+  private raise(reducer: string, event: CborValue, key: CborValue | undefined): void {
+    this.config.raise?.(reducer, event, key);
+    const module = this.config.reducers?.[reducer];
+    if (module === undefined) return;
+    const keyId = key === undefined ? '' : hashBytes(encodeCanonical(key));
+    const states = this.states.get(reducer) ?? new Map<string, CborValue>();
+    this.states.set(reducer, states);
+    const stepped = module.step(states.get(keyId) ?? this.initialState(reducer), event, key);
+    if (!stepped.ok) {
+      this.journal.append('ReducerFailed', { reducer, key: key ?? null, error: stepped.error });
+      return;
+    }
+    states.set(keyId, stepped.output.state);
+    this.journal.append('ReducerStepped', { reducer, key: key ?? null, state_hash: hashBytes(encodeCanonical(stepped.output.state)) });
+    for (const domainEvent of stepped.output.domainEvents) this.append(domainEvent.schema, domainEvent.value, reducer);
+  }
+
+  private initialState(reducer: string): CborValue {
+    const module = this.config.world.get('defmodule', reducer);
+    const type = module === undefined ? undefined : this.config.world.resolveSchemaRef(module.node.abi.reducer.state, '', [])?.type;
+    return type === undefined ? null : zeroValue(type);
+  }
+
+  /** A reducer's state (for a key, when keyed). */
+  reducerState(reducer: string, key?: CborValue): CborValue | undefined {
+    return this.states.get(reducer)?.get(key === undefined ? '' : hashBytes(encodeCanonical(key)));
+  }
+
+  /** The hash of the plans' and the reducers' state together. */
   stateHash(): Hash {
-    return this.runner.stateHash();
+    const reducers = [...this.states.keys()].sort().map((name) => [name, [...this.states.get(name)!.entries()].sort(([a], [b]) => (a < b ? -1 : 1))] as CborValue);
+    return hashNode({ plans: this.runner.stateHash(), reducers });
   }
 }
 
@@ -69,12 +129,12 @@ export function replayJournal(config: RuntimeConfig, entries: readonly JournalEn
   const runtime = new AirRuntime(config);
   for (const entry of entries) {
     const body = entry.body as Record<string, CborValue>;
-    if (entry.kind === 'PlanStarted') runtime.start(String(body.plan_name), body.input, String(body.instance_id));
+    if (entry.kind === 'PlanStarted' && body.trigger === null) runtime.start(String(body.plan_name), body.input, String(body.instance_id));
     else if (entry.kind === 'ReceiptAppended' || entry.kind === 'ReceiptRejected') {
       const receipt = receiptFromRecord(body.submitted ?? null);
       if (receipt === undefined) return { ok: false, seq: entry.seq, reason: 'a receipt entry does not hold its receipt' };
       runtime.receipt(receipt);
-    } else if (entry.kind === 'DomainEventAppended') runtime.event(String(body.schema), body.value ?? null);
+    } else if (entry.kind === 'DomainEventAppended' && body.origin === 'external') runtime.event(String(body.schema), body.value ?? null);
   }
   const produced = runtime.journal.entries();
   for (let i = 0; i < Math.max(produced.length, entries.length); i++) {

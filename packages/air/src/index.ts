@@ -38,3 +38,5 @@ export { PlanRunner, type PlanInstance, type InstanceStatus, type PlanRunnerOpti
 export { AirRuntime, replayJournal, shadowRun, type RuntimeConfig, type ReplayOutcome, type ShadowReport } from './air-runtime.js';
 export { receiptRecord, receiptFromRecord } from './kernel.js';
 export { BlobAdapter, TimerAdapter, signReceipt, type EffectAdapter } from './adapters.js';
+export { loadReducer, type Reducer, type ReducerOutput, type DomainEvent } from './reducer.js';
+export { zeroValue } from './values.js';

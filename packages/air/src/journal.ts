@@ -17,7 +17,9 @@ export type JournalKind =
   | 'ReceiptRejected'
   | 'PlanEnded'
   | 'BudgetExceeded'
-  | 'DomainEventAppended';
+  | 'DomainEventAppended'
+  | 'ReducerStepped'
+  | 'ReducerFailed';
 
 /** One journal entry; `hash` commits to the sequence number, kind, body and the previous entry's hash. */
 export interface JournalEntry {

@@ -58,8 +58,8 @@ export class PlanRunner {
     this.options = options;
   }
 
-  /** Starts a plan by name with an input (checked against its input schema); returns the instance. */
-  start(planName: string, input: unknown, instanceId: string): PlanInstance {
+  /** Starts a plan by name with an input (checked against its input schema); returns the instance. `trigger` names the manifest trigger that started it. */
+  start(planName: string, input: unknown, instanceId: string, trigger?: number): PlanInstance {
     if (this.instances.has(instanceId)) throw new AirError('AIR_STORE', `a plan instance "${instanceId}" already exists`);
     const entry = this.options.world.get('defplan', planName);
     const instance: PlanInstance = { id: instanceId, plan: planName, manifestHash: this.options.manifestHash, status: 'running', input: null, vars: {}, outputs: {}, completed: [], intents: {} };
@@ -69,7 +69,7 @@ export class PlanRunner {
     const typed = inputType === undefined ? undefined : encodeTypedValue(input, inputType, '/input');
     if (typed === undefined || !typed.ok) return this.fail(instance, typed?.ok === false ? typed.diagnostics[0]! : diagnostic('plan.input', 'the plan input schema does not resolve', '/input'));
     instance.input = typed.value;
-    this.options.journal.append('PlanStarted', { plan_name: planName, instance_id: instanceId, input_hash: hashBytes(encodeCanonical(typed.value)), input: input as CborValue, manifest_hash: this.options.manifestHash });
+    this.options.journal.append('PlanStarted', { plan_name: planName, instance_id: instanceId, input_hash: hashBytes(encodeCanonical(typed.value)), input: input as CborValue, manifest_hash: this.options.manifestHash, trigger: trigger ?? null });
     this.run(instance);
     return instance;
   }

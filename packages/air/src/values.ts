@@ -200,3 +200,42 @@ function toBigInt(value: unknown): bigint | undefined {
   if (typeof value === 'string' && /^-?(0|[1-9]\d*)$/.test(value)) return BigInt(value);
   return undefined;
 }
+
+/** The zero value of an expanded type (a reducer's state before its first step): 0, "", false, empty composites, none, the first variant alternative. */
+export function zeroValue(type: AirType): CborValue {
+  switch (type.kind) {
+    case 'primitive':
+      switch (type.name) {
+        case 'bool':
+          return false;
+        case 'text':
+          return '';
+        case 'bytes':
+          return new Uint8Array(0);
+        case 'hash':
+          return new Uint8Array(32);
+        case 'uuid':
+          return new Uint8Array(16);
+        case 'dec128':
+          return parseDec128('0')!;
+        case 'unit':
+          return {};
+        default:
+          return 0;
+      }
+    case 'record':
+      return Object.fromEntries(Object.entries(type.fields).filter(([, t]) => t.kind !== 'option').map(([f, t]) => [f, zeroValue(t)]));
+    case 'variant': {
+      const [tag, alternative] = Object.entries(type.alternatives)[0]!;
+      return { $tag: tag, $value: zeroValue(alternative) };
+    }
+    case 'list':
+    case 'set':
+      return [];
+    case 'map':
+      return type.key === 'text' ? {} : new Map();
+    case 'option':
+    case 'ref':
+      return null;
+  }
+}
