@@ -40,3 +40,4 @@ export { receiptRecord, receiptFromRecord } from './kernel.js';
 export { BlobAdapter, TimerAdapter, signReceipt, type EffectAdapter } from './adapters.js';
 export { loadReducer, type Reducer, type ReducerOutput, type DomainEvent } from './reducer.js';
 export { zeroValue } from './values.js';
+export { applyPatch, diffPlanes, Governance, type PatchOp, type PatchDocument, type ControlPlane, type DefinitionDiff } from './patches.js';
