@@ -38,7 +38,7 @@ describe('patches', () => {
   });
 
   it.each([
-    ['a stale base', (h: string) => ({ base_manifest_hash: 'sha256:' + '0'.repeat(64), patches: [] }), 'patch.stale-base'],
+    ['a stale base', () => ({ base_manifest_hash: 'sha256:' + '0'.repeat(64), patches: [] }), 'patch.stale-base'],
     ['a wrong pre-hash', (h: string) => ({ base_manifest_hash: h, patches: [{ op: 'remove_def', kind: 'defplan', name: 'a/plan@1', pre_hash: 'sha256:' + '1'.repeat(64) }] }), 'patch.pre-hash'],
     ['adding what exists', (h: string) => ({ base_manifest_hash: h, patches: [{ op: 'add_def', kind: 'defschema', node: point }] }), 'patch.exists'],
     ['removing a schema still used', (h: string) => ({ base_manifest_hash: h, patches: [{ op: 'remove_def', kind: 'defschema', name: 'a/Point@1', pre_hash: hashNode(point) }] }), 'ref.unresolved'],

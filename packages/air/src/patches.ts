@@ -38,6 +38,11 @@ export interface DefinitionDiff {
   delta?: unknown;
 }
 
+/** Definitions are JSON text form, so a JSON round trip is a deep copy (and needs no host API). */
+function cloneJson<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
 const differ = createDiffer({ objectHash: (item: object) => JSON.stringify((item as { id?: unknown; name?: unknown }).id ?? (item as { name?: unknown }).name ?? item) });
 
 /**
@@ -50,8 +55,8 @@ export function applyPatch(current: ControlPlane, currentHash: string, document:
   if (document.base_manifest_hash !== currentHash) {
     return { ok: false, diagnostics: [diagnostic('patch.stale-base', `the patch is based on ${document.base_manifest_hash}, but the manifest is now ${currentHash}`, '/base_manifest_hash')] };
   }
-  const manifest = structuredClone(current.manifest) as Record<string, unknown> & Partial<ManifestNode>;
-  const definitions = current.definitions.map((d) => structuredClone(d));
+  const manifest = cloneJson(current.manifest) as Record<string, unknown> & Partial<ManifestNode>;
+  const definitions = current.definitions.map((d) => cloneJson(d));
   const find = (kind: string, name: string) => definitions.findIndex((d) => d.$kind === kind && d.name === name);
   const refs = (kind: DefKind) => (manifest[LIST_OF[kind]] ??= []) as { name: string; hash?: string }[];
   document.patches.forEach((patch, i) => {
