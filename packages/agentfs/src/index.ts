@@ -31,3 +31,4 @@ export { writeBack } from './write-back.js';
 export { materialize } from './materialize.js';
 export { normalizePath } from './path.js';
 export { S_IFMT, S_IFREG, S_IFDIR, S_IFLNK, type EntryKind } from './mode.js';
+export { SqliteJournalStore } from './journal-store.js';

@@ -1,0 +1,35 @@
+import type Database from 'better-sqlite3';
+import { decodeCanonical, encodeCanonical, type JournalEntry, type JournalKind, type JournalStore } from '@cairn/air';
+import { AgentFSError } from './errors.js';
+
+const DDL = `CREATE TABLE IF NOT EXISTS cairn_journal (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, body BLOB NOT NULL,
+  prev TEXT, hash TEXT NOT NULL UNIQUE)`;
+
+/**
+ * An AIR journal kept in a store's `cairn_journal` table: one row per entry, the body as canonical CBOR. Rows
+ * are only ever inserted; `Journal.open` re-verifies the whole chain when it reads them back.
+ */
+export class SqliteJournalStore implements JournalStore {
+  private readonly insert;
+  private readonly select;
+
+  constructor(db: Database.Database) {
+    db.exec(DDL);
+    this.insert = db.prepare('INSERT INTO cairn_journal (seq, kind, body, prev, hash) VALUES (?, ?, ?, ?, ?)');
+    this.select = db.prepare('SELECT seq, kind, body, prev, hash FROM cairn_journal ORDER BY seq');
+  }
+
+  append(entry: JournalEntry): void {
+    try {
+      this.insert.run(entry.seq, entry.kind, encodeCanonical(entry.body), entry.prev, entry.hash);
+    } catch (cause) {
+      throw new AgentFSError('EEXIST', 'journal.append', String(entry.seq), `journal entry ${entry.seq} could not be appended: ${(cause as Error).message}`, { cause });
+    }
+  }
+
+  *entries(): Iterable<JournalEntry> {
+    for (const row of this.select.iterate() as Iterable<{ seq: number; kind: string; body: Buffer; prev: string | null; hash: string }>) {
+      yield { seq: row.seq, kind: row.kind as JournalKind, body: decodeCanonical(row.body), prev: row.prev as JournalEntry['prev'], hash: row.hash as JournalEntry['hash'] };
+    }
+  }
+}
