@@ -96,7 +96,21 @@ export class AirRuntime {
     }
     states.set(keyId, stepped.output.state);
     this.journal.append('ReducerStepped', { reducer, key: key ?? null, state_hash: hashBytes(encodeCanonical(stepped.output.state)) });
+    stepped.output.effects.forEach((effect, index) => this.emitFromReducer(reducer, keyId, index, effect));
     for (const domainEvent of stepped.output.domainEvents) this.append(domainEvent.schema, domainEvent.value, reducer);
+  }
+
+  /** A reducer's micro-effect `{ kind, params, cap }` goes through the same gate as a plan's, with origin kind "reducer". */
+  private emitFromReducer(reducer: string, keyId: string, index: number, effect: CborValue): void {
+    const e = effect as Record<string, CborValue>;
+    if (typeof e !== 'object' || e === null || typeof e.kind !== 'string' || typeof e.cap !== 'string' || typeof e.params !== 'object' || e.params === null) {
+      this.journal.append('ReducerFailed', { reducer, error: `effect ${index} is not { kind, params, cap }` });
+      return;
+    }
+    const seed = hashBytes(encodeCanonical([reducer, keyId, this.journal.headHash ?? '', index]));
+    const idempotencyKey = Uint8Array.from(seed.slice(7).match(/../g)!, (h) => Number.parseInt(h, 16));
+    const admitted = this.kernel.enqueue({ kind: e.kind, params: e.params as Record<string, unknown>, cap: e.cap, idempotencyKey, origin: { kind: 'reducer', name: reducer } });
+    if (admitted.ok) this.config.onIntent?.(`reducer:${reducer}`, String(index), admitted.intent);
   }
 
   private initialState(reducer: string): CborValue {

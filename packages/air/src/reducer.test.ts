@@ -37,6 +37,13 @@ const EMITTER_WAT = `(module
   (func (export "alloc") (param i32) (result i32) (i32.const 1024))
   (func (export "step") (param i32 i32) (result i32 i32) (i32.const 16) (i32.const 51)))`;
 
+/** Asks for a timer as a micro-effect: {"state": 0, "effects": [{"cap": "t", "kind": "timer.set", "params": {"deliver_at_ns": 5}}]}. */
+const TIMER_WAT = `(module
+  (memory (export "memory") 1)
+  (data (i32.const 16) "\\a2\\65state\\00\\67effects\\81\\a3\\63cap\\61t\\64kind\\69timer.set\\66params\\a1\\6ddeliver_at_ns\\05")
+  (func (export "alloc") (param i32) (result i32) (i32.const 1024))
+  (func (export "step") (param i32 i32) (result i32 i32) (i32.const 16) (i32.const 62)))`;
+
 const IMPORTER_WAT = `(module (import "env" "print" (func (param i32))) (memory (export "memory") 1)
   (func (export "alloc") (param i32) (result i32) (i32.const 0))
   (func (export "step") (param i32 i32) (result i32 i32) (i32.const 0) (i32.const 0)))`;
@@ -49,7 +56,7 @@ beforeAll(async () => {
     module.validate();
     return new Uint8Array(module.toBinary({}).buffer);
   };
-  wasm = { counter: build('counter', COUNTER_WAT), emitter: build('emitter', EMITTER_WAT), importer: build('importer', IMPORTER_WAT) };
+  wasm = { counter: build('counter', COUNTER_WAT), emitter: build('emitter', EMITTER_WAT), importer: build('importer', IMPORTER_WAT), timer: build('timer', TIMER_WAT) };
 });
 
 describe('WASM reducers', () => {
@@ -121,5 +128,32 @@ describe('WASM reducers', () => {
     expect(runtime.runner.instance('trigger-0-1')?.status).toBe('ended');
     expect(runtime.journal.entries().filter((e) => e.kind === 'PlanStarted').length).toBe(4);
     expect(replayJournal(config, runtime.journal.entries())).toEqual({ ok: true, stateHash: runtime.stateHash() });
+  });
+
+  it("a reducer's micro-effects pass the same gate, with origin kind reducer", () => {
+    const timer = loadReducer(wasm.timer!);
+    if (!timer.ok) throw new Error(timer.error);
+    const stepped = timer.reducer.step(0, 'x');
+    expect(stepped).toEqual({ ok: true, output: { state: 0, domainEvents: [], effects: [{ cap: 't', kind: 'timer.set', params: { deliver_at_ns: 5 } }] } });
+    const tick = { $kind: 'defschema', name: 'cairn/Tick@1', type: { record: { n: { nat: {} } } } };
+    const module = { $kind: 'defmodule', name: 'cairn/timer@1', module_kind: 'reducer', wasm_hash: timer.reducer.wasmHash, abi: { reducer: { state: { nat: {} }, event: 'cairn/Tick@1', effects_emitted: ['timer.set'] } } };
+    const raise: DefPlanNode = { $kind: 'defplan', name: 'cairn/raise@1', input: 'cairn/Tick@1', steps: [{ id: 'a', op: 'raise_event', reducer: 'cairn/timer@1', event: { ref: '@plan.input' } }], edges: [], required_caps: [], allowed_effects: [] };
+    const policy: DefPolicyNode = { $kind: 'defpolicy', name: 'cairn/p@1', rules: [{ when: { effect_kind: 'timer.set', origin_kind: 'reducer' }, decision: 'allow' }] };
+    const manifest = { $kind: 'manifest', schemas: [{ name: 'cairn/Tick@1' }], modules: [{ name: 'cairn/timer@1' }], plans: [{ name: 'cairn/raise@1' }], caps: [], policies: [{ name: 'cairn/p@1' }] };
+    const validated = validateManifest(manifest, [tick, module, raise, policy]);
+    if (!validated.ok) throw new Error(JSON.stringify(validated.diagnostics));
+    const intents: unknown[] = [];
+    const runtime = new AirRuntime({
+      world: validated.value.world,
+      manifestHash: validated.value.manifestHash,
+      grants: [{ name: 't', cap: 'sys/timer@1', params: {} }],
+      policy,
+      adapters: {},
+      nowNs: () => 0n,
+      reducers: { 'cairn/timer@1': timer.reducer },
+      onIntent: (origin, _step, intent) => intents.push([origin, intent.kind, intent.origin]),
+    });
+    runtime.start('cairn/raise@1', { n: 1 }, 'r');
+    expect(intents).toEqual([['reducer:cairn/timer@1', 'timer.set', { kind: 'reducer', name: 'cairn/timer@1' }]]);
   });
 });
