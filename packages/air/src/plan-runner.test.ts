@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { AirRuntime, replayJournal, shadowRun } from './air-runtime.js';
 import type { DefPlanNode } from './nodes.js';
 
-import { config, fixPlan, playFix, signed } from './test-support/scenario.js';
+import { config, playFix, signed } from './test-support/scenario.js';
 
 describe('plan runner', () => {
   it('runs a plan through emits, receipts, guards and end', () => {
