@@ -49,7 +49,7 @@ export function parseThread(markdown: string): Result<Thread, Diagnostic[]> {
   const title = titleMatch[1]!;
   index++;
 
-  const header = new Map<string, { value: string; line: number; column: number }>();
+  const header: Fields = new Map();
   for (; index < lines.length && !RULE.test(lines[index]!); index++) {
     const line = lines[index]!;
     if (line.trim() === '') continue;
@@ -69,9 +69,10 @@ export function parseThread(markdown: string): Result<Thread, Diagnostic[]> {
   const separatorLine = index + 1;
   index++;
 
-  const from = field(header, 'from', separatorLine, parseActor, problems);
-  const branch = field(header, 'branch', separatorLine, parseBranchName, problems);
-  const received = field(header, 'received', separatorLine, parseTimestamp, problems);
+  const missingHeader = (label: string) => diagnose('missing-field', `the header has no "**${label}:**" field`, separatorLine);
+  const from = readField(header, 'from', parseActor, problems, missingHeader('From'));
+  const branch = readField(header, 'branch', parseBranchName, problems, missingHeader('Branch'));
+  const received = readField(header, 'received', parseTimestamp, problems, missingHeader('Received'));
 
   const headings = lines.map((line, i) => (i >= index && TRIAGE_HEADING.test(line) ? i : -1)).filter((i) => i >= 0);
   for (const extra of headings.slice(1)) {
@@ -88,17 +89,13 @@ export function parseThread(markdown: string): Result<Thread, Diagnostic[]> {
   return succeed(thread);
 }
 
-function field<T>(
-  fields: Map<string, { value: string; line: number; column: number }>,
-  name: string,
-  separatorLine: number,
-  parse: (text: string) => Result<T, Diagnostic>,
-  problems: Diagnostic[],
-): T | undefined {
+type Fields = Map<string, { value: string; line: number; column: number }>;
+
+/** Parses one named field, or records why it is missing or wrong (at the value's line and column). */
+function readField<T>(fields: Fields, name: string, parse: (text: string) => Result<T, Diagnostic>, problems: Diagnostic[], missing: Diagnostic): T | undefined {
   const found = fields.get(name);
-  const label = name[0]!.toUpperCase() + name.slice(1);
   if (found === undefined) {
-    problems.push(diagnose('missing-field', `the header has no "**${label}:**" field`, separatorLine));
+    problems.push(missing);
     return undefined;
   }
   const parsed = parse(found.value);
@@ -122,7 +119,7 @@ function trimBlankLines(lines: readonly string[]): string[] {
 }
 
 function parseTriageSection(lines: readonly string[], heading: number, end: number, problems: Diagnostic[]): TriageRecord | undefined {
-  const found = new Map<string, { value: string; line: number; column: number }>();
+  const found: Fields = new Map();
   for (let i = heading + 1; i < end; i++) {
     const line = lines[i]!;
     if (line.trim() === '') continue;
@@ -139,31 +136,10 @@ function parseTriageSection(lines: readonly string[], heading: number, end: numb
     found.set(name, { value: match[4]!, line: i + 1, column: match[1]!.length + match[2]!.length + match[3]!.length + 1 });
   }
   const before = problems.length;
-  const missing = (name: string) => problems.push(diagnose('missing-field', `the triage section has no "${name}:" line`, heading + 1));
-  const decisionField = found.get('decision');
-  let decision: Triage | undefined;
-  if (decisionField === undefined) missing('decision');
-  else {
-    const parsed = parseTriage(decisionField.value);
-    if (parsed.ok) decision = parsed.value;
-    else problems.push(relocate(parsed.error, decisionField.line, decisionField.column));
-  }
-  const actorField = found.get('actor');
-  let actor: Actor | undefined;
-  if (actorField === undefined) missing('actor');
-  else {
-    const parsed = parseActor(actorField.value);
-    if (parsed.ok) actor = parsed.value;
-    else problems.push(relocate(parsed.error, actorField.line, actorField.column));
-  }
-  const timestampField = found.get('timestamp');
-  let timestamp: Timestamp | undefined;
-  if (timestampField === undefined) missing('timestamp');
-  else {
-    const parsed = parseTimestamp(timestampField.value);
-    if (parsed.ok) timestamp = parsed.value;
-    else problems.push(relocate(parsed.error, timestampField.line, timestampField.column));
-  }
+  const missing = (name: string) => diagnose('missing-field', `the triage section has no "${name}:" line`, heading + 1);
+  const decision = readField(found, 'decision', parseTriage, problems, missing('decision'));
+  const actor = readField(found, 'actor', parseActor, problems, missing('actor'));
+  const timestamp = readField(found, 'timestamp', parseTimestamp, problems, missing('timestamp'));
   if (problems.length > before || decision === undefined || actor === undefined || timestamp === undefined) return undefined;
   return { decision, actor, timestamp };
 }
