@@ -32,10 +32,7 @@ const __cairn = (() => {
   const stringify = JSON.stringify, parse = JSON.parse, toText = String, ErrorCtor = Error, TypeErrorCtor = TypeError;
   const freeze = Object.freeze, defineProperty = Object.defineProperty, create = Object.create, assign = Object.assign;
   const hostApply = hostCall.apply.bind(hostCall);
-  const callOptions = freeze(assign(create(null), {
-    arguments: freeze(assign(create(null), { copy: true })),
-    result: freeze(assign(create(null), { promise: true, copy: true })),
-  }));
+  const callOptions = freeze(assign(create(null), { result: freeze(assign(create(null), { promise: true })) }));
   const imul = Math.imul, match = RegExp.prototype.exec, mapArray = Array.prototype.map, join = Array.prototype.join;
   const MESSAGE_BYTES = ${JSON.stringify(params.messageBytes)};
 
