@@ -81,6 +81,13 @@ const cases: Case[] = [
   ['arguments that are not JSON', 'try { await echo(1n) } catch (e) { return e.name }', ['ok'], { check: (r) => expect(r.value).toBe('TypeError') }],
   ['a log flood', "for (;;) console.log('spam spam spam spam')", ['limit']],
   ['a call flood', 'for (;;) await echo(1)', ['limit'], { limits: { calls: 100 }, check: (r) => expect(r.calls.length).toBe(100) }],
+  ['a flood of large calls is not kept in the host', "const big = 'x'.repeat(3_000_000); for (let i = 0; i < 50; i++) await echo(big); return 1", ['ok'], {
+    check: (r) => {
+      expect(r.calls.length).toBe(50);
+      expect(r.calls[0]!.args).toEqual(['[3000004 bytes of arguments not kept]']);
+      expect(r.calls[0]!.value).toBe('[3000002 bytes of result not kept]');
+    },
+  }],
   ['calling a function that was not given', 'await read_file("x")', ['error']],
   ['overwriting a tool function', 'echo = null', ['error']],
   ['a thrown non-error with hostile toString', 'throw { get name() { throw 1 }, toString() { throw 2 } }', ['error']],

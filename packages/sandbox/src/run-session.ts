@@ -7,6 +7,8 @@ import type { CallRecord, ProgramError, RunResult, RunStatus } from './run-resul
 export type ToolHandler = (...args: unknown[]) => unknown;
 
 const ABORT_GRACE_MS = 500;
+/** Arguments and results larger than this are summarised in `calls`, so a call flood cannot fill the host's memory. */
+const MAX_RECORDED_JSON = 16 * 1024;
 const MAX_LOG_LINE = 10_000;
 const MAX_ERROR_MESSAGE = 2_000;
 
@@ -35,6 +37,7 @@ export async function runSession(worker: ChildWorker, request: SessionRequest): 
   let outputBytes = 0;
   let aborted: { status: 'timeout' | 'limit'; message: string } | undefined;
   let killed = false;
+  let ended = false;
 
   const abort = (status: 'timeout' | 'limit', message: string) => {
     if (aborted !== undefined) return;
@@ -62,11 +65,16 @@ export async function runSession(worker: ChildWorker, request: SessionRequest): 
       void answerCall(callId, name, args);
     },
   });
+  ended = true;
   clearTimeout(deadline);
   if (killTimer) clearTimeout(killTimer);
 
   async function answerCall(callId: number, name: string, argsJson: string): Promise<void> {
     const reply = (ok: boolean, payload: string) => worker.send({ type: 'reply', runId: request.runId, callId, ok, payload });
+    if (aborted !== undefined || ended) {
+      reply(false, 'the run has ended');
+      return;
+    }
     if (calls.length >= limits.calls) {
       reply(false, `call limit reached (${limits.calls})`);
       abort('limit', `the program made more than ${limits.calls} tool calls`);
@@ -87,14 +95,14 @@ export async function runSession(worker: ChildWorker, request: SessionRequest): 
       reply(false, String(record.value));
       return;
     }
-    record.args = args;
+    record.args = argsJson.length <= MAX_RECORDED_JSON ? args : [`[${argsJson.length} bytes of arguments not kept]`];
     try {
       const value = await handler(...args);
       const json = value === undefined ? 'null' : JSON.stringify(value);
       if (typeof json !== 'string') throw new TypeError(`${name} returned a value that is not JSON`);
       if (json.length > limits.messageBytes) throw new RangeError(`${name} returned more than ${limits.messageBytes} bytes`);
       record.ok = true;
-      record.value = JSON.parse(json);
+      record.value = json.length <= MAX_RECORDED_JSON ? JSON.parse(json) : `[${json.length} bytes of result not kept]`;
       reply(true, json);
     } catch (error) {
       const text = cleanMessage(error);
