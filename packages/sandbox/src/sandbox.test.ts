@@ -96,6 +96,30 @@ return { length: text.length };`,
     expect(next).toMatchObject({ status: 'ok', value: 4 });
   });
 
+  it('children killed while idle, or during a host call, are replaced', async () => {
+    const killChildren = () => {
+      const pids = execFileSync('ps', ['-o', 'pid=', '--ppid', String(process.pid)], { encoding: 'utf8' }).trim().split(/\s+/).filter(Boolean).map(Number);
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    };
+    await sandbox.run({ code: 'return 1' });
+    killChildren();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await sandbox.run({ code: 'return 1' })).toMatchObject({ status: 'ok', value: 1 });
+    let release: () => void = () => undefined;
+    const during = sandbox.run({ code: 'return await slow()', functions: { slow: () => new Promise<string>((r) => (release = () => r('late'))) } });
+    await new Promise((r) => setTimeout(r, 200));
+    killChildren();
+    expect((await during).status).toBe('crashed');
+    release();
+    expect(await sandbox.run({ code: 'return 2' })).toMatchObject({ status: 'ok', value: 2 });
+  });
+
   it('100 concurrent runs on a pool of two all finish', async () => {
     const runs = Array.from({ length: 100 }, (_, i) => sandbox.run({ code: 'return (await double(input)) + 1', input: i, functions: { double: (x: unknown) => Number(x) * 2 } }));
     const results = await Promise.all(runs);
