@@ -66,6 +66,15 @@ describe('threads', () => {
     expect(parseThread(messy)).toEqual({ ok: true, value: EXPECTED });
   });
 
+  it('reads triage fields written in bold, a "## Triage:" heading, and lower-case t and z in times', () => {
+    const text = SEED_THREAD.replace('## Triage', '## Triage:')
+      .replace('decision: do:merge', '**Decision:** do:merge')
+      .replace('actor: sigma', '- **actor**: sigma')
+      .replace('timestamp: 2026-02-05T15:00Z', 'timestamp: 2026-02-05t15:00z');
+    const parsed = parseThread(text);
+    expect(parsed.ok && parsed.value.triage).toEqual({ decision: { type: 'do', action: { type: 'merge' } }, actor: 'sigma', timestamp: '2026-02-05t15:00z' });
+  });
+
   it('keeps rules, headings and blank lines inside the body', () => {
     const thread: Thread = { ...(EXPECTED as Thread), body: 'first\n\n---\n\n# not a title\nlast' };
     expect(parseThread(formatThread(thread))).toEqual({ ok: true, value: thread });

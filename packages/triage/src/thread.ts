@@ -27,8 +27,8 @@ export interface Thread {
 const TITLE = /^\s*#\s+(\S.*?)\s*$/;
 const HEADER = /^(\s*\*\*\s*([A-Za-z]+)\s*(?::\s*\*\*|\*\*\s*:)\s*)(.*?)\s*$/;
 const RULE = /^\s*---\s*$/;
-const TRIAGE_HEADING = /^\s*##\s+triage\s*$/i;
-const FIELD = /^(\s*(?:[-*]\s+)?)([A-Za-z]+)(\s*:\s*)(.*?)\s*$/;
+const TRIAGE_HEADING = /^\s*##\s+triage\s*:?\s*$/i;
+const FIELD = /^(\s*(?:[-*]\s+)?(?:\*\*\s*)?)([A-Za-z]+)(\s*(?::\s*(?:\*\*)?|\*\*\s*:)\s*)(.*?)\s*$/;
 const HEADER_FIELDS = ['from', 'branch', 'received'] as const;
 const TRIAGE_FIELDS = ['decision', 'actor', 'timestamp'] as const;
 
