@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import type { Clock, ConnectionOptions } from './connection.js';
-import { ensureStoreSchema, openConnection } from './connection.js';
+import { ensureStoreSchema, openConnection, unreadableDatabase } from './connection.js';
 import { InodeStore } from './inode-store.js';
 import { KvStore } from './kv-store.js';
 import { StoreFileSystem } from './store-fs.js';
@@ -36,12 +36,23 @@ export class AgentFS {
   /** Opens (creating if missing) the database at `path`; `:memory:` gives a private in-memory store. */
   static open(path: string, options: OpenOptions = {}): AgentFS {
     const clock = options.clock ?? Date.now;
-    return new AgentFS(path, openConnection(path, options), clock);
+    const db = openConnection(path, options);
+    try {
+      return new AgentFS(path, db, clock);
+    } catch (error) {
+      db.close();
+      throw unreadableDatabase(path, error);
+    }
   }
 
   /** Runs `fn` in one transaction on this database. */
   transaction<T>(fn: () => T): T {
     return this.fs.transaction(fn);
+  }
+
+  /** False once `close` has run. */
+  get isOpen(): boolean {
+    return this.db.open;
   }
 
   close(): void {

@@ -48,8 +48,10 @@ function createFromTemplate(path: string, clock: Clock): boolean {
     writeFileSync(path, storeTemplate(clock), { flag: 'wx' });
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw new AgentFSError('EINVAL', 'open', path, `cannot create database: ${(error as Error).message}`, { cause: error });
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code === 'ENOENT') throw new AgentFSError('ENOENT', 'open', path, 'cannot create the database: its folder does not exist', { cause: error });
+    throw new AgentFSError('EINVAL', 'open', path, `cannot create the database (${code ?? (error as Error).message})`, { cause: error });
   }
 }
 
@@ -60,12 +62,25 @@ export function openConnection(path: string, options: ConnectionOptions = {}): D
   try {
     db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
   } catch (cause) {
-    throw new AgentFSError('EINVAL', 'open', path, `cannot open database: ${(cause as Error).message}`, { cause });
+    throw new AgentFSError('EINVAL', 'open', path, `cannot open the database (${(cause as Error).message})`, { cause });
   }
-  db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
-  if (path !== ':memory:' && !options.readonly) db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+  try {
+    db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
+    if (path !== ':memory:' && !options.readonly) db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+  } catch (cause) {
+    db.close();
+    throw unreadableDatabase(path, cause);
+  }
   return db;
+}
+
+/** The error for a file SQLite cannot read as a database; other failures pass through unchanged. */
+export function unreadableDatabase(path: string, cause: unknown): unknown {
+  const code = (cause as { code?: unknown }).code;
+  if (code === 'SQLITE_NOTADB') return new AgentFSError('EINVAL', 'open', path, 'not a SQLite database', { cause });
+  if (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT')) return new AgentFSError('ECORRUPT', 'open', path, `the database file is damaged (${(cause as Error).message})`, { cause });
+  return cause;
 }
 
 /** Creates the AgentFS tables and the root inode if missing; returns the store's chunk size. */
@@ -73,6 +88,9 @@ export function ensureStoreSchema(db: Database.Database, clock: Clock): number {
   const existing = readChunkSize(db);
   if (existing !== undefined && (db.readonly || hasCairnTables(db))) return existing;
   if (db.readonly) throw new AgentFSError('EINVAL', 'open', db.name, 'not an AgentFS database (no fs_config.chunk_size)');
+  if (existing === undefined && hasForeignTables(db)) {
+    throw new AgentFSError('EINVAL', 'open', db.name, 'a SQLite database of another application (it has tables but no fs_config); refusing to add AgentFS tables to it');
+  }
   const nowSec = Math.floor(clock() / 1000);
   db.transaction(() => {
     db.exec(STORE_DDL);
@@ -96,6 +114,10 @@ function readChunkSize(db: Database.Database): number | undefined {
   if (row === undefined) return undefined;
   const parsed = Number.parseInt(row.value, 10);
   return Number.isInteger(parsed) ? parsed : undefined;
+}
+
+function hasForeignTables(db: Database.Database): boolean {
+  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'fs_%' AND name NOT LIKE 'kv_%' AND name NOT LIKE 'tool_%' AND name NOT LIKE 'cairn_%' LIMIT 1`).get() !== undefined;
 }
 
 function hasCairnTables(db: Database.Database): boolean {

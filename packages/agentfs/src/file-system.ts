@@ -1,3 +1,4 @@
+import { AgentFSError } from './errors.js';
 import type { Stats } from './stats.js';
 
 /** Options for `writeFile`. `mode` sets permission bits; `mtimeMs` overrides the modification time. */
@@ -61,7 +62,10 @@ export interface FileSystem {
   statfs(): { inodes: number; bytesUsed: number };
 }
 
-/** Encodes `writeFile` input to bytes. */
-export function toBytes(data: string | Uint8Array): Uint8Array {
-  return typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+/** Encodes `writeFile` input to bytes; anything but text or bytes is refused before the store is touched. */
+export function toBytes(data: string | Uint8Array, path: string): Uint8Array {
+  if (typeof data === 'string') return Buffer.from(data, 'utf8');
+  if (data instanceof Uint8Array) return data;
+  const kind = data === null ? 'null' : typeof data === 'object' ? ((data as object).constructor?.name ?? 'object') : typeof data;
+  throw new AgentFSError('EINVAL', 'write', path, `data must be a string or a Uint8Array, not ${kind}`);
 }

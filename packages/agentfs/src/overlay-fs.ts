@@ -101,7 +101,7 @@ export class OverlayFileSystem extends TreeFileSystem<OverlayEntry> implements F
   }
 
   writeFile(path: string, data: string | Uint8Array, options: WriteFileOptions = {}): void {
-    const bytes = toBytes(data);
+    const bytes = toBytes(data, path);
     let target = normalizePath(path, 'write');
     this.upper.transaction(() => {
       for (let hops = 0; ; hops++) {

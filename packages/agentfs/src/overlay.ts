@@ -1,6 +1,7 @@
 import { acceptChanges, type AcceptOptions, type AcceptResult } from './accept.js';
 import { AgentFS, type OpenOptions } from './agentfs.js';
 import { listChanges, type Change } from './changes.js';
+import { AgentFSError } from './errors.js';
 import { MergeBaseLog } from './merge-base.js';
 import { kindOfMode } from './mode.js';
 import { OverlayFileSystem } from './overlay-fs.js';
@@ -25,6 +26,7 @@ export class Overlay {
 
   /** Opens (creating if missing) the upper store at `upperPath` over `base`. Overlays default to `normal` durability. */
   static open(upperPath: string, base: AgentFS, options: OpenOptions = {}): Overlay {
+    if (!base.isOpen) throw new AgentFSError('EINVAL', 'open', upperPath, `the base store ${base.path} is closed`);
     return new Overlay(AgentFS.open(upperPath, { durability: 'normal', clock: base.clock, ...options }), base);
   }
 

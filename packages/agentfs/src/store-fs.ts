@@ -49,7 +49,7 @@ export class StoreFileSystem extends TreeFileSystem<Dentry> implements FileSyste
   }
 
   writeFile(path: string, data: string | Uint8Array, options: WriteFileOptions = {}): void {
-    const bytes = toBytes(data);
+    const bytes = toBytes(data, path);
     this.transaction(() => this.writeAt(normalizePath(path, 'write'), bytes, options, 0));
   }
 
