@@ -75,6 +75,22 @@ describe('threads', () => {
     expect(parsed.ok && parsed.value.triage).toEqual({ decision: { type: 'do', action: { type: 'merge' } }, actor: 'sigma', timestamp: '2026-02-05t15:00z' });
   });
 
+  it('reads header fields written without bold, a "### Triage" heading, and an untriaged thread closed by "---"', () => {
+    const plain = SEED_THREAD.replace('**From:** pi', 'From: pi').replace('**Branch:** sigma/proposal', '- Branch: sigma/proposal').replace('## Triage', '### Triage');
+    expect(parseThread(plain)).toEqual({ ok: true, value: EXPECTED });
+    const awaiting = SEED_THREAD.slice(0, SEED_THREAD.indexOf('## Triage'));
+    expect(awaiting.trimEnd().endsWith('---')).toBe(true);
+    const parsed = parseThread(awaiting);
+    expect(parsed.ok && parsed.value.body).toBe(EXPECTED.body);
+    expect(parsed.ok && parsed.value.triage).toBeUndefined();
+  });
+
+  it('an untriaged body that ends with a rule keeps it through format and parse', () => {
+    const { triage: _dropped, ...untriaged } = EXPECTED as Thread;
+    const thread: Thread = { ...untriaged, body: 'notes\n\n---' };
+    expect(parseThread(formatThread(thread))).toEqual({ ok: true, value: thread });
+  });
+
   it('keeps rules, headings and blank lines inside the body', () => {
     const thread: Thread = { ...(EXPECTED as Thread), body: 'first\n\n---\n\n# not a title\nlast' };
     expect(parseThread(formatThread(thread))).toEqual({ ok: true, value: thread });
@@ -156,6 +172,7 @@ describe('threads', () => {
   it('refuses to format what could not be read back', () => {
     const base = EXPECTED as Thread;
     expect(() => formatThread({ ...base, body: 'a\n## Triage\nb' })).toThrow(expect.objectContaining({ code: 'TRIAGE_INVALID_THREAD' }));
+    expect(() => formatThread({ ...base, body: 'a\n#### triage\nb' })).toThrow(expect.objectContaining({ code: 'TRIAGE_INVALID_THREAD' }));
     expect(() => formatThread({ ...base, title: 'two\nlines' })).toThrow(expect.objectContaining({ code: 'TRIAGE_INVALID_THREAD' }));
   });
 });

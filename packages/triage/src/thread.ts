@@ -25,9 +25,8 @@ export interface Thread {
 }
 
 const TITLE = /^\s*#\s+(\S.*?)\s*$/;
-const HEADER = /^(\s*\*\*\s*([A-Za-z]+)\s*(?::\s*\*\*|\*\*\s*:)\s*)(.*?)\s*$/;
 const RULE = /^\s*---\s*$/;
-const TRIAGE_HEADING = /^\s*##\s+triage\s*:?\s*$/i;
+const TRIAGE_HEADING = /^\s*#{2,6}\s+triage\s*:?\s*$/i;
 const FIELD = /^(\s*(?:[-*]\s+)?(?:\*\*\s*)?)([A-Za-z]+)(\s*(?::\s*(?:\*\*)?|\*\*\s*:)\s*)(.*?)\s*$/;
 const HEADER_FIELDS = ['from', 'branch', 'received'] as const;
 const TRIAGE_FIELDS = ['decision', 'actor', 'timestamp'] as const;
@@ -53,7 +52,7 @@ export function parseThread(markdown: string): Result<Thread, Diagnostic[]> {
   for (; index < lines.length && !RULE.test(lines[index]!); index++) {
     const line = lines[index]!;
     if (line.trim() === '') continue;
-    const match = HEADER.exec(line);
+    const match = FIELD.exec(line);
     if (match === null) {
       problems.push(diagnose('invalid-line', `expected a header field like "**From:** pi" or the "---" line, found "${line.trim()}"`, index + 1));
       continue;
@@ -63,7 +62,7 @@ export function parseThread(markdown: string): Result<Thread, Diagnostic[]> {
       problems.push(diagnose('unknown-field', `unknown header field "${match[2]}"; expected From, Branch and Received`, index + 1));
     } else if (header.has(name)) {
       problems.push(diagnose('duplicate-field', `header field "${match[2]}" appears twice (first on line ${header.get(name)!.line})`, index + 1));
-    } else header.set(name, { value: match[3]!, line: index + 1, column: match[1]!.length + 1 });
+    } else header.set(name, { value: match[4]!, line: index + 1, column: match[1]!.length + match[2]!.length + match[3]!.length + 1 });
   }
   if (index >= lines.length) return fail([...problems, diagnose('missing-separator-line', 'the header must end with a "---" line', lines.length)]);
   const separatorLine = index + 1;
@@ -79,7 +78,7 @@ export function parseThread(markdown: string): Result<Thread, Diagnostic[]> {
     problems.push(diagnose('duplicate-triage', `a second "## Triage" section (the first is on line ${headings[0]! + 1}); a thread has at most one`, extra + 1));
   }
   const triageAt = headings[0];
-  const body = extractBody(lines.slice(index, triageAt ?? lines.length), triageAt !== undefined);
+  const body = extractBody(lines.slice(index, triageAt ?? lines.length));
   let triage: TriageRecord | undefined;
   if (triageAt !== undefined) triage = parseTriageSection(lines, triageAt, headings[1] ?? lines.length, problems);
 
@@ -104,9 +103,10 @@ function readField<T>(fields: Fields, name: string, parse: (text: string) => Res
   return undefined;
 }
 
-function extractBody(lines: string[], beforeTriage: boolean): string {
+/** The body: the lines between the header and the triage section, less one closing "---" line (written before a triage section, or ahead of one to come). */
+function extractBody(lines: string[]): string {
   const trimmed = trimBlankLines(lines);
-  if (beforeTriage && trimmed.length > 0 && RULE.test(trimmed[trimmed.length - 1]!)) trimmed.pop();
+  if (trimmed.length > 0 && RULE.test(trimmed[trimmed.length - 1]!)) trimmed.pop();
   return trimBlankLines(trimmed).join('\n');
 }
 
@@ -146,7 +146,7 @@ function parseTriageSection(lines: readonly string[], heading: number, end: numb
 
 /**
  * Formats a thread as markdown (LF line ends, one trailing newline); `parseThread` reads it back to the same
- * value. Throws TRIAGE_INVALID_THREAD for a title that is not one line or a body holding a "## Triage" line.
+ * value. Throws TRIAGE_INVALID_THREAD for a title that is not one line or a body holding a triage heading ("## Triage", or "###"… "######").
  */
 export function formatThread(thread: Thread): string {
   if (thread.title.trim() !== thread.title || thread.title.length === 0 || /[\r\n]/.test(thread.title)) {
@@ -158,6 +158,8 @@ export function formatThread(thread: Thread): string {
   }
   const out = [`# ${thread.title}`, '', `**From:** ${thread.from}`, `**Branch:** ${thread.branch}`, `**Received:** ${thread.received}`, '', '---', ''];
   if (bodyLines.length > 0) out.push(...bodyLines, '');
+  const endsWithRule = bodyLines.length > 0 && RULE.test(bodyLines[bodyLines.length - 1]!);
+  if (thread.triage === undefined && endsWithRule) out.push('---', '');
   if (thread.triage !== undefined) {
     out.push('---', '', '## Triage', '', `decision: ${formatTriage(thread.triage.decision)}`, `actor: ${thread.triage.actor}`, `timestamp: ${thread.triage.timestamp}`, '');
   }

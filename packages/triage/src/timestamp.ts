@@ -3,10 +3,10 @@ import { fail, succeed, type Result } from './result.js';
 
 declare const brand: unique symbol;
 
-/** An ISO 8601 date-time with minutes at least and a zone: `2026-02-05T14:00Z`, `2026-02-05T14:00:30.5+01:00`. */
+/** An ISO 8601 date-time with minutes at least and a zone (`T`, `t` or, as RFC 3339 allows, a space between date and time): `2026-02-05T14:00Z`, `2026-02-05T14:00:30.5+01:00`. */
 export type Timestamp = string & { readonly [brand]: 'Timestamp' };
 
-const PATTERN = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+const PATTERN = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
 
 /** Checks and brands a timestamp (calendar fields in range; leap days checked). */
 export function parseTimestamp(text: string): Result<Timestamp, Diagnostic> {
