@@ -9,6 +9,7 @@ export type AgentFSErrorCode =
   | 'ELOOP'
   | 'EPERM'
   | 'EBUSY'
+  | 'EBADF'
   | 'ECORRUPT';
 
 const DESCRIPTIONS: Record<AgentFSErrorCode, string> = {
@@ -21,6 +22,7 @@ const DESCRIPTIONS: Record<AgentFSErrorCode, string> = {
   ELOOP: 'too many levels of symbolic links',
   EPERM: 'operation not permitted',
   EBUSY: 'resource busy',
+  EBADF: 'the store is closed',
   ECORRUPT: 'store is corrupt',
 };
 

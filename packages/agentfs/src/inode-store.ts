@@ -90,13 +90,24 @@ export class InodeStore {
   /**
    * Drops cached lookups if another connection committed since the last call (SQLite's data_version).
    * Called once at the start of every path walk; this connection's own writes invalidate as they happen.
+   * On a closed store it throws EBADF.
    */
   validateCache(): void {
-    const version = this.stmt.dataVersion.get() as number;
+    let version: number;
+    try {
+      version = this.stmt.dataVersion.get() as number;
+    } catch (error) {
+      throw this.explain(error);
+    }
     if (version !== this.dataVersion) {
       this.invalidate();
       this.dataVersion = version;
     }
+  }
+
+  /** The error to raise for `error`: EBADF when it came from using a closed connection, else `error` itself. */
+  explain(error: unknown): unknown {
+    return this.db.open ? error : new AgentFSError('EBADF', 'access', this.db.name, 'the store is closed', { cause: error });
   }
 
   /** Forgets every cached lookup (after a write, or a rolled-back transaction). */

@@ -69,6 +69,20 @@ describe('opening databases, and input the store refuses', () => {
     overlay.close();
   });
 
+  it('file-system calls on a closed store or overlay are EBADF', () => {
+    const store = openTempStore();
+    store.fs.writeFile('/a.txt', 'a');
+    const overlay = Overlay.open(join(makeTempDir(), 'upper.db'), store);
+    overlay.close();
+    expect(codeOf(() => overlay.fs.readFile('/a.txt'))).toBe('EBADF');
+    store.close();
+    for (const call of [() => store.fs.readFile('/a.txt'), () => store.fs.writeFile('/b.txt', 'b'), () => store.fs.readdir('/'), () => store.fs.stat('/a.txt')]) {
+      const error = errorOf(call);
+      expect(error.code).toBe('EBADF');
+      expect(error.message).toContain('the store is closed');
+    }
+  });
+
   it('an overlay cannot be opened over a closed base', () => {
     const base = openTempStore();
     base.close();

@@ -38,7 +38,7 @@ export class StoreFileSystem extends TreeFileSystem<Dentry> implements FileSyste
         return transaction(fn) as T;
       } catch (error) {
         inodes.invalidate();
-        throw error;
+        throw inodes.explain(error);
       }
     };
   }
