@@ -151,7 +151,8 @@ describe('python engine (Monty)', () => {
     expect((await sandbox.run({ engine: 'python', code: 'x = [1]\nwhile True:\n    x = x + x', limits: { memoryMb: 16 } })).status).toBe('memory');
     expect((await sandbox.run({ engine: 'python', code: 'while True:\n    f()', functions: { f: () => 1 }, limits: { calls: 10 } })).status).toBe('limit');
     expect(await sandbox.run({ engine: 'python', code: 'import os\nos.getcwd()' })).toMatchObject({ status: 'rejected', error: { line: 1, column: 1 } });
-    expect((await sandbox.run({ engine: 'python', code: 'def f(:\n  pass' })).status).toBe('rejected');
+    expect(await sandbox.run({ engine: 'python', code: 'def f(:\n  pass' })).toMatchObject({ status: 'rejected', error: { name: 'SyntaxError', line: 1, column: 7 } });
+    expect(await sandbox.run({ engine: 'python', code: 'if True:\n    x = (1,\n    y = 2' })).toMatchObject({ status: 'rejected', error: { line: 3, column: 7 } });
     expect(await sandbox.run({ engine: 'python', code: 'secret()' })).toMatchObject({ status: 'error', error: { name: 'NameError' } });
   });
 });

@@ -59,11 +59,11 @@ export async function runPython(run: RunMessage, hooks: EngineHooks): Promise<Do
     return { type: 'done', runId: run.runId, status: 'ok', value, cpuMs: Date.now() - started, heapBytes: 0 };
   } catch (error) {
     if (line !== '') hooks.log(line);
-    return pythonFailure(run.runId, error, Date.now() - started);
+    return pythonFailure(run.runId, error, Date.now() - started, run.code);
   }
 }
 
-function pythonFailure(runId: number, error: unknown, ms: number): DoneMessage {
+function pythonFailure(runId: number, error: unknown, ms: number, code: string): DoneMessage {
   const e = error as { exception?: { typeName?: string; message?: string }; message?: string; traceback?: () => { line: number; column: number }[] };
   const typeName = e.exception?.typeName ?? 'Error';
   const message = stripHostPaths(e.exception?.message ?? e.message ?? String(error));
@@ -72,14 +72,36 @@ function pythonFailure(runId: number, error: unknown, ms: number): DoneMessage {
   try {
     const frames = typeof e.traceback === 'function' ? e.traceback() : [];
     const last = frames[frames.length - 1];
-    if (last !== undefined) {
-      done.error!.line = last.line;
-      done.error!.column = last.column;
+    const at = last ?? (typeName === 'SyntaxError' ? syntaxErrorPosition(error, code) : undefined);
+    if (at !== undefined) {
+      done.error!.line = at.line;
+      done.error!.column = at.column;
     }
   } catch {
     // No traceback: the position stays unknown.
   }
   return done;
+}
+
+/**
+ * Where a syntax error is, read from Monty's rendering of it: `File "program.py", line N`, the source line
+ * stripped of its indentation and shown indented four spaces, then a line marking the column with `~` or `^`.
+ */
+function syntaxErrorPosition(error: unknown, code: string): { line: number; column: number } | undefined {
+  const display = (error as { display?: (format: string) => string }).display;
+  if (typeof display !== 'function') return undefined;
+  const lines = String(display.call(error, 'traceback')).split('\n');
+  const at = lines.findIndex((text) => /^\s*File "program\.py", line \d+/.test(text));
+  if (at < 0) return undefined;
+  const line = Number(/line (\d+)/.exec(lines[at]!)![1]);
+  const source = lines[at + 1] ?? '';
+  const marker = lines[at + 2] ?? '';
+  const caret = marker.search(/[~^]/);
+  const shownIndent = source.length - source.trimStart().length;
+  const original = code.split(/\r?\n/)[line - 1] ?? '';
+  const originalIndent = original.length - original.trimStart().length;
+  const marked = caret >= shownIndent && /^\s*[~^]+\s*$/.test(marker);
+  return { line, column: marked ? originalIndent + caret - shownIndent + 1 : 1 };
 }
 
 /** Monty values to JSON values: dicts (Maps) to objects, tuples and sets to arrays. */
