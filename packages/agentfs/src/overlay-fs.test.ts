@@ -313,4 +313,21 @@ describe('overlay compliance (OV)', () => {
       watcher.close();
     }
   });
+  it('OV-24 no two entries report one inode number unless they are hard links', () => {
+    const { base, overlay } = openTempOverlay();
+    for (let i = 0; i < 5; i++) base.fs.writeFile(`/base-${i}.txt`, String(i));
+    for (let i = 0; i < 5; i++) overlay.fs.writeFile(`/new-${i}.txt`, String(i));
+    overlay.fs.mkdir('/new-dir');
+    overlay.fs.symlink('/base-0.txt', '/new-link');
+    overlay.fs.writeFile('/base-1.txt', 'copied up');
+    overlay.fs.link('/new-0.txt', '/new-0-again.txt');
+    const entries = overlay.fs.readdirPlus('/');
+    const byIno = new Map<number, string[]>();
+    for (const { name, stats } of entries) byIno.set(stats.ino, [...(byIno.get(stats.ino) ?? []), name]);
+    const shared = [...byIno.values()].filter((names) => names.length > 1);
+    expect(shared).toEqual([['new-0-again.txt', 'new-0.txt']]);
+    expect(overlay.fs.stat('/base-1.txt').ino).toBe(base.fs.stat('/base-1.txt').ino);
+    expect(overlay.fs.stat('/').ino).toBe(1);
+    expect(overlay.fs.lstat('/new-link').ino).toBeGreaterThan(2 ** 40);
+  });
 });

@@ -20,6 +20,9 @@ export interface OverlayEntry {
 }
 
 const ROOT: Dentry = { ino: 1, mode: DEFAULT_DIR_MODE };
+
+/** Added to the inode number of an entry that exists only in the upper store (2^40: far above any base inode). */
+export const UPPER_ONLY_INO = 2 ** 40;
 const MAX_WRITE_HOPS = 40;
 const isDir = (entry: Dentry | undefined): entry is Dentry => entry !== undefined && kindOfMode(entry.mode) === 'dir';
 
@@ -92,12 +95,17 @@ export class OverlayFileSystem extends TreeFileSystem<OverlayEntry> implements F
     return [...names].sort(compareNames);
   }
 
-  /** Upper entries copied up from the base report the base inode number, as the format requires. */
+  /**
+   * Upper entries copied up from the base report the base inode number, as the format requires. Entries that
+   * exist only in the upper store report their inode number offset by UPPER_ONLY_INO, so no two entries of the
+   * overlay report the same number unless they are hard links of one another.
+   */
   protected statOf(entry: OverlayEntry): Stats {
     if (entry.upper === undefined) return new Stats(this.down.inode(entry.base!.ino));
     const row = this.up.inode(entry.upper.ino);
+    if (row.ino === ROOT.ino) return new Stats(row);
     const origin = this.up.origin(entry.upper.ino);
-    return new Stats(origin === undefined ? row : { ...row, ino: origin });
+    return new Stats({ ...row, ino: origin ?? UPPER_ONLY_INO + row.ino });
   }
 
   writeFile(path: string, data: string | Uint8Array, options: WriteFileOptions = {}): void {
