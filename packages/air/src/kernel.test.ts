@@ -7,6 +7,8 @@ import { decidePolicy, type EffectOrigin } from './policy.js';
 import { ed25519PublicKey, hmacSha256, signEd25519 } from './signing.js';
 import { createWorld } from './world.js';
 
+const OUTPUT_REF = `sha256:${'0a'.repeat(32)}`;
+
 const secret = new Uint8Array(32).fill(7);
 const hmacKey = new Uint8Array(32).fill(9);
 const adapters: Record<string, AdapterKey> = {
@@ -100,7 +102,7 @@ describe('receipts', () => {
     const { kernel, journal } = setup();
     const first = kernel.enqueue(llm(900));
     if (!first.ok) throw new Error(first.denial.reason);
-    const receipt = sign({ intentHash: first.intent.intentHash, adapterId: 'llm.ollama', status: 'ok', receipt: { output_ref: 'o', token_usage: { prompt: 700, completion: 500 }, cost_cents: 0, provider_id: 'ollama' } });
+    const receipt = sign({ intentHash: first.intent.intentHash, adapterId: 'llm.ollama', status: 'ok', receipt: { output_ref: OUTPUT_REF, token_usage: { prompt: 700, completion: 500 }, cost_cents: 0, provider_id: 'ollama' } });
     expect(kernel.submitReceipt(receipt)).toEqual({ ok: true });
     expect(journal.entries().map((e) => e.kind).slice(-2)).toEqual(['ReceiptAppended', 'BudgetExceeded']);
     expect(journal.entries().at(-1)!.body).toEqual({ grant_name: 'llm', dimension: 'tokens', delta: 1200n, new_balance: -200n });
@@ -120,7 +122,7 @@ describe('receipts', () => {
     const { kernel, journal } = setup();
     const admitted = kernel.enqueue(llm(10));
     if (!admitted.ok) throw new Error(admitted.denial.reason);
-    const good = sign({ intentHash: admitted.intent.intentHash, adapterId: 'llm.ollama', status: 'ok', receipt: { output_ref: 'o', token_usage: { prompt: 1, completion: 1 }, cost_cents: 0, provider_id: 'p' } });
+    const good = sign({ intentHash: admitted.intent.intentHash, adapterId: 'llm.ollama', status: 'ok', receipt: { output_ref: OUTPUT_REF, token_usage: { prompt: 1, completion: 1 }, cost_cents: 0, provider_id: 'p' } });
     const forged = { ...good, receipt: { ...(good.receipt as object), token_usage: { prompt: 0, completion: 0 } } };
     expect(kernel.submitReceipt(forged)).toEqual({ ok: false, reason: 'the signature does not verify' });
     expect(kernel.submitReceipt(sign({ ...good, intentHash: `sha256:${'c'.repeat(64)}` }))).toEqual({ ok: false, reason: 'no admitted intent has this hash' });
@@ -131,6 +133,24 @@ describe('receipts', () => {
     expect(kernel.remaining('llm')).toMatchObject({ tokens: 998n });
   });
 
+  it('a signed receipt whose payload does not fit the receipt schema is refused, and the intent stays open', () => {
+    const { kernel, journal } = setup();
+    const admitted = kernel.enqueue(llm(10));
+    if (!admitted.ok) throw new Error(admitted.denial.reason);
+    const misshapen = sign({ intentHash: admitted.intent.intentHash, adapterId: 'llm.ollama', status: 'ok', receipt: { output_ref: 'not a hash', token_usage: { prompt: -1, completion: 1 }, provider_id: 'p' } });
+    const refused = kernel.submitReceipt(misshapen);
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) {
+      expect(refused.reason).toContain('sys/LlmGenerateReceipt@1');
+      expect(refused.reason).toContain('/receipt/output_ref');
+      expect(refused.reason).toContain('/receipt/cost_cents');
+    }
+    expect(kernel.remaining('llm')).toMatchObject({ tokens: 1000n });
+    const fits = sign({ intentHash: admitted.intent.intentHash, adapterId: 'llm.ollama', status: 'ok', receipt: { output_ref: OUTPUT_REF, token_usage: { prompt: 1, completion: 1 }, cost_cents: 0, provider_id: 'p' } });
+    expect(kernel.submitReceipt(fits)).toEqual({ ok: true });
+    expect(journal.entries().map((e) => e.kind).filter((k) => k.startsWith('Receipt'))).toEqual(['ReceiptRejected', 'ReceiptAppended']);
+  });
+
   it('budgets never go below zero without BudgetExceeded', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.integer({ min: 1, max: 400 }), fc.integer({ min: 0, max: 600 })), { maxLength: 12 }), (steps) => {
@@ -138,7 +158,8 @@ describe('receipts', () => {
         steps.forEach(([maxTokens, used], i) => {
           const admitted = kernel.enqueue({ ...llm(maxTokens), idempotencyKey: key(i) });
           if (!admitted.ok) return;
-          kernel.submitReceipt(sign({ intentHash: admitted.intent.intentHash, adapterId: 'llm.ollama', status: 'ok', receipt: { output_ref: 'o', token_usage: { prompt: used, completion: 0 }, cost_cents: 0, provider_id: 'p' } }));
+          const submitted = kernel.submitReceipt(sign({ intentHash: admitted.intent.intentHash, adapterId: 'llm.ollama', status: 'ok', receipt: { output_ref: OUTPUT_REF, token_usage: { prompt: used, completion: 0 }, cost_cents: 0, provider_id: 'p' } }));
+          expect(submitted).toEqual({ ok: true });
         });
         const left = kernel.remaining('llm')!;
         const exceeded = journal.entries().some((e) => e.kind === 'BudgetExceeded');

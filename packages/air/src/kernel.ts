@@ -8,7 +8,7 @@ import { decidePolicy, type EffectOrigin, type PolicyDecision } from './policy.j
 import { equalBytes, hmacSha256, verifyEd25519, type SignatureScheme } from './signing.js';
 import type { World } from './world.js';
 import { EFFECT_CATALOG } from './builtins.js';
-import { encodeTypedValue } from './values.js';
+import { checkValue, encodeTypedValue } from './values.js';
 
 /** A request to perform an effect. */
 export interface EffectRequest {
@@ -199,11 +199,22 @@ export class EffectKernel {
     if (this.done.has(receipt.intentHash)) return refuse('a receipt for this intent was already appended');
     const intent = this.pending.get(receipt.intentHash);
     if (intent === undefined) return refuse('no admitted intent has this hash');
+    const misfit = receipt.status === 'ok' ? this.receiptMisfit(intent.kind, receipt.receipt) : undefined;
+    if (misfit !== undefined) return refuse(misfit);
     this.pending.delete(receipt.intentHash);
     this.done.add(receipt.intentHash);
     journal.append('ReceiptAppended', { intent_hash: receipt.intentHash, adapter_id: receipt.adapterId, status: receipt.status, receipt_ref: hashBytes(encodeCanonical(receipt.receipt)), submitted: receiptRecord(receipt) });
     this.settle(intent, receipt);
     return { ok: true };
+  }
+
+  /** Why an `ok` receipt's payload does not fit its kind's receipt schema, or undefined when it fits. */
+  private receiptMisfit(kind: string, payload: CborValue): string | undefined {
+    const name = EFFECT_CATALOG[kind]?.receipt;
+    const schema = name === undefined ? undefined : this.options.world.schema(name, '', []);
+    if (schema === undefined) return `no receipt schema for ${kind}`;
+    const problems = checkValue(payload, schema.type, '/receipt');
+    return problems.length === 0 ? undefined : `the receipt does not fit ${name}: ${problems.map((d) => `${d.path}: ${d.message}`).join('; ')}`;
   }
 
   private settle(intent: EffectIntent, receipt: Receipt): void {
