@@ -118,8 +118,8 @@ export function intentHash(kind: string, params: CborValue, cap: string, idempot
  * The effect gate of AIR v1 §9–10: checks, in order, that the kind is known and its parameters fit its
  * schema, the grant exists, has not expired or run out, is of the kind's capability type, admits the
  * parameters, and can afford the effect; then asks the policy (first match wins, default deny). Every
- * decision is journaled. Receipts are checked against the adapter's registered key and bound to an admitted
- * intent before they settle the grant's budget.
+ * decision is journaled. Receipts are checked against the adapter's registered key, bound to an admitted
+ * intent and (when `ok`) checked against the kind's receipt schema before they settle the grant's budget.
  */
 export class EffectKernel {
   private readonly options: KernelOptions;
