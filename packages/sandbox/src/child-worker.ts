@@ -2,7 +2,13 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { parseFromChild, type DoneMessage, type FromChild, type ToChild } from './protocol.js';
 
 /** How a run on a child ended: its report, or the child's death. */
-export type ChildOutcome = { kind: 'done'; done: DoneMessage } | { kind: 'died'; reason: string };
+export type ChildOutcome = { kind: 'done'; done: DoneMessage } | { kind: 'died'; reason: string; outOfMemory: boolean };
+
+/**
+ * What V8 writes to stderr when it aborts a process on a heap it cannot grow: some allocations in an
+ * isolate (a huge array or string near the isolate's limit) are fatal to the whole process, not catchable.
+ */
+const FATAL_OOM = /is_heap_oom = 1|Reached heap limit|JavaScript heap out of memory|Fatal process out of memory|Fatal JavaScript invalid size error/;
 
 /** Receives what a child sends during one run. */
 export interface RunListener {
@@ -19,12 +25,14 @@ export class ChildWorker {
   readonly ready: Promise<void>;
   private active: { runId: number; listener: RunListener; settle: (outcome: ChildOutcome) => void } | undefined;
   private deadReason: string | undefined;
+  private outOfMemory = false;
   private stderr = '';
 
   constructor(entry: string) {
     this.child = fork(entry, [], { execArgv: ['--no-node-snapshot'], stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
     this.child.stderr?.on('data', (chunk: Buffer) => {
-      this.stderr = (this.stderr + chunk.toString('utf8')).slice(-2000);
+      this.stderr = (this.stderr + chunk.toString('utf8')).slice(-4000);
+      if (FATAL_OOM.test(this.stderr)) this.outOfMemory = true;
     });
     this.ready = new Promise<void>((resolve, reject) => {
       const onReady = (message: unknown) => {
@@ -38,7 +46,8 @@ export class ChildWorker {
     });
     this.ready.catch(() => undefined);
     this.child.on('message', (message) => this.receive(parseFromChild(message)));
-    this.child.on('exit', (code, signal) => this.die(signal ? `killed by ${signal}` : `exited with code ${code}`));
+    // 'close' rather than 'exit': it comes after stderr has been read to the end, which says why V8 aborted.
+    this.child.on('close', (code, signal) => this.die(signal ? `killed by ${signal}` : `exited with code ${code}`));
     this.child.on('error', (error) => this.die(`failed: ${error.message}`));
   }
 
@@ -49,7 +58,7 @@ export class ChildWorker {
 
   /** Sends a run and resolves when it is done or the child dies. */
   execute(message: Extract<ToChild, { type: 'run' }>, listener: RunListener): Promise<ChildOutcome> {
-    if (this.deadReason !== undefined) return Promise.resolve({ kind: 'died', reason: this.deadReason });
+    if (this.deadReason !== undefined) return Promise.resolve({ kind: 'died', reason: this.deadReason, outOfMemory: false });
     return new Promise<ChildOutcome>((resolve) => {
       this.active = { runId: message.runId, listener, settle: resolve };
       this.send(message);
@@ -95,6 +104,6 @@ export class ChildWorker {
     this.deadReason = reason + (this.stderr ? ` (${this.stderr.trim().split('\n').slice(-1)[0]})` : '');
     const active = this.active;
     this.active = undefined;
-    active?.settle({ kind: 'died', reason: this.deadReason });
+    active?.settle({ kind: 'died', reason: this.deadReason, outOfMemory: this.outOfMemory });
   }
 }

@@ -117,6 +117,7 @@ export async function runSession(worker: ChildWorker, request: SessionRequest): 
   const stats = (cpuMs: number, heapBytes: number) => ({ wallMs, cpuMs, calls: calls.length, heapBytes });
   if (outcome.kind === 'died') {
     if (killed && aborted !== undefined) return { result: { status: aborted.status, error: { name: aborted.status === 'limit' ? 'LimitError' : 'TimeoutError', message: aborted.message }, logs, calls, stats: stats(0, 0) }, healthy: false };
+    if (outcome.outOfMemory) return { result: { status: 'memory', error: { name: 'MemoryError', message: 'the program ran out of memory (its sandbox process was stopped)' }, logs, calls, stats: stats(0, 0) }, healthy: false };
     return { result: { status: 'crashed', error: { name: 'CrashError', message: `the sandbox process ${outcome.reason}` }, logs, calls, stats: stats(0, 0) }, healthy: false };
   }
   const done = outcome.done;
