@@ -49,4 +49,12 @@ describe('manifest directory store', () => {
     expect(loadManifestDirectory(world({}))).toMatchObject({ ok: false, diagnostics: [{ code: 'store.no-manifest' }] });
     expect(loadManifestDirectory(world({ 'manifest.air.json': { ...manifest, schemas: [], plans: [] }, 'bad.air.json': '{ nope' }))).toMatchObject({ ok: false, diagnostics: [{ code: 'store.json', file: 'bad.air.json' }] });
   });
+  it('reads files that start with a byte-order mark, places JSON errors at line and column, and files manifest problems under the manifest', () => {
+    const bom = '\ufeff' + JSON.stringify(point);
+    expect(loadManifestDirectory(world({ 'manifest.air.json': '\ufeff' + JSON.stringify(manifest), 'defs/point.air.json': bom, 'plan.air.json': plan })).ok).toBe(true);
+    const broken = loadManifestDirectory(world({ 'manifest.air.json': { ...manifest, schemas: [], plans: [] }, 'bad.air.json': '{\n  "$kind": "defschema",\n  "name": "a.b/C@1",\n}\n' }));
+    expect(broken).toMatchObject({ ok: false, diagnostics: [{ code: 'store.json', file: 'bad.air.json', message: expect.stringMatching(/^bad\.air\.json:4:1 is not valid JSON/) }] });
+    const unknownField = loadManifestDirectory(world({ 'manifest.air.json': { ...manifest, extra: 1 }, 'defs/point.air.json': point, 'plan.air.json': plan }));
+    expect(unknownField).toMatchObject({ ok: false, diagnostics: [{ code: 'structure.unknown-field', path: '/extra', file: 'manifest.air.json' }] });
+  });
 });

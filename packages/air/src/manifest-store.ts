@@ -76,17 +76,29 @@ function definitionFiles(files: AirFiles, root: string, rel: string): string[] {
   return out;
 }
 
+/** Parses a definition file (a leading byte-order mark is allowed); a syntax error is reported at its line and column. */
 function parseJson(text: string, file: string, problems: FileDiagnostic[]): unknown {
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   try {
-    return JSON.parse(text);
+    return JSON.parse(source);
   } catch (error) {
-    problems.push({ ...diagnostic('store.json', `${file} is not valid JSON: ${(error as Error).message}`, ''), file });
+    const message = (error as Error).message;
+    const at = /at position (\d+)/.exec(message);
+    const where = at === null ? '' : `:${lineAndColumn(source, Number(at[1]))}`;
+    problems.push({ ...diagnostic('store.json', `${file}${where} is not valid JSON: ${message}`, ''), file });
     return undefined;
   }
 }
 
-function fileOf(d: AirDiagnostic, definitions: readonly unknown[], origins: readonly string[]): { file?: string } {
-  if (d.name === undefined) return {};
+function lineAndColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return `${line}:${offset - before.lastIndexOf('\n')}`;
+}
+
+/** The file a diagnostic belongs to: the definition it names, else the manifest. */
+function fileOf(d: AirDiagnostic, definitions: readonly unknown[], origins: readonly string[]): { file: string } {
+  if (d.name === undefined) return { file: MANIFEST_FILE };
   const index = definitions.findIndex((node) => typeof node === 'object' && node !== null && (node as { name?: unknown }).name === d.name);
   return index >= 0 ? { file: origins[index]! } : { file: MANIFEST_FILE };
 }
