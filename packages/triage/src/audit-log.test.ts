@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatAuditLog, parseAuditLog, type AuditLog } from './audit-log.js';
-import { lineArb } from './test-support/arbitraries.js';
+import { lineArb, triageArb } from './test-support/arbitraries.js';
+import { formatTriage } from './triage-text.js';
 
 const SEED_LOG = `# Inbox Log: 2026-02-05
 
@@ -38,7 +39,7 @@ describe('audit log', () => {
     const entry = fc.record({
       time: fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 })).map(([h, m]) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`),
       source: lineArb,
-      decision: lineArb,
+      decision: fc.oneof(fc.constant('received'), triageArb.map(formatTriage)),
       executed: lineArb,
     });
     fc.assert(
@@ -47,6 +48,11 @@ describe('audit log', () => {
         expect(parseAuditLog(formatAuditLog(log))).toEqual({ ok: true, value: log });
       }),
     );
+  });
+
+  it('reads rows without their outer pipes and a separator with alignment colons', () => {
+    const bare = SEED_LOG.replace('|------|--------|----------|----------|', ':--- | --- | :---: | ---:').replace('| 14:00 | pi/proposal | received | — |', '14:00 | pi/proposal | received | —');
+    expect(parseAuditLog(bare)).toEqual({ ok: true, value: SEED_VALUE });
   });
 
   it('tolerates CRLF, padding and blank lines', () => {
@@ -67,6 +73,11 @@ describe('audit log', () => {
         { code: 'invalid-line', message: 'expected a row of 4 cells "| time | source | decision | executed |", found "not a row"', line: 6, column: 1 },
       ],
     ],
+    [
+      'a Decision that is not one',
+      '# Inbox Log: 2026-02-05\n| Time | Source | Decision | Executed |\n|---|---|---|---|\n| 10:00 | merge | merge | ✓ merged |\n',
+      [{ code: 'unknown-decision', message: "unknown decision 'merge'; expected one of delete:<reason>, defer:<reason>, delegate:<actor>, do:merge, do:reply:<branch>, do:custom:<description> (did you mean do:merge?)", line: 4, column: 19 }],
+    ],
   ])('refuses %s', (_name, text, errors) => {
     expect(parseAuditLog(text)).toEqual({ ok: false, error: errors });
   });
@@ -74,6 +85,7 @@ describe('audit log', () => {
   it('refuses to format what it could not read back', () => {
     expect(() => formatAuditLog({ date: 'today', entries: [] })).toThrow(expect.objectContaining({ code: 'TRIAGE_INVALID_LOG' }));
     expect(() => formatAuditLog({ date: '2026-01-01', entries: [{ time: '9:00', source: 'a', decision: 'b', executed: 'c' }] })).toThrow(/HH:MM/);
-    expect(() => formatAuditLog({ date: '2026-01-01', entries: [{ time: '09:00', source: 'a\nb', decision: 'b', executed: 'c' }] })).toThrow(/Source/);
+    expect(() => formatAuditLog({ date: '2026-01-01', entries: [{ time: '09:00', source: 'a\nb', decision: 'received', executed: 'c' }] })).toThrow(/Source/);
+    expect(() => formatAuditLog({ date: '2026-01-01', entries: [{ time: '09:00', source: 'a', decision: 'merge', executed: 'c' }] })).toThrow(/Decision must be "received" or a decision/);
   });
 });
