@@ -116,8 +116,10 @@ function readChunkSize(db: Database.Database): number | undefined {
   return Number.isInteger(parsed) ? parsed : undefined;
 }
 
+/** True when the database holds a table that is neither SQLite's, AgentFS's nor Cairn's. */
 function hasForeignTables(db: Database.Database): boolean {
-  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'fs_%' AND name NOT LIKE 'kv_%' AND name NOT LIKE 'tool_%' AND name NOT LIKE 'cairn_%' LIMIT 1`).get() !== undefined;
+  const ours = ['sqlite_*', 'fs_*', 'kv_*', 'tool_*', 'cairn_*'].map((pattern) => `name NOT GLOB '${pattern}'`).join(' AND ');
+  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND ${ours} LIMIT 1`).get() !== undefined;
 }
 
 function hasCairnTables(db: Database.Database): boolean {
