@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importPath, importTree, type ImportProgress } from './import-tree.js';
@@ -108,6 +108,24 @@ describe('project mirror', () => {
     expect(readlinkSync(join(root, 'alias'))).toBe('edit.txt');
     expect(() => lstatSync(join(root, 'gone'))).toThrow();
     expect(importTree(base, root)).toMatchObject({ added: 0, removed: 0 });
+  });
+
+  it('never writes through a symbolic link on disk: refuses a path below one, replaces one the store says is a directory', () => {
+    const root = makeTempDir();
+    const outside = makeTempDir();
+    write(root, 'a.txt', 'a');
+    const { base, overlay } = openTempOverlay();
+    importTree(base, root);
+    symlinkSync(outside, join(root, 'linked'));
+    overlay.fs.writeFile('/a.txt', 'changed');
+    overlay.fs.writeFile('/linked/planted.txt', 'x');
+    const result = overlay.accept();
+    expect(() => writeBack(base.fs, root, ['/a.txt', '/linked/planted.txt'])).toThrow(expect.objectContaining({ code: 'EPERM', message: expect.stringContaining("'linked' is a symbolic link on disk") }));
+    expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('a');
+    writeBack(base.fs, root, result.applied.map((a) => a.path));
+    expect(lstatSync(join(root, 'linked')).isDirectory()).toBe(true);
+    expect(readFileSync(join(root, 'linked/planted.txt'), 'utf8')).toBe('x');
+    expect(readdirSync(outside)).toEqual([]);
   });
 
   it('materializes an overlay as real files', () => {

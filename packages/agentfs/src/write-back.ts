@@ -2,6 +2,7 @@ import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, rename
 import { dirname, join } from 'node:path';
 import { stateOf, type EntryState } from './entry-state.js';
 import type { FileSystem } from './file-system.js';
+import { AgentFSError } from './errors.js';
 import { normalizePath, toRelative } from './path.js';
 
 let tempCounter = 0;
@@ -13,12 +14,35 @@ let tempCounter = 0;
  */
 export function writeBack(fs: FileSystem, root: string, paths: readonly string[]): void {
   const ordered = paths.map((p) => toRelative(normalizePath(p, 'writeBack'))).sort();
+  refuseLinkedAncestors(root, ordered);
   const deletions = ordered.filter((rel) => stateOf(fs, '/' + rel).kind === 'absent').reverse();
   for (const rel of ordered) {
     const state = stateOf(fs, '/' + rel);
     if (state.kind !== 'absent') writeState(join(root, rel), state);
   }
   for (const rel of deletions) removeFromDisk(join(root, rel));
+}
+
+/**
+ * Refuses, before anything is written, a path whose parent directory on disk is reached through a symbolic
+ * link that this write-back does not itself replace: writing there would land outside the tree the store
+ * describes (perhaps outside the project).
+ */
+function refuseLinkedAncestors(root: string, ordered: readonly string[]): void {
+  const rewritten = new Set(ordered);
+  const checked = new Set<string>();
+  for (const rel of ordered) {
+    const parts = rel.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const ancestor = parts.slice(0, i).join('/');
+      if (rewritten.has(ancestor)) continue;
+      if (checked.has(ancestor)) continue;
+      checked.add(ancestor);
+      if (lstatOrUndefined(join(root, ancestor))?.isSymbolicLink()) {
+        throw new AgentFSError('EPERM', 'writeBack', rel, `'${ancestor}' is a symbolic link on disk; Cairn does not write through links`);
+      }
+    }
+  }
 }
 
 /** Writes one entry state to a disk path (temp file + rename for files and symlinks). */
