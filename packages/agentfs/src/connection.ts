@@ -72,7 +72,17 @@ export function openConnection(path: string, options: ConnectionOptions = {}): D
     db.close();
     throw unreadableDatabase(path, cause);
   }
+  refusePreparingWhenClosed(db, path);
   return db;
+}
+
+/** Makes a query on a closed connection (the kv store, the tool log, drizzle) fail with EBADF instead of a TypeError. */
+function refusePreparingWhenClosed(db: Database.Database, path: string): void {
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((source: string) => {
+    if (!db.open) throw new AgentFSError('EBADF', 'access', path, 'the store is closed');
+    return prepare(source);
+  }) as typeof db.prepare;
 }
 
 /** The error for a file SQLite cannot read as a database; other failures pass through unchanged. */

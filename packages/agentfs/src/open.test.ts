@@ -69,14 +69,16 @@ describe('opening databases, and input the store refuses', () => {
     overlay.close();
   });
 
-  it('file-system calls on a closed store or overlay are EBADF', () => {
+  it('file-system, kv and tool-log calls on a closed store or overlay are EBADF', () => {
     const store = openTempStore();
     store.fs.writeFile('/a.txt', 'a');
     const overlay = Overlay.open(join(makeTempDir(), 'upper.db'), store);
     overlay.close();
     expect(codeOf(() => overlay.fs.readFile('/a.txt'))).toBe('EBADF');
     store.close();
-    for (const call of [() => store.fs.readFile('/a.txt'), () => store.fs.writeFile('/b.txt', 'b'), () => store.fs.readdir('/'), () => store.fs.stat('/a.txt')]) {
+    const calls = [() => store.fs.readFile('/a.txt'), () => store.fs.writeFile('/b.txt', 'b'), () => store.fs.readdir('/'), () => store.fs.stat('/a.txt')];
+    calls.push(() => store.kv.get('k'), () => store.kv.set('k', 1), () => store.tools.list(), () => overlay.kv.list());
+    for (const call of calls) {
       const error = errorOf(call);
       expect(error.code).toBe('EBADF');
       expect(error.message).toContain('the store is closed');
