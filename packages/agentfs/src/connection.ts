@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { AgentFSError } from './errors.js';
+import { AgentFSError, closedStoreError } from './errors.js';
 import { DEFAULT_DIR_MODE } from './mode.js';
 import { STORE_DDL } from './schema.js';
 
@@ -80,7 +80,7 @@ export function openConnection(path: string, options: ConnectionOptions = {}): D
 function refusePreparingWhenClosed(db: Database.Database, path: string): void {
   const prepare = db.prepare.bind(db);
   db.prepare = ((source: string) => {
-    if (!db.open) throw new AgentFSError('EBADF', 'access', path, 'the store is closed');
+    if (!db.open) throw closedStoreError(path);
     return prepare(source);
   }) as typeof db.prepare;
 }

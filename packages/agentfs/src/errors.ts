@@ -48,3 +48,8 @@ export function isAgentFSError(error: unknown, code?: AgentFSErrorCode): error i
   const candidate = error as { name?: unknown; code?: unknown };
   return candidate.name === 'AgentFSError' && (code === undefined || candidate.code === code);
 }
+
+/** The error for any use of a store whose connection has been closed. */
+export function closedStoreError(path: string, cause?: unknown): AgentFSError {
+  return new AgentFSError('EBADF', 'access', path, 'the store is closed', cause === undefined ? undefined : { cause });
+}

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from './connection.js';
-import { AgentFSError } from './errors.js';
+import { AgentFSError, closedStoreError } from './errors.js';
 import type { InodeRow } from './stats.js';
 
 const MAX_CACHED = 100_000;
@@ -107,7 +107,7 @@ export class InodeStore {
 
   /** The error to raise for `error`: EBADF when it came from using a closed connection, else `error` itself. */
   explain(error: unknown): unknown {
-    return this.db.open ? error : new AgentFSError('EBADF', 'access', this.db.name, 'the store is closed', { cause: error });
+    return this.db.open ? error : closedStoreError(this.db.name, error);
   }
 
   /** Forgets every cached lookup (after a write, or a rolled-back transaction). */

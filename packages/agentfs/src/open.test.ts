@@ -3,21 +3,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { AgentFS } from './agentfs.js';
-import { AgentFSError } from './errors.js';
 import { Overlay } from './overlay.js';
-import { codeOf } from './test-support/error-code.js';
+import { codeOf, errorOf } from './test-support/error-code.js';
 import { openTempStore } from './test-support/stores.js';
 import { makeTempDir } from './test-support/temp-dir.js';
-
-function errorOf(fn: () => unknown): AgentFSError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AgentFSError);
-    return error as AgentFSError;
-  }
-  throw new Error('expected an AgentFSError');
-}
 
 describe('opening databases, and input the store refuses', () => {
   it('a file that is not SQLite is refused with EINVAL and left as it was', () => {

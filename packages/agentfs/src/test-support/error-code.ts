@@ -1,4 +1,4 @@
-import { isAgentFSError } from '../errors.js';
+import { isAgentFSError, type AgentFSError } from '../errors.js';
 
 /** Runs `fn` and returns the AgentFSError code it threw (undefined when it did not throw). */
 export function codeOf(fn: () => unknown): string | undefined {
@@ -9,4 +9,15 @@ export function codeOf(fn: () => unknown): string | undefined {
     throw error;
   }
   return undefined;
+}
+
+/** Runs `fn` and returns the AgentFSError it threw; anything else (or no throw) fails the test. */
+export function errorOf(fn: () => unknown): AgentFSError {
+  try {
+    fn();
+  } catch (error) {
+    if (isAgentFSError(error)) return error;
+    throw error;
+  }
+  throw new Error('expected an AgentFSError');
 }
