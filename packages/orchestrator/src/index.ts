@@ -1,0 +1,26 @@
+export type {
+  AgentState,
+  ProgramLang,
+  ChangeStatus,
+  ChangeInfo,
+  AgentFailure,
+  AgentLimits,
+  AgentBudgets,
+  SpawnOptions,
+  AgentInfo,
+  AgentFilter,
+  ConflictHunkInfo,
+  ConflictInfo,
+  AppliedHow,
+  AcceptOutcome,
+  UndoOutcome,
+  ReplayOutcome,
+  CollectOutcome,
+  SyncSummary,
+  JournalRow,
+  JournalView,
+  EventOptions,
+  CairnApi,
+} from './types.js';
+export { EventBus, type CairnEvent, type CairnEventType } from './events.js';
+export { CairnError, isCairnError, type CairnErrorCode } from './errors.js';

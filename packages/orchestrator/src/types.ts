@@ -1,0 +1,220 @@
+import type { CairnEvent } from './events.js';
+
+/** Where an agent is in its life. `do:reply` feedback moves `reviewing` back to `running`. */
+export type AgentState = 'queued' | 'running' | 'reviewing' | 'accepted' | 'rejected' | 'failed';
+
+/** The language of an agent's program. */
+export type ProgramLang = 'js' | 'py';
+
+/** How a path changed in an agent's proposal. */
+export type ChangeStatus = 'added' | 'modified' | 'deleted';
+
+/** One changed path of a proposal. */
+export interface ChangeInfo {
+  path: string;
+  status: ChangeStatus;
+  /** `file`, `dir` or `symlink` (the kind before the change, for deletions). */
+  kind: 'file' | 'dir' | 'symlink';
+}
+
+/** Why an agent failed, with a stable code (`interrupted`, `timeout`, `budget`, `model-unreachable`, …). */
+export interface AgentFailure {
+  code: string;
+  message: string;
+  hint?: string;
+}
+
+/** Hard limits of one program run. */
+export interface AgentLimits {
+  /** Wall-clock time of one run, host calls included (ms). */
+  wallMs: number;
+  /** CPU time of one run (ms). */
+  cpuMs: number;
+  /** Heap of the program's isolate (MiB). */
+  memoryMb: number;
+}
+
+/** What an agent may spend over its whole life, across runs, repairs and revisions. */
+export interface AgentBudgets {
+  /** Model tokens (prompt + completion), for program generation and `ask_llm`. */
+  tokens: number;
+  /** Bytes written through `write_file`. */
+  bytes: number;
+  /** Tool-function calls. */
+  calls: number;
+  /** Wall-clock time spent running and generating (ms). */
+  wallMs: number;
+  /** Repair rounds after a model's program is refused or fails. */
+  repairs: number;
+}
+
+/** What spawn and queue take: a program of the user's, or a model that writes one. */
+export interface SpawnOptions {
+  /** The program's source; without it a model writes the program. */
+  code?: string;
+  /** Language of `code` (default `js`); for a model, the language it is asked to write. */
+  lang?: ProgramLang;
+  /** Model name for the model path (default `qwen2.5-coder:7b`). */
+  model?: string;
+  limits?: Partial<AgentLimits>;
+  budgets?: Partial<AgentBudgets>;
+  /** Project-relative paths the agent may write under (default: the whole project, minus protected paths). */
+  scope?: readonly string[];
+}
+
+/** An agent as every surface sees it (the CLI's `--json` shape, the daemon's). Times are ISO 8601. */
+export interface AgentInfo {
+  id: string;
+  task: string;
+  state: AgentState;
+  createdAt: string;
+  updatedAt: string;
+  /** `code` for a user's program, `model` when a model writes it. */
+  origin: 'code' | 'model';
+  lang: ProgramLang;
+  model?: string;
+  summary?: string;
+  changes?: ChangeInfo[];
+  /** One line on why the agent is where it is: the failure, the rejection reason. */
+  reason?: string;
+  failure?: AgentFailure;
+  /** Program runs so far (repairs and revisions included). */
+  runs: number;
+  spent: { tokens: number; bytes: number; calls: number; wallMs: number; repairs: number };
+}
+
+/** A filter for `agents()`. */
+export interface AgentFilter {
+  state?: AgentState | readonly AgentState[];
+}
+
+/** One overlapping region of a conflict: the human's lines, the base's, the agent's. */
+export interface ConflictHunkInfo {
+  ours: { start: number; lines: string[] };
+  base: { start: number; lines: string[] };
+  theirs: { start: number; lines: string[] };
+}
+
+/** A path an accept left alone, and why. */
+export interface ConflictInfo {
+  path: string;
+  /** `content`, `add-add`, `modify-delete`, `delete-modify`, `binary`, `type`, `not-empty`, or `changed-on-disk`. */
+  reason: string;
+  hunks: ConflictHunkInfo[];
+}
+
+/** How an applied path reached the working tree. */
+export type AppliedHow = 'fast-forward' | 'merged' | 'already' | 'forced';
+
+/** The outcome of an accept: what reached the working tree, what conflicted; the agent after it. */
+export interface AcceptOutcome {
+  ok: boolean;
+  applied: { path: string; how: AppliedHow }[];
+  conflicts: ConflictInfo[];
+  agent: AgentInfo;
+}
+
+/** The outcome of an undo: what was restored, what the human changed since (left alone). */
+export interface UndoOutcome {
+  ok: boolean;
+  restored: string[];
+  conflicts: { path: string; reason: string }[];
+  agent: AgentInfo;
+}
+
+/** The outcome of a replay: reproduced, or the first difference. */
+export interface ReplayOutcome {
+  ok: boolean;
+  /** Journal entries compared. */
+  entries: number;
+  runs: number;
+  /** Content hash of the changes the replay produced, and of those recorded. */
+  changesHash: string;
+  recordedChangesHash: string;
+  divergence?: { seq: number; reason: string; expected?: unknown; actual?: unknown };
+}
+
+/** What `collect` deleted for good. */
+export interface CollectOutcome {
+  collected: { agentId: string; retiredAt: string }[];
+}
+
+/** What a sync did. */
+export interface SyncSummary {
+  files: number;
+  added: number;
+  updated: number;
+  removed: number;
+  unchanged: number;
+  bytes: number;
+  ms: number;
+}
+
+/** One row of an agent's journal, for people (`cairn log`). */
+export interface JournalRow {
+  seq: number;
+  /** The run's clock at that entry (ISO 8601). */
+  time: string;
+  kind: string;
+  /** The tool function or effect kind (`read_file`, `fs.write`, `llm.generate`). */
+  effect?: string;
+  path?: string;
+  /** `allowed`, `denied`, `ok`, `error`, or the event's own word. */
+  decision?: string;
+  bytes?: number;
+  tokens?: number;
+  detail?: string;
+}
+
+/** An agent's journal as a table, with the outcome of verifying its chain. */
+export interface JournalView {
+  agentId: string;
+  rows: JournalRow[];
+  verified: boolean;
+  /** Where the chain breaks, when it does. */
+  broken?: { seq: number; reason: string };
+}
+
+/** Options of `events()`. */
+export interface EventOptions {
+  /** Only this agent's events. */
+  agentId?: string;
+  /** Stop after the first event matching this (inclusive). */
+  until?: (event: CairnEvent) => boolean;
+}
+
+/**
+ * The orchestrator's API. The in-process project and the daemon's client both implement it, so the CLI and
+ * the Neovim bridge never care whether a daemon runs. Expected outcomes are data; misuse throws `CairnError`.
+ */
+export interface CairnApi {
+  readonly root: string;
+  /** Brings stable.db up to date with the working tree (an incremental import). */
+  sync(): Promise<SyncSummary>;
+  /** Creates an agent and starts it as soon as a slot is free, ahead of queued ones. */
+  spawn(task: string, options?: SpawnOptions): Promise<AgentInfo>;
+  /** Creates an agent at the back of the queue. */
+  queue(task: string, options?: SpawnOptions): Promise<AgentInfo>;
+  agents(filter?: AgentFilter): Promise<AgentInfo[]>;
+  agent(id: string): Promise<AgentInfo>;
+  changes(id: string): Promise<ChangeInfo[]>;
+  /** Git-style unified diff of the proposal (or of the given paths). */
+  diff(id: string, paths?: readonly string[]): Promise<string>;
+  /** The proposed content of one file, or null where the agent deleted it. */
+  proposed(id: string, path: string): Promise<string | null>;
+  accept(id: string, options?: { paths?: readonly string[]; force?: boolean }): Promise<AcceptOutcome>;
+  undo(id: string, options?: { force?: boolean }): Promise<UndoOutcome>;
+  reject(id: string, reason?: string): Promise<AgentInfo>;
+  restore(id: string): Promise<AgentInfo>;
+  /** Sends feedback to a reviewing agent, which revises its proposal in the same overlay (`do:reply`). */
+  reply(id: string, feedback: string): Promise<AgentInfo>;
+  replay(id: string): Promise<ReplayOutcome>;
+  journal(id: string): Promise<JournalView>;
+  /** Deletes rejected overlays retired at least `olderThanMs` ago. */
+  collect(olderThanMs: number): Promise<CollectOutcome>;
+  /** Resolves when the agent is in one of `states` (default: reviewing, accepted, rejected, failed). */
+  wait(id: string, states?: readonly AgentState[]): Promise<AgentInfo>;
+  /** Every event from now on, until the iterator is closed. */
+  events(options?: EventOptions): AsyncIterable<CairnEvent>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,13 @@
+import { defineProject } from 'vitest/config';
+
+export default defineProject({
+  test: {
+    name: 'orchestrator',
+    include: ['src/**/*.test.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    execArgv: ['--no-node-snapshot'],
+  },
+  resolve: { conditions: ['source'] },
+});
