@@ -24,3 +24,13 @@ export type {
 } from './types.js';
 export { EventBus, type CairnEvent, type CairnEventType } from './events.js';
 export { CairnError, isCairnError, type CairnErrorCode } from './errors.js';
+export { openProject, Project, DEFAULT_MODEL, DEFAULT_LIMITS, DEFAULT_BUDGETS, type ProjectOptions } from './project.js';
+export { projectLayout, cairnHomeDir, type ProjectLayout } from './layout.js';
+export { DaemonClient, connectDaemon } from './daemon/client.js';
+export { startDaemon, readPidFile, CAIRN_VERSION, type RunningDaemon, type DaemonOptions, type DaemonPidFile } from './daemon/run-daemon.js';
+export { socketAnswers } from './daemon/server.js';
+export type { DaemonIdentity } from './daemon/routes.js';
+export type { ProjectWatcher } from './sync/watcher.js';
+export { loadProjectGovernance, type ManifestProblem, type ProjectGovernance } from './governance/project-manifest.js';
+export { PROTECTED_READ_PATTERNS, PROTECTED_WRITE_PATTERNS } from './governance/default-manifest.js';
+export { TOOL_NAMES } from './model/index.js';

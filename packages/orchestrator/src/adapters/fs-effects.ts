@@ -1,0 +1,188 @@
+import { isAgentFSError, stateOf, type OverlayFileSystem } from '@cairn/agentfs';
+import { fsPathExcluded, type CborValue } from '@cairn/air';
+import picomatch from 'picomatch';
+import { RE2JS } from 're2js';
+import type { BlobStore } from '../run/blob-store.js';
+import type { TouchedLog } from '../run/touched-log.js';
+import { walkTree } from '../tools/tree-walk.js';
+
+/** What an fs effect did: a receipt payload, `ok` or `error`. */
+export interface EffectResult {
+  status: 'ok' | 'error';
+  payload: CborValue;
+}
+
+/** The agent's view an fs effect acts on: its overlay, where it keeps bytes, and what it may see. */
+export interface FsView {
+  fs: OverlayFileSystem;
+  blobs: BlobStore;
+  touched: TouchedLog;
+  run: number;
+  readExclude: readonly string[];
+  writeExclude: readonly string[];
+}
+
+export const MAX_SEARCH_FILES = 1000;
+export const MAX_SEARCH_MATCHES = 500;
+export const MAX_TREE_LINES = 400;
+const MAX_MATCH_TEXT = 240;
+const BINARY_SNIFF = 8000;
+
+const failed = (error: string, code: string): EffectResult => ({ status: 'error', payload: { error, code } });
+
+/** `fs.read`: a file's bytes (kept as a blob), or with `stat_only` just what is there. */
+export function performRead(view: FsView, path: string, statOnly: boolean): EffectResult {
+  const state = stateOf(view.fs, '/' + path);
+  if (statOnly) {
+    const kind = state.kind === 'symlink' ? followKind(view.fs, path) : state.kind;
+    return { status: 'ok', payload: { path, kind, size: state.kind === 'file' ? state.content.length : 0 } };
+  }
+  if (state.kind === 'absent') return failed(`no such file: ${path}`, 'ENOENT');
+  if (state.kind === 'dir') return failed(`${path || '.'} is a directory (use list_dir)`, 'EISDIR');
+  if (state.kind === 'symlink') return failed(`${path} is a symbolic link that leads nowhere`, 'ENOENT');
+  if (isBinary(state.content)) return failed(`${path} is a binary file (${state.content.length} bytes); the tool functions read text`, 'EBINARY');
+  const contentRef = view.blobs.put(state.content);
+  return { status: 'ok', payload: { path, kind: 'file', size: state.content.length, content_ref: contentRef } };
+}
+
+/** `fs.list`: the names in a directory (directories end with `/`), or the whole tree as indented text. */
+export function performList(view: FsView, path: string, recursive: boolean): EffectResult {
+  const state = stateOf(view.fs, '/' + path);
+  if (state.kind === 'absent') return failed(`no such directory: ${path || '.'}`, 'ENOENT');
+  if (state.kind !== 'dir') return failed(`${path} is not a directory`, 'ENOTDIR');
+  if (recursive) {
+    const lines: string[] = [];
+    let more = 0;
+    walkTree(view.fs, path, (p) => fsPathExcluded(p, view.readExclude), (entry) => {
+      const depth = entry.path.split('/').length - (path === '' ? 1 : path.split('/').length + 1);
+      if (lines.length >= MAX_TREE_LINES) more++;
+      else lines.push(`${'  '.repeat(depth)}${entry.path.slice(entry.path.lastIndexOf('/') + 1)}${entry.kind === 'dir' ? '/' : ''}`);
+    });
+    if (more > 0) lines.push(`… and ${more} more entries`);
+    return { status: 'ok', payload: { entries: [], truncated: more > 0, result_ref: view.blobs.put(lines.join('\n')) } };
+  }
+  const entries = view.fs
+    .readdirPlus('/' + path)
+    .filter((e) => !fsPathExcluded(path === '' ? e.name : `${path}/${e.name}`, view.readExclude))
+    .map((e) => (e.stats.isDirectory() ? `${e.name}/` : e.name));
+  return { status: 'ok', payload: { entries } };
+}
+
+/** `fs.search`: file paths matching a glob, or lines matching a regular expression (RE2: linear time, no backtracking). */
+export function performSearch(view: FsView, pattern: string, path: string, content: boolean): EffectResult {
+  const state = stateOf(view.fs, '/' + path);
+  if (state.kind === 'absent') return failed(`no such file or directory: ${path || '.'}`, 'ENOENT');
+  const skip = (p: string) => fsPathExcluded(p, view.readExclude);
+  if (!content) {
+    let isMatch: (p: string) => boolean;
+    try {
+      isMatch = picomatch(pattern, { dot: true });
+    } catch (error) {
+      return failed(`invalid glob "${pattern}": ${(error as Error).message}`, 'EINVAL');
+    }
+    const matches: string[] = [];
+    let truncated = false;
+    walkTree(view.fs, path, skip, (entry) => {
+      if (entry.kind === 'dir' || !isMatch(entry.path)) return true;
+      if (matches.length >= MAX_SEARCH_FILES) {
+        truncated = true;
+        return false;
+      }
+      matches.push(entry.path);
+      return true;
+    });
+    return { status: 'ok', payload: { matches, truncated } };
+  }
+  let regex: RE2JS;
+  try {
+    regex = RE2JS.compile(pattern);
+  } catch (error) {
+    return failed(`invalid regular expression "${pattern}": ${(error as Error).message}`, 'EINVAL');
+  }
+  const found: { path: string; line: number; text: string }[] = [];
+  let truncated = false;
+  const searchFile = (file: string): boolean => {
+    const bytes = view.fs.readFile('/' + file);
+    if (isBinary(bytes)) return true;
+    const text = bytes.toString('utf8');
+    if (!regex.matcher(text).find()) return true;
+    const lines = text.split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      if (!regex.matcher(lines[i]!).find()) continue;
+      if (found.length >= MAX_SEARCH_MATCHES) {
+        truncated = true;
+        return false;
+      }
+      found.push({ path: file, line: i + 1, text: lines[i]!.slice(0, MAX_MATCH_TEXT) });
+    }
+    return true;
+  };
+  if (state.kind === 'file') searchFile(path);
+  else if (state.kind === 'dir') walkTree(view.fs, path, skip, (entry) => (entry.kind === 'file' ? searchFile(entry.path) : true));
+  return { status: 'ok', payload: { matches: [...new Set(found.map((m) => m.path))], truncated, result_ref: view.blobs.putJson(found) } };
+}
+
+/** The write operations of `fs.write`. */
+export type WriteOp = { op: 'write'; path: string; content: Uint8Array } | { op: 'delete'; path: string } | { op: 'move'; path: string; to: string };
+
+/** `fs.write`: writes, deletes or moves in the overlay, keeping what each touched path held before. */
+export function performWrite(view: FsView, write: WriteOp): EffectResult {
+  const { fs, touched, run } = view;
+  const keep = (path: string) => touched.record(run, path, stateOf(fs, '/' + path));
+  try {
+    if (write.op === 'write') {
+      const before = stateOf(fs, '/' + write.path);
+      if (before.kind === 'dir') return failed(`${write.path} is a directory`, 'EISDIR');
+      keep(write.path);
+      fs.writeFile('/' + write.path, write.content, { noFollow: true });
+      return { status: 'ok', payload: { op: 'write', path: write.path, size: write.content.length, created: before.kind === 'absent' } };
+    }
+    const source = stateOf(fs, '/' + write.path);
+    if (source.kind === 'absent') return failed(`no such file: ${write.path}`, 'ENOENT');
+    const below = source.kind === 'dir' ? subtree(view, write.path) : [];
+    const blocked = below.find((p) => fsPathExcluded(p, view.writeExclude));
+    if (blocked !== undefined) return failed(`${blocked} is protected from writing`, 'EPERM');
+    if (write.op === 'delete') {
+      for (const p of [write.path, ...below]) keep(p);
+      fs.rm('/' + write.path, { recursive: true, noFollow: true });
+      return { status: 'ok', payload: { op: 'delete', path: write.path, size: 0, created: false } };
+    }
+    const target = stateOf(fs, '/' + write.to);
+    if (target.kind === 'dir') return failed(`${write.to} is a directory; move_file does not move into directories (give the full new path)`, 'EISDIR');
+    if (write.to === write.path || write.to.startsWith(write.path + '/')) return failed(`cannot move ${write.path} into itself`, 'EINVAL');
+    for (const p of [write.path, ...below]) keep(p);
+    for (const p of [write.to, ...below.map((p) => write.to + p.slice(write.path.length))]) keep(p);
+    fs.rename('/' + write.path, '/' + write.to, { noFollow: true });
+    return { status: 'ok', payload: { op: 'move', path: write.path, to: write.to, size: 0, created: target.kind === 'absent' } };
+  } catch (error) {
+    if (isAgentFSError(error)) return failed(`${error.code}: ${describeFsError(error)}`, error.code);
+    throw error;
+  }
+}
+
+function subtree(view: FsView, dir: string): string[] {
+  const out: string[] = [];
+  walkTree(view.fs, dir, () => false, (entry) => {
+    out.push(entry.path);
+  });
+  return out;
+}
+
+function followKind(fs: OverlayFileSystem, path: string): string {
+  try {
+    return fs.stat('/' + path).isDirectory() ? 'dir' : 'file';
+  } catch {
+    return 'absent';
+  }
+}
+
+function isBinary(bytes: Uint8Array): boolean {
+  const end = Math.min(bytes.length, BINARY_SNIFF);
+  for (let i = 0; i < end; i++) if (bytes[i] === 0) return true;
+  return false;
+}
+
+function describeFsError(error: Error & { path?: string | undefined }): string {
+  const message = error.message.replace(/^E[A-Z]+: /, '');
+  return message.replace(/, (\w+) '\/(.*)'$/, ' ($1 $2)');
+}

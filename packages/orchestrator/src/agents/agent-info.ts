@@ -1,0 +1,24 @@
+import type { AgentInfo } from '../types.js';
+import type { AgentRecord } from './agent-store.js';
+
+/** The public view of a record: what the CLI prints and the daemon sends. */
+export function toAgentInfo(record: AgentRecord): AgentInfo {
+  const info: AgentInfo = {
+    id: record.id,
+    task: record.task,
+    state: record.state,
+    createdAt: new Date(record.createdAt).toISOString(),
+    updatedAt: new Date(record.updatedAt).toISOString(),
+    origin: record.origin,
+    lang: record.lang,
+    runs: record.runs,
+    spent: { ...record.spent },
+  };
+  if (record.model !== undefined) info.model = record.model;
+  if (record.summary !== undefined) info.summary = record.summary;
+  if (record.changes !== undefined) info.changes = record.changes.map((c) => ({ ...c }));
+  if (record.failure !== undefined) info.failure = { ...record.failure };
+  const reason = record.reason ?? record.failure?.message;
+  if (reason !== undefined) info.reason = reason;
+  return info;
+}

@@ -1,0 +1,189 @@
+import type { JournalEntry } from '@cairn/air';
+import { modelCaller } from '../adapters/model-adapter.js';
+import { compileGovernance, compileGovernanceJson, type CompiledGovernance } from '../governance/compile.js';
+import { FS_GRANT, LLM_GRANT } from '../governance/default-manifest.js';
+import { runAttempts, type AttemptsOutcome } from '../programs/attempts.js';
+import type { ProjectCore } from '../project-core.js';
+import { createAgentKernel, spentFromJournal } from '../run/agent-kernel.js';
+import { AgentWorkspace } from '../run/agent-workspace.js';
+import type { RunLimits } from '../run/program-run.js';
+import type { RunContext } from '../run/run-context.js';
+import type { AgentFailure, ChangeInfo } from '../types.js';
+import type { AgentRecord } from './agent-store.js';
+
+/** Journal schemas of Cairn's own entries that are inputs of a replay. */
+export const AGENT_STARTED = 'cairn/AgentStarted@1';
+export const REVISION_STARTED = 'cairn/RevisionStarted@1';
+
+/**
+ * Runs one stretch of an agent's life: claims it (queued → running), opens its overlay and journal, builds
+ * its kernel from the governance it started under, runs its attempts, and leaves it `reviewing` (with a
+ * summary, its changes and a preview) or `failed` (with the reason). Whatever happens, it never stays
+ * `running` once this returns.
+ */
+export async function runAgent(core: ProjectCore, id: string): Promise<void> {
+  let record: AgentRecord;
+  try {
+    record = core.store.transition(id, ['queued'], 'running', { owner: core.owner }, 'start');
+  } catch {
+    return;
+  }
+  core.recordChanged(record);
+  const started = core.clock();
+  core.emit({ type: 'agent.started', time: iso(started), agentId: id, run: record.runs + 1 });
+  let workspace: AgentWorkspace | undefined;
+  try {
+    workspace = AgentWorkspace.open(id, core.layout.overlayPath(id), core.stable, record.journalHead);
+    const outcome = await runStretch(core, record, workspace, started);
+    finish(core, record, workspace, outcome, started);
+  } catch (error) {
+    fail(core, id, { code: 'internal', message: `Cairn failed while running the agent: ${(error as Error).message}` }, workspace, { runs: 0, repairs: 0, calls: 0, wallMs: core.clock() - started });
+  } finally {
+    workspace?.close();
+  }
+}
+
+async function runStretch(core: ProjectCore, record: AgentRecord, workspace: AgentWorkspace, started: number): Promise<AttemptsOutcome> {
+  const { journal, blobs } = workspace;
+  let governance: CompiledGovernance;
+  const first = journal.length === 0;
+  const spent = record.spent;
+  const repairsLeft = Math.max(0, record.budgets.repairs - spent.repairs);
+  const segment = { first_run: record.runs + 1, repairs_left: repairsLeft, calls_left: Math.max(0, record.budgets.calls - spent.calls) };
+  if (first) {
+    governance = compileGovernance(core.governanceFor(record));
+    const value = { ...segment, agent: record.id, task: record.task, origin: record.origin, lang: record.lang, model: record.model ?? '', governance_ref: blobs.put(governance.json) };
+    workspace.transaction(() => journal.append('DomainEventAppended', { schema: AGENT_STARTED, value, origin: 'cairn' }));
+  } else {
+    governance = governanceOf(workspace);
+    const value = { ...segment, feedback: record.feedback ?? '' };
+    workspace.transaction(() => journal.append('DomainEventAppended', { schema: REVISION_STARTED, value, origin: 'cairn' }));
+  }
+  const kernel = createAgentKernel(governance, journal, core.signer, spentFromJournal(journal.entries()), () => BigInt(started) * 1_000_000n);
+  const fsParams = governance.grants.find((g) => g.name === FS_GRANT)?.params as { read_exclude?: string[]; write_exclude?: string[] } | undefined;
+  const model = record.model ?? core.defaultModel;
+  const contextFor = (run: number): RunContext => {
+    const ctx: RunContext = {
+      agentId: record.id,
+      task: record.task,
+      run,
+      mode: 'live',
+      kernel,
+      journal,
+      blobs,
+      view: { fs: workspace.overlay.fs, blobs, touched: workspace.touched, run, readExclude: fsParams?.read_exclude ?? [], writeExclude: fsParams?.write_exclude ?? [] },
+      transaction: (fn) => workspace.transaction(fn),
+      toolLog: workspace.overlay.tools,
+      signer: core.signer,
+      model,
+      callModel: modelCaller(core.modelClient(), blobs),
+      emit: (event) => core.emit(event),
+      clock: core.clock,
+      calls: 0,
+      tokensLeft: () => kernel.remaining(LLM_GRANT)?.tokens,
+    };
+    if (record.feedback !== undefined) ctx.feedback = record.feedback;
+    return ctx;
+  };
+  const outcome = await runAttempts(
+    {
+      origin: record.origin,
+      lang: record.lang,
+      ...(record.code === undefined ? {} : { code: record.code }),
+      ...(first || record.origin !== 'model' ? {} : { previousProgram: lastProgram(workspace) }),
+      repairsLeft,
+    },
+    {
+      sandbox: core.sandbox(),
+      contextFor,
+      firstRun: record.runs + 1,
+      clockFor: () => core.clock(),
+      limitsFor: (callsSoFar) => {
+        const wallLeft = record.budgets.wallMs - spent.wallMs - (core.clock() - started);
+        const callsLeft = record.budgets.calls - spent.calls - callsSoFar;
+        if (wallLeft <= 0) return budgetFailure('wall time', `${record.budgets.wallMs} ms`);
+        if (callsLeft <= 0) return budgetFailure('calls', `${record.budgets.calls} tool calls`);
+        const limits: RunLimits = { wallMs: Math.min(record.limits.wallMs, wallLeft), cpuMs: record.limits.cpuMs, memoryMb: record.limits.memoryMb, calls: callsLeft };
+        return limits;
+      },
+      onGenerating: (run, round) => core.emit({ type: 'agent.generating', time: iso(core.clock()), agentId: record.id, model, round }),
+      onRepairing: (round, problem) => core.emit({ type: 'agent.repairing', time: iso(core.clock()), agentId: record.id, round, problem }),
+    },
+  );
+  if (outcome.ok === false && outcome.failure?.code === 'limit' && spent.calls + outcome.calls >= record.budgets.calls) {
+    outcome.failure = { code: 'budget', message: `the calls budget ran out (${record.budgets.calls} tool calls)` };
+  }
+  return outcome;
+}
+
+function budgetFailure(budget: string, amount: string): AgentFailure {
+  return { code: 'budget', message: `the ${budget} budget ran out (${amount})`, hint: 'give the agent a larger budget, or a smaller task' };
+}
+
+/** The governance an agent started under, from its first journal entry. */
+export function governanceOf(workspace: AgentWorkspace): CompiledGovernance {
+  const first = firstEntry(workspace.journal.entries());
+  const value = (first?.body as { schema?: string; value?: { governance_ref?: string } } | undefined);
+  if (value?.schema !== AGENT_STARTED || typeof value.value?.governance_ref !== 'string') throw new Error('the journal does not start with the agent\'s governance');
+  return compileGovernanceJson(workspace.blobs.text(value.value.governance_ref));
+}
+
+function firstEntry(entries: readonly JournalEntry[]): JournalEntry | undefined {
+  return entries[0];
+}
+
+/** The program of the agent's last run, from its journal. */
+function lastProgram(workspace: AgentWorkspace): string | undefined {
+  const entries = workspace.journal.entries();
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const body = entries[i]!.body as { schema?: string; value?: { program_ref?: string } };
+    if (body.schema === 'cairn/RunStarted@1' && typeof body.value?.program_ref === 'string') return workspace.blobs.text(body.value.program_ref);
+  }
+  return undefined;
+}
+
+function finish(core: ProjectCore, record: AgentRecord, workspace: AgentWorkspace, outcome: AttemptsOutcome, started: number): void {
+  const changes: ChangeInfo[] = workspace.overlay.changes().map((c) => ({ path: c.path, status: c.status, kind: c.kind }));
+  let failure = outcome.failure;
+  if (outcome.ok && changes.length === 0) failure = { code: 'no-changes', message: 'the program finished without changing any file', hint: 'nothing to review; check the task and the program' };
+  const spent = {
+    ...record.spent,
+    calls: record.spent.calls + outcome.calls,
+    wallMs: record.spent.wallMs + (core.clock() - started),
+    repairs: record.spent.repairs + outcome.repairs,
+    ...spendOf(workspace),
+  };
+  const head = workspace.head();
+  const common = { owner: undefined, runs: record.runs + outcome.runs, spent, changes, journalHead: head, feedback: undefined };
+  if (failure !== undefined) {
+    const failed = core.store.transition(record.id, ['running'], 'failed', { ...common, failure, reason: failure.message }, 'fail');
+    core.recordChanged(failed);
+    core.emit({ type: 'agent.failed', time: iso(core.clock()), agentId: record.id, code: failure.code, reason: failure.message });
+    return;
+  }
+  const summary = outcome.summary ?? `changed ${changes.length} file${changes.length === 1 ? '' : 's'} (the program did not call submit_result)`;
+  const reviewing = core.store.transition(record.id, ['running'], 'reviewing', { ...common, summary, failure: undefined, reason: undefined }, 'submit');
+  core.recordChanged(reviewing);
+  core.emit({ type: 'agent.submitted', time: iso(core.clock()), agentId: record.id, summary, changes });
+}
+
+function spendOf(workspace: AgentWorkspace): { tokens: number; bytes: number } {
+  return spentFromJournal(workspace.journal.entries());
+}
+
+/** Marks an agent failed after an error of Cairn's own, keeping what its journal holds. */
+function fail(core: ProjectCore, id: string, failure: AgentFailure, workspace: AgentWorkspace | undefined, outcome: Pick<AttemptsOutcome, 'runs' | 'repairs' | 'calls' | 'wallMs'>): void {
+  try {
+    const current = core.store.require(id);
+    const patch = { owner: undefined, failure, reason: failure.message, runs: current.runs + outcome.runs, journalHead: workspace?.head() ?? current.journalHead };
+    const failed = core.store.transition(id, ['running'], 'failed', patch, 'fail');
+    core.recordChanged(failed);
+    core.emit({ type: 'agent.failed', time: iso(core.clock()), agentId: id, code: failure.code, reason: failure.message });
+  } catch (error) {
+    core.emit({ type: 'error', time: iso(core.clock()), agentId: id, code: 'internal', message: (error as Error).message });
+  }
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}

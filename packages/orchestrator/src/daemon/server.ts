@@ -1,0 +1,76 @@
+import { chmodSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { connect } from 'node:net';
+import { dirname } from 'node:path';
+import { getRequestListener } from '@hono/node-server';
+import { CairnError } from '../errors.js';
+import type { CairnApi } from '../types.js';
+import { daemonRoutes, type DaemonIdentity } from './routes.js';
+
+/** A daemon's API server, listening on its Unix socket. */
+export interface DaemonServer {
+  socketPath: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the orchestrator API as HTTP over a Unix domain socket (mode 0600, in a 0700 folder, so no other
+ * user can connect). A socket left by a killed daemon is removed; a live one, or one owned by another user,
+ * is refused with the reason.
+ */
+export async function serveApi(api: CairnApi, socketPath: string, identity: DaemonIdentity, shutdown: () => void): Promise<DaemonServer> {
+  mkdirSync(dirname(socketPath), { recursive: true, mode: 0o700 });
+  await clearStaleSocket(socketPath);
+  const app = daemonRoutes(api, identity, shutdown);
+  const server = createServer(getRequestListener(app.fetch));
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  chmodSync(socketPath, 0o600);
+  return { socketPath, close: () => closeServer(server, socketPath) };
+}
+
+/** True when a daemon answers on the socket. */
+export function socketAnswers(socketPath: string, timeoutMs = 2000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(socketPath);
+    const done = (alive: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(alive);
+    };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+async function clearStaleSocket(socketPath: string): Promise<void> {
+  let stats;
+  try {
+    stats = lstatSync(socketPath);
+  } catch {
+    return;
+  }
+  if (typeof process.getuid === 'function' && stats.uid !== process.getuid()) {
+    throw new CairnError('CAIRN_DAEMON', `the socket ${socketPath} belongs to another user (uid ${stats.uid}); Cairn will not use or remove it`, { hint: 'set CAIRN_HOME to a folder of your own' });
+  }
+  if (!stats.isSocket()) throw new CairnError('CAIRN_DAEMON', `${socketPath} exists and is not a socket; move it away`);
+  if (await socketAnswers(socketPath)) throw new CairnError('CAIRN_DAEMON', `a daemon already serves this project on ${socketPath}`, { hint: 'stop it with `cairn down`' });
+  rmSync(socketPath, { force: true });
+}
+
+function closeServer(server: Server, socketPath: string): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => {
+      rmSync(socketPath, { force: true });
+      resolve();
+    });
+    server.closeAllConnections();
+  });
+}

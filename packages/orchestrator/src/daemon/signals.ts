@@ -1,0 +1,112 @@
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { watch } from 'chokidar';
+import { isCairnError } from '../errors.js';
+import type { CairnEvent } from '../events.js';
+import type { CairnApi, SpawnOptions } from '../types.js';
+
+/** A watcher of the signals folder. */
+export interface SignalWatcher {
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Where a signal that could not be carried out is moved, with a `.reason` file beside it. */
+export const FAILED_SIGNALS = 'failed';
+
+/**
+ * File signals for tools that can only touch files (as the seeds describe): in the project's signals
+ * folder, `spawn-<name>` and `queue-<name>` hold a task (plain text, or JSON `{ task, code?, lang?, model? }`),
+ * `accept-<id>` accepts (optionally JSON `{ paths?, force? }`), `reject-<id>` rejects (the file's text is the
+ * reason). A signal carried out is deleted; one that is malformed or refused is moved to `failed/` with a
+ * `<name>.reason` file saying why. Names starting with `.` or ending in `.tmp` are ignored, so a tool can
+ * write a temp file and rename it into place.
+ */
+export function watchSignals(api: CairnApi, dir: string, report: (event: CairnEvent) => void): SignalWatcher {
+  mkdirSync(join(dir, FAILED_SIGNALS), { recursive: true });
+  let chain = Promise.resolve();
+  const watcher = watch(dir, { depth: 0, ignoreInitial: false, ignored: (path) => path !== dir && dirname(path) !== dir });
+  watcher.on('add', (path) => {
+    const name = basename(path);
+    if (name.startsWith('.') || name.endsWith('.tmp')) return;
+    chain = chain.then(() => handle(api, dir, name, report));
+  });
+  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  return {
+    ready,
+    async close() {
+      await watcher.close();
+      await chain;
+    },
+  };
+}
+
+async function handle(api: CairnApi, dir: string, name: string, report: (event: CairnEvent) => void): Promise<void> {
+  const path = join(dir, name);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return;
+  }
+  try {
+    await carryOut(api, name, text.trim());
+    rmSync(path, { force: true });
+  } catch (error) {
+    const reason = isCairnError(error) || error instanceof SignalError ? error.message : `could not carry out the signal: ${(error as Error).message}`;
+    try {
+      renameSync(path, join(dir, FAILED_SIGNALS, name));
+      writeFileSync(join(dir, FAILED_SIGNALS, `${name}.reason`), reason + '\n');
+    } catch {
+      rmSync(path, { force: true });
+    }
+    report({ type: 'error', time: new Date().toISOString(), code: 'signal', message: `signal ${name}: ${reason}` });
+  }
+}
+
+class SignalError extends Error {}
+
+async function carryOut(api: CairnApi, name: string, text: string): Promise<void> {
+  const match = /^(spawn|queue|accept|reject)-(.+)$/.exec(name);
+  if (match === null) throw new SignalError('unknown signal name (expected spawn-…, queue-…, accept-<id> or reject-<id>)');
+  const [, verb, rest] = match as unknown as [string, string, string];
+  if (verb === 'spawn' || verb === 'queue') {
+    const { task, options } = parseTask(text);
+    if (verb === 'spawn') await api.spawn(task, options);
+    else await api.queue(task, options);
+    return;
+  }
+  const id = rest.replace(/\.[A-Za-z0-9]+$/, '');
+  if (verb === 'reject') {
+    await api.reject(id, text === '' ? undefined : text);
+    return;
+  }
+  const options = text === '' ? {} : (parseJson(text) as { paths?: string[]; force?: boolean });
+  const outcome = await api.accept(id, options);
+  if (!outcome.ok) throw new SignalError(`accept left conflicts in ${outcome.conflicts.map((c) => c.path).join(', ')}`);
+}
+
+function parseTask(text: string): { task: string; options: SpawnOptions } {
+  if (!text.startsWith('{')) {
+    if (text === '') throw new SignalError('the signal holds no task');
+    return { task: text, options: {} };
+  }
+  const body = parseJson(text) as Record<string, unknown>;
+  if (typeof body.task !== 'string') throw new SignalError('the JSON needs a "task" text');
+  const options: SpawnOptions = {};
+  if (typeof body.code === 'string') options.code = body.code;
+  if (body.lang === 'js' || body.lang === 'py') options.lang = body.lang;
+  if (typeof body.model === 'string') options.model = body.model;
+  return { task: body.task, options };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new SignalError('the signal\'s JSON must be an object');
+    return value;
+  } catch (error) {
+    if (error instanceof SignalError) throw error;
+    throw new SignalError(`the signal is not valid JSON: ${(error as Error).message}`);
+  }
+}

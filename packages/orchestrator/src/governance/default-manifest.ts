@@ -1,0 +1,71 @@
+import type { CapGrantJson, DefPolicyNode, ManifestNode, PolicyRule } from '@cairn/air';
+import type { AgentBudgets } from '../types.js';
+
+/** Paths no agent may write by default: version control, Cairn's own files, secrets, CI configuration. */
+export const PROTECTED_WRITE_PATTERNS: readonly string[] = [
+  '.git/',
+  '.agentfs/',
+  '.cairn/',
+  '.env*',
+  '.github/workflows/',
+  '.gitlab-ci.yml',
+  '.circleci/',
+  '.travis.yml',
+  '.buildkite/',
+  'azure-pipelines.yml',
+  'bitbucket-pipelines.yml',
+  'Jenkinsfile',
+];
+
+/** Paths no agent may read by default: Cairn's own files and secrets. */
+export const PROTECTED_READ_PATTERNS: readonly string[] = ['.git/', '.agentfs/', '.cairn/', '.env*'];
+
+/** The grant names every agent holds. */
+export const FS_GRANT = 'fs';
+export const LLM_GRANT = 'llm';
+export const DEFAULT_POLICY = 'cairn/default@1';
+
+/** The largest single write an agent may make (bytes). */
+export const MAX_WRITE_BYTES = 4 * 1024 * 1024;
+/** The largest answer an agent may ask a model for (tokens). */
+export const MAX_TOKENS_PER_CALL = 8192;
+
+/** What one agent's governance is made of, before validation. */
+export interface GovernanceSource {
+  manifest: ManifestNode;
+  definitions: DefPolicyNode[];
+  grants: CapGrantJson[];
+  policy: DefPolicyNode;
+}
+
+/** Who the agent is: an author of changes, or a reviewer that may only read. */
+export type AgentRole = 'author' | 'reviewer';
+
+/**
+ * Cairn's default governance as an AIR manifest: agents may read the whole project but secrets and Cairn's
+ * files, write it all but the protected paths (or only under `scope`), and ask the model, within budgets.
+ */
+export function defaultGovernance(options: { role: AgentRole; budgets: AgentBudgets; scope?: readonly string[] }): GovernanceSource {
+  const fsParams: Record<string, unknown> = {
+    read_prefixes: [''],
+    read_exclude: [...PROTECTED_READ_PATTERNS],
+    write_prefixes: options.role === 'reviewer' ? [] : options.scope === undefined || options.scope.length === 0 ? [''] : [...options.scope],
+    write_exclude: [...PROTECTED_WRITE_PATTERNS],
+    max_write_bytes: MAX_WRITE_BYTES,
+  };
+  const grants: CapGrantJson[] = [
+    { name: FS_GRANT, cap: 'sys/fs@1', params: fsParams, budget: { bytes: options.budgets.bytes } },
+    { name: LLM_GRANT, cap: 'sys/llm.basic@1', params: { providers: ['ollama'], max_tokens_max: MAX_TOKENS_PER_CALL }, budget: { tokens: options.budgets.tokens } },
+  ];
+  const rules: PolicyRule[] = [
+    { when: { effect_kind: 'fs.*', origin_kind: 'agent' }, decision: 'allow' },
+    { when: { effect_kind: 'llm.generate', origin_kind: 'agent' }, decision: 'allow' },
+  ];
+  const policy: DefPolicyNode = { $kind: 'defpolicy', name: DEFAULT_POLICY, rules };
+  return { manifest: manifestOf(policy, grants), definitions: [policy], grants, policy };
+}
+
+/** A manifest naming one policy and a set of grants, nothing else. */
+export function manifestOf(policy: DefPolicyNode, grants: CapGrantJson[]): ManifestNode {
+  return { $kind: 'manifest', schemas: [], modules: [], plans: [], caps: [], policies: [{ name: policy.name }], defaults: { policy: policy.name, cap_grants: grants } };
+}

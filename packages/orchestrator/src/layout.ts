@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+import { homedir, tmpdir, userInfo } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+
+/** Unix domain socket paths must fit in sockaddr_un (108 bytes on Linux, NUL included). */
+const MAX_SOCKET_PATH = 107;
+
+/** Where a project's files live: its databases under `.agentfs/`, its settings under `.cairn/`, and its folder under `$CAIRN_HOME`. */
+export interface ProjectLayout {
+  root: string;
+  agentfsDir: string;
+  stablePath: string;
+  binPath: string;
+  receiptKeyPath: string;
+  settingsDir: string;
+  manifestPath: string;
+  /** `$CAIRN_HOME` itself. */
+  cairnHome: string;
+  /** This project's folder under `$CAIRN_HOME/projects/`. */
+  home: string;
+  previewsDir: string;
+  workspacesDir: string;
+  signalsDir: string;
+  stateDir: string;
+  socketPath: string;
+  pidPath: string;
+  logPath: string;
+  overlayPath(agentId: string): string;
+}
+
+/** `$CAIRN_HOME`, or `~/.cairn`. */
+export function cairnHomeDir(env: NodeJS.ProcessEnv = process.env): string {
+  const configured = env.CAIRN_HOME;
+  return configured !== undefined && configured !== '' ? resolve(configured) : join(homedir(), '.cairn');
+}
+
+/**
+ * The layout of a project. Agent ids are unique within a project only, so everything under `$CAIRN_HOME`
+ * is kept per project, in a folder named after the project and a hash of its absolute path.
+ */
+export function projectLayout(root: string, cairnHome = cairnHomeDir()): ProjectLayout {
+  const absolute = resolve(root);
+  const agentfsDir = join(absolute, '.agentfs');
+  const settingsDir = join(absolute, '.cairn');
+  const key = createHash('sha256').update(absolute).digest('hex').slice(0, 12);
+  const name = (basename(absolute).replace(/[^A-Za-z0-9._-]/g, '_') || 'root').slice(0, 40);
+  const home = join(cairnHome, 'projects', `${name}-${key}`);
+  let socketPath = join(home, 'cairn.sock');
+  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) socketPath = join(cairnHome, 's', `${key}.sock`);
+  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) socketPath = join(tmpdir(), `cairn-${userInfo().uid}`, `${key}.sock`);
+  return {
+    root: absolute,
+    agentfsDir,
+    stablePath: join(agentfsDir, 'stable.db'),
+    binPath: join(agentfsDir, 'bin.db'),
+    receiptKeyPath: join(agentfsDir, 'receipt.key'),
+    settingsDir,
+    manifestPath: join(settingsDir, 'manifest.air.json'),
+    cairnHome,
+    home,
+    previewsDir: join(home, 'previews'),
+    workspacesDir: join(home, 'workspaces'),
+    signalsDir: join(home, 'signals'),
+    stateDir: join(home, 'state'),
+    socketPath,
+    pidPath: join(home, 'daemon.pid'),
+    logPath: join(home, 'daemon.log'),
+    overlayPath: (agentId) => join(agentfsDir, `agent-${agentId}.db`),
+  };
+}

@@ -1,0 +1,133 @@
+import type { ProgramError, Sandbox } from '@cairn/sandbox';
+import { formatRepairReport } from '../model/index.js';
+import { rollbackRun, runProgram, type ProgramRunResult, type RunLimits } from '../run/program-run.js';
+import type { RunContext } from '../run/run-context.js';
+import type { AgentFailure, ProgramLang } from '../types.js';
+import { generateProgram } from './generate-program.js';
+
+/** What one stretch of an agent's work (its first start, or a revision) sets out to do. */
+export interface AttemptPlan {
+  origin: 'code' | 'model';
+  lang: ProgramLang;
+  /** The user's program (`code` agents). */
+  code?: string;
+  /** The program behind the proposal being revised (model agents, on `do:reply`). */
+  previousProgram?: string;
+  repairsLeft: number;
+}
+
+/** What the attempts need from the agent around them. */
+export interface AttemptHost {
+  sandbox: Sandbox;
+  /** A context for run number `run` (one kernel and journal for the whole stretch). */
+  contextFor(run: number): RunContext;
+  firstRun: number;
+  /** The clock a run starts at (recorded; a replay passes the recorded one). */
+  clockFor(run: number): number;
+  /** The limits a run may use (given the tool calls made so far in this stretch), or the budget that ran out. */
+  limitsFor(callsSoFar: number): RunLimits | AgentFailure;
+  onGenerating(run: number, round: number): void;
+  onRepairing(round: number, problem: string): void;
+}
+
+/** How the attempts ended. */
+export interface AttemptsOutcome {
+  ok: boolean;
+  failure?: AgentFailure;
+  summary?: string;
+  runs: number;
+  repairs: number;
+  calls: number;
+  wallMs: number;
+  program?: string;
+}
+
+/**
+ * Runs a user's program once, or for a model: asks for a program, checks it, runs it, and on a refusal or
+ * a runtime error sends the report back for another round (up to the repairs left). A failed attempt's
+ * writes are rolled back so the next starts clean; the last attempt's stay, to be looked at.
+ */
+export async function runAttempts(plan: AttemptPlan, host: AttemptHost): Promise<AttemptsOutcome> {
+  const outcome: AttemptsOutcome = { ok: false, runs: 0, repairs: 0, calls: 0, wallMs: 0 };
+  let previous = plan.previousProgram === undefined ? undefined : { program: plan.previousProgram, report: '' };
+  for (let round = 0; ; round++) {
+    const limits = host.limitsFor(outcome.calls);
+    if (!('wallMs' in limits)) return { ...outcome, failure: limits };
+    const run = host.firstRun + outcome.runs;
+    const ctx = host.contextFor(run);
+    outcome.runs++;
+    let code = plan.code;
+    if (plan.origin === 'model') {
+      host.onGenerating(run, round);
+      const generated = await generateProgram(ctx, plan.lang, previous);
+      if (generated.type === 'fault') return { ...outcome, failure: generated.failure };
+      if (generated.type === 'unusable') {
+        if (!repairAllowed(plan, outcome, host, generated.problem)) return { ...outcome, failure: { code: 'model-answer', message: `the model gave no usable program: ${generated.problem}` } };
+        previous = { program: generated.answer, report: generated.problem };
+        continue;
+      }
+      code = generated.code;
+      const checked = host.sandbox.check(code, plan.lang === 'py' ? 'python' : 'js');
+      if (!checked.ok) {
+        const report = formatRepairReport({ kind: 'check', problems: checked.problems, program: code });
+        ctx.transaction(() => ctx.journal.append('DomainEventAppended', { schema: 'cairn/ProgramRefused@1', value: { run, report }, origin: 'cairn' }));
+        if (!repairAllowed(plan, outcome, host, report)) return { ...outcome, program: code, failure: { code: 'program-rejected', message: `the model's program was refused: ${firstLine(report)}` } };
+        previous = { program: code, report };
+        continue;
+      }
+    }
+    const result = await runProgram(ctx, host.sandbox, { code: code!, lang: plan.lang }, limits, host.clockFor(run));
+    outcome.calls += result.calls;
+    outcome.wallMs += result.wallMs;
+    outcome.program = code!;
+    if (ctx.breach !== undefined) return { ...outcome, failure: { code: 'budget', message: `the ${ctx.breach.budget} budget ran out: ${ctx.breach.message}` } };
+    if (ctx.divergence !== undefined) return { ...outcome, failure: { code: 'replay-diverged', message: ctx.divergence.reason } };
+    if (result.status === 'ok') {
+      outcome.ok = true;
+      if (ctx.submission !== undefined) outcome.summary = ctx.submission.summary;
+      return outcome;
+    }
+    const failure = failureOf(result, limits);
+    if (plan.origin === 'code') return { ...outcome, failure };
+    const report = formatRepairReport(result.failedCall !== undefined && result.status === 'error' && /ToolError/.test(result.error?.name ?? '') ? { kind: 'call', call: result.failedCall, program: code! } : { kind: 'runtime', error: result.error ?? { name: result.status, message: failure.message }, program: code! });
+    if (!repairAllowed(plan, outcome, host, report)) return { ...outcome, failure };
+    ctx.transaction(() => {
+      rollbackRun(ctx.view);
+      ctx.journal.append('DomainEventAppended', { schema: 'cairn/RunRolledBack@1', value: { run }, origin: 'cairn' });
+    });
+    previous = { program: code!, report };
+  }
+}
+
+function repairAllowed(plan: AttemptPlan, outcome: AttemptsOutcome, host: AttemptHost, problem: string): boolean {
+  if (outcome.repairs >= plan.repairsLeft) return false;
+  outcome.repairs++;
+  host.onRepairing(outcome.repairs, firstLine(problem));
+  return true;
+}
+
+/** The failure a run's status stands for. */
+export function failureOf(result: ProgramRunResult, limits: RunLimits): AgentFailure {
+  const error: ProgramError | undefined = result.error;
+  const where = error?.line === undefined ? '' : ` (line ${error.line}${error.column === undefined ? '' : `, column ${error.column}`})`;
+  switch (result.status) {
+    case 'error':
+      return { code: 'program-error', message: `the program failed: ${error?.name ?? 'Error'}: ${firstLine(error?.message ?? '')}${where}` };
+    case 'timeout':
+      return { code: 'timeout', message: `the program ran out of time (${limits.wallMs} ms of wall time, ${limits.cpuMs} ms of CPU)`, hint: 'raise the limit with --wall-ms, or give the agent a smaller task' };
+    case 'memory':
+      return { code: 'memory', message: `the program ran out of memory (${limits.memoryMb} MiB)` };
+    case 'limit':
+      return { code: 'limit', message: firstLine(error?.message ?? `the program made more than ${limits.calls} tool calls`) };
+    case 'rejected':
+      return { code: 'program-rejected', message: `the program was refused before it ran: ${firstLine(error?.message ?? '')}${where}` };
+    case 'crashed':
+      return { code: 'crashed', message: `the program's sandbox process died: ${firstLine(error?.message ?? '')}` };
+    default:
+      return { code: 'program-error', message: `the program ended with status ${result.status}` };
+  }
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]!.slice(0, 500);
+}

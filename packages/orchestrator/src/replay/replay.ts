@@ -1,0 +1,258 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { AgentFS, Ledger, Overlay } from '@cairn/agentfs';
+import { Journal, MemoryJournalStore, receiptFromRecord, type JournalEntry, type Receipt } from '@cairn/air';
+import { AGENT_STARTED, REVISION_STARTED } from '../agents/agent-runner.js';
+import type { AgentRecord } from '../agents/agent-store.js';
+import { CairnError, isCairnError } from '../errors.js';
+import { compileGovernanceJson } from '../governance/compile.js';
+import { FS_GRANT, LLM_GRANT } from '../governance/default-manifest.js';
+import { runAttempts } from '../programs/attempts.js';
+import type { ProjectCore } from '../project-core.js';
+import { createAgentKernel, spentFromJournal } from '../run/agent-kernel.js';
+import { AgentWorkspace } from '../run/agent-workspace.js';
+import { BlobStore } from '../run/blob-store.js';
+import type { RunContext } from '../run/run-context.js';
+import { TouchedLog } from '../run/touched-log.js';
+import { resolutionKey, type ResolvedPath } from '../tools/resolve-path.js';
+import type { ReplayOutcome } from '../types.js';
+import { buildReplayBase } from './replay-base.js';
+
+interface Segment {
+  index: number;
+  entry: JournalEntry;
+  value: { first_run: number; repairs_left: number; calls_left: number; feedback?: string };
+}
+
+/**
+ * Re-runs an agent's recorded programs against its journal: the same programs, seeds and clocks; every
+ * effect the programs make must be the recorded one (same intent), and is answered with the recorded,
+ * signed receipt instead of touching the project or the model; writes are made again on a scratch overlay
+ * rebuilt from what each run started from. The journal the replay produces must equal the recorded one
+ * entry for entry, which also makes every run's digest of the paths it touched equal. A journal that was
+ * altered or cut short is refused before anything runs.
+ */
+export async function replayAgent(core: ProjectCore, agentId: string): Promise<ReplayOutcome> {
+  const record = core.store.require(agentId);
+  if (record.state === 'queued' || record.state === 'running') throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state}; replay it once it has stopped`);
+  if (record.journalHead === undefined) throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} has no journal yet`);
+  const path = overlayFile(core, record);
+  let recorded: AgentWorkspace;
+  try {
+    recorded = AgentWorkspace.open(agentId, path, core.stable, record.journalHead);
+  } catch (error) {
+    if (isCairnError(error, 'CAIRN_CORRUPT')) return refused(error.message);
+    throw error;
+  }
+  try {
+    return await replayRecorded(core, record, recorded);
+  } finally {
+    recorded.close();
+  }
+}
+
+async function replayRecorded(core: ProjectCore, record: AgentRecord, recorded: AgentWorkspace): Promise<ReplayOutcome> {
+  const entries = recorded.journal.entries();
+  const segments = segmentsOf(entries);
+  const first = segments[0];
+  if (first === undefined || (first.entry.body as { schema?: string }).schema !== AGENT_STARTED) return refused('the journal does not start with the agent\'s start');
+  const governanceRef = (first.entry.body as { value: { governance_ref: string } }).value.governance_ref;
+  const governance = compileGovernanceJson(recorded.blobs.text(governanceRef));
+  const receipts = receiptsOf(entries);
+  const recordedPaths = pathsOf(entries);
+  const journal = Journal.create(new MemoryJournalStore());
+  const scratch = AgentFS.open(':memory:');
+  const scratchBlobs = new BlobStore(scratch);
+  const scratchTouched = new TouchedLog(scratch, scratchBlobs);
+  const fsParams = governance.grants.find((g) => g.name === FS_GRANT)?.params as { read_exclude?: string[]; write_exclude?: string[] } | undefined;
+  let divergence: ReplayOutcome['divergence'];
+  let runs = 0;
+  try {
+    for (const segment of segments) {
+      journal.append(segment.entry.kind, segment.entry.body);
+      const kernel = createAgentKernel(governance, journal, core.signer, spentFromJournal(journal.entries()), () => 0n);
+      const base = buildReplayBase(recorded.touched, segmentRuns(segment, segments, record));
+      const overlay = Overlay.open(':memory:', base);
+      try {
+        const lastCtx: { ctx?: RunContext } = {};
+        const contextFor = (run: number): RunContext => {
+          const ctx: RunContext = {
+            agentId: record.id,
+            task: record.task,
+            run,
+            mode: 'replay',
+            kernel,
+            journal,
+            blobs: recorded.blobs,
+            view: { fs: overlay.fs, blobs: scratchBlobs, touched: scratchTouched, run, readExclude: fsParams?.read_exclude ?? [], writeExclude: fsParams?.write_exclude ?? [] },
+            transaction: (fn) => overlay.upper.transaction(fn),
+            signer: core.signer,
+            recorded: { take: (hash) => receipts.get(hash) },
+            recordedPaths,
+            model: record.model ?? core.defaultModel,
+            callModel: () => Promise.reject(new Error('a replay never calls the model')),
+            emit: () => undefined,
+            clock: () => clockOf(entries, run),
+            calls: 0,
+            tokensLeft: () => kernel.remaining(LLM_GRANT)?.tokens,
+          };
+          if (segment.value.feedback !== undefined && segment.index > 0) ctx.feedback = segment.value.feedback;
+          lastCtx.ctx = ctx;
+          return ctx;
+        };
+        const code = record.origin === 'code' ? programOf(recorded, entries, segment.value.first_run) : undefined;
+        const previousProgram = record.origin === 'model' && segment.index > 0 ? lastProgramBefore(recorded, entries, segment.entry.seq) : undefined;
+        const outcome = await runAttempts(
+          {
+            origin: record.origin,
+            lang: record.lang,
+            ...(code === undefined ? {} : { code }),
+            ...(previousProgram === undefined ? {} : { previousProgram }),
+            repairsLeft: segment.value.repairs_left,
+          },
+          {
+            sandbox: core.sandbox(),
+            contextFor,
+            firstRun: segment.value.first_run,
+            clockFor: (run) => clockOf(entries, run),
+            limitsFor: (callsSoFar) => ({ ...record.limits, calls: Math.max(1, segment.value.calls_left - callsSoFar) }),
+            onGenerating: () => undefined,
+            onRepairing: () => undefined,
+          },
+        );
+        runs += outcome.runs;
+        if (lastCtx.ctx?.divergence !== undefined && divergence === undefined) divergence = { seq: lastCtx.ctx.divergence.seq, reason: lastCtx.ctx.divergence.reason };
+      } finally {
+        overlay.close();
+        base.close();
+      }
+      if (divergence !== undefined) break;
+    }
+  } finally {
+    scratch.close();
+  }
+  const produced = journal.entries();
+  divergence ??= firstDifference(entries, produced);
+  const outcome: ReplayOutcome = { ok: divergence === undefined, entries: entries.length, runs, changesHash: digestOf(produced), recordedChangesHash: digestOf(entries) };
+  if (divergence !== undefined) outcome.divergence = divergence;
+  return outcome;
+}
+
+function refused(reason: string): ReplayOutcome {
+  return { ok: false, entries: 0, runs: 0, changesHash: '', recordedChangesHash: '', divergence: { seq: 0, reason: `the recorded journal is refused: ${reason}` } };
+}
+
+/** Where the agent's database is: in `.agentfs/`, or in the ledger's trash while rejected. */
+function overlayFile(core: ProjectCore, record: AgentRecord): string {
+  const path = core.layout.overlayPath(record.id);
+  if (existsSync(path) || record.ledgerId === undefined) return path;
+  const ledger = Ledger.open(core.layout.binPath);
+  try {
+    const entry = ledger.get(record.ledgerId);
+    if (entry === undefined || entry.collectedAt !== null) throw new CairnError('CAIRN_NOT_FOUND', `agent ${record.id}'s database was collected; there is nothing to replay`);
+    return entry.retiredPath;
+  } finally {
+    ledger.close();
+  }
+}
+
+function segmentsOf(entries: readonly JournalEntry[]): Segment[] {
+  const segments: Segment[] = [];
+  for (const entry of entries) {
+    const body = entry.body as { schema?: string; value?: Segment['value'] };
+    if (entry.kind === 'DomainEventAppended' && (body.schema === AGENT_STARTED || body.schema === REVISION_STARTED) && body.value !== undefined) {
+      segments.push({ index: segments.length, entry, value: body.value });
+    }
+  }
+  return segments;
+}
+
+/** The run numbers a segment used: up to the next segment's first, or the agent's last. */
+function segmentRuns(segment: Segment, segments: readonly Segment[], record: AgentRecord): number[] {
+  const next = segments[segment.index + 1];
+  const end = next === undefined ? record.runs : next.value.first_run - 1;
+  const runs: number[] = [];
+  for (let run = segment.value.first_run; run <= end; run++) runs.push(run);
+  return runs;
+}
+
+function receiptsOf(entries: readonly JournalEntry[]): Map<string, Receipt> {
+  const receipts = new Map<string, Receipt>();
+  for (const entry of entries) {
+    if (entry.kind !== 'ReceiptAppended') continue;
+    const receipt = receiptFromRecord((entry.body as { submitted?: never }).submitted as never);
+    if (receipt !== undefined) receipts.set(receipt.intentHash, receipt);
+  }
+  return receipts;
+}
+
+/** The recorded path resolutions: through symbolic links, and refusals. */
+function pathsOf(entries: readonly JournalEntry[]): Map<string, ResolvedPath> {
+  const paths = new Map<string, ResolvedPath>();
+  for (const entry of entries) {
+    const body = entry.body as { schema?: string; value?: { run?: number; raw?: string; mode?: 'follow' | 'entry'; path?: string; reason?: string } };
+    const v = body.value;
+    if (v?.run === undefined || v.raw === undefined || v.mode === undefined) continue;
+    if (body.schema === 'cairn/PathResolved@1' && v.path !== undefined) paths.set(resolutionKey(v.run, v.mode, v.raw), { type: 'resolved', path: v.path });
+    if (body.schema === 'cairn/ToolRefused@1' && v.reason !== undefined) paths.set(resolutionKey(v.run, v.mode, v.raw), { type: 'refused', reason: v.reason });
+  }
+  return paths;
+}
+
+function runStarted(entries: readonly JournalEntry[], run: number): { program_ref: string; clock_ms: number } | undefined {
+  for (const entry of entries) {
+    const body = entry.body as { schema?: string; value?: { run?: number; program_ref?: string; clock_ms?: number } };
+    if (body.schema === 'cairn/RunStarted@1' && body.value?.run === run) return body.value as { program_ref: string; clock_ms: number };
+  }
+  return undefined;
+}
+
+function clockOf(entries: readonly JournalEntry[], run: number): number {
+  return Number(runStarted(entries, run)?.clock_ms ?? 0);
+}
+
+function programOf(recorded: AgentWorkspace, entries: readonly JournalEntry[], run: number): string | undefined {
+  const started = runStarted(entries, run);
+  return started === undefined ? undefined : recorded.blobs.text(started.program_ref);
+}
+
+function lastProgramBefore(recorded: AgentWorkspace, entries: readonly JournalEntry[], seq: number): string | undefined {
+  for (let i = Math.min(seq, entries.length) - 1; i >= 0; i--) {
+    const body = entries[i]!.body as { schema?: string; value?: { program_ref?: string } };
+    if (body.schema === 'cairn/RunStarted@1' && typeof body.value?.program_ref === 'string') return recorded.blobs.text(body.value.program_ref);
+  }
+  return undefined;
+}
+
+/** The first entry where the replay's journal and the recorded one differ. */
+function firstDifference(recorded: readonly JournalEntry[], produced: readonly JournalEntry[]): ReplayOutcome['divergence'] {
+  const length = Math.max(recorded.length, produced.length);
+  for (let seq = 0; seq < length; seq++) {
+    const expected = recorded[seq];
+    const actual = produced[seq];
+    if (expected !== undefined && actual !== undefined && expected.hash === actual.hash) continue;
+    if (actual === undefined) return { seq, reason: `the replay stopped before entry ${seq} (${describe(expected!)})`, expected: summarize(expected!) };
+    if (expected === undefined) return { seq, reason: `the replay went on past the recorded journal (${describe(actual)})`, actual: summarize(actual) };
+    return { seq, reason: `entry ${seq} differs: recorded ${describe(expected)}, replayed ${describe(actual)}`, expected: summarize(expected), actual: summarize(actual) };
+  }
+  return undefined;
+}
+
+function describe(entry: JournalEntry): string {
+  const body = entry.body as { schema?: string; kind?: string };
+  return body.schema ?? (body.kind === undefined ? entry.kind : `${entry.kind} ${body.kind}`);
+}
+
+function summarize(entry: JournalEntry): unknown {
+  return JSON.parse(JSON.stringify({ seq: entry.seq, kind: entry.kind, body: entry.body }, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? `<${v.length} bytes>` : v)));
+}
+
+/** Hash over every run's digest of the paths it touched, in order. */
+function digestOf(entries: readonly JournalEntry[]): string {
+  const hash = createHash('sha256');
+  for (const entry of entries) {
+    const body = entry.body as { schema?: string; value?: { run?: number; digest?: string } };
+    if (body.schema === 'cairn/RunEnded@1') hash.update(`${body.value?.run}:${body.value?.digest}\n`);
+  }
+  return `sha256:${hash.digest('hex')}`;
+}

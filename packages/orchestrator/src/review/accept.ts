@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import { importPath, Overlay, stateOf, type AcceptResult, type EntryState } from '@cairn/agentfs';
+import { CairnError } from '../errors.js';
+import type { ProjectCore } from '../project-core.js';
+import type { AcceptOutcome, ConflictInfo } from '../types.js';
+import { toAgentInfo } from '../agents/agent-info.js';
+import { normalizeLexically } from '../tools/resolve-path.js';
+import { completeOperation } from './complete-operation.js';
+import { PendingWrites } from './pending-writes.js';
+
+/**
+ * Accepts an agent's proposal (all of it, or the given paths) into stable.db and the working tree together.
+ *
+ * 1. The working tree's current state of every affected path is imported into stable first, so an edit the
+ *    watcher has not seen yet is merged, not overwritten.
+ * 2. One stable.db transaction applies the three-way accept and records, beside it, the disk writes it
+ *    owes and the pre-images for undo (the intent).
+ * 3. The disk is written path by path (temp file + rename), each only if the disk still holds what was
+ *    merged against; a path the human saved meanwhile is left alone, re-imported, and reported.
+ * 4. The overlay lets the applied paths go, and the intent is cleared.
+ * A process killed anywhere in between is finished on the next open (`recoverPendingWrites`).
+ */
+export function acceptProposal(core: ProjectCore, agentId: string, options: { paths?: readonly string[]; force?: boolean }): AcceptOutcome {
+  const record = core.store.require(agentId);
+  if (record.state !== 'reviewing') {
+    throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state}; only a reviewing agent can be accepted`, { hint: record.state === 'accepted' ? `undo it with \`cairn undo ${agentId}\`` : `see it with \`cairn status ${agentId}\`` });
+  }
+  const paths = options.paths === undefined ? undefined : options.paths.map((p) => projectPath(p));
+  const { root } = core.layout;
+  const pending = new PendingWrites(core.stable);
+  const opId = randomBytes(6).toString('hex');
+  let result!: AcceptResult;
+  const overlay = Overlay.open(core.layout.overlayPath(agentId), core.stable);
+  try {
+    const selected = selectChanges(overlay, agentId, paths);
+    for (const path of selected) importPath(core.stable, root, path);
+    const expected = new Map<string, EntryState>(selected.map((path) => [path, stateOf(core.stable.fs, '/' + path)]));
+    core.stable.transaction(() => {
+      result = overlay.accept({ ...(paths === undefined ? {} : { paths }), force: options.force ?? false, settle: false });
+      for (const image of result.preImages) pending.add({ opId, agentId, kind: 'accept', path: image.path, expected: expected.get(image.path) ?? image.before });
+      if (result.preImages.length > 0) pending.recordAccept({ id: opId, agentId, createdAt: core.clock(), preImages: result.preImages });
+    });
+    overlay.settle(result.applied.filter((a) => a.how === 'already').map((a) => a.path));
+  } finally {
+    overlay.close();
+  }
+  const completed = completeOperation(core, opId, 'accept', agentId, pending.all().filter((w) => w.opId === opId));
+  const moved = new Set(completed.yielded);
+  const after = completed.agent ?? core.store.require(agentId);
+  core.recordChanged(after);
+  const conflicts: ConflictInfo[] = [
+    ...result.conflicts.map((c) => ({ path: c.path, reason: c.reason, hunks: c.hunks.map((h) => ({ ours: { ...h.ours }, base: { ...h.base }, theirs: { ...h.theirs } })) })),
+    ...[...moved].map((path) => ({ path, reason: 'changed-on-disk', hunks: [] })),
+  ];
+  const applied = result.applied.filter((a) => !moved.has(a.path)).map((a) => ({ path: a.path, how: a.how }));
+  core.emit({ type: 'agent.accepted', time: new Date(core.clock()).toISOString(), agentId, applied: applied.map((a) => a.path), conflicts, state: after.state });
+  return { ok: conflicts.length === 0, applied, conflicts, agent: toAgentInfo(after) };
+}
+
+function selectChanges(overlay: Overlay, agentId: string, paths: readonly string[] | undefined): string[] {
+  const changes = overlay.changes().map((c) => c.path);
+  if (paths === undefined) return changes;
+  const picked = new Set<string>();
+  for (const wanted of paths) {
+    const under = changes.filter((c) => wanted === '' || c === wanted || c.startsWith(wanted + '/'));
+    if (under.length === 0) throw new CairnError('CAIRN_INVALID_ARGUMENT', `agent ${agentId} has no change at ${wanted || '.'}`, { hint: `see its changes with \`cairn diff ${agentId}\`` });
+    for (const c of under) picked.add(c);
+  }
+  return [...picked].sort();
+}
+
+/** A path argument as a project-relative path; one that leaves the project is refused. */
+export function projectPath(raw: string): string {
+  const path = typeof raw === 'string' ? normalizeLexically(raw) : undefined;
+  if (path === undefined) throw new CairnError('CAIRN_INVALID_PATH', `${JSON.stringify(raw)} is not a path inside the project`, { hint: 'give paths relative to the project root, without ..' });
+  return path;
+}

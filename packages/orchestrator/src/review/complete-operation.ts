@@ -1,0 +1,87 @@
+import { importPath, Overlay, readDiskState, sameState, stateOf, writeBack, type EntryState } from '@cairn/agentfs';
+import type { AgentRecord } from '../agents/agent-store.js';
+import type { ProjectCore } from '../project-core.js';
+import type { ChangeInfo } from '../types.js';
+import { PendingWrites, type PendingKind, type PendingWrite } from './pending-writes.js';
+import { reproposeInOverlay } from './repropose.js';
+
+/** What finishing an operation did on disk. */
+export interface CompletedOperation {
+  /** Paths the working tree now holds as stable.db does. */
+  written: string[];
+  /** Paths the human changed on disk meanwhile: left as the human has them (and imported into stable). */
+  yielded: string[];
+  agent: AgentRecord | undefined;
+}
+
+/**
+ * Finishes an accept or an undo whose stable.db half has committed: brings the working tree to stable's
+ * state path by path (only where the disk still holds what the operation expected), lets the overlay go
+ * of accepted paths (or puts undone ones back into it), updates the agent's record, then clears the
+ * intent. Every step can run again after a crash with the same result, which is what recovery does.
+ */
+export function completeOperation(core: ProjectCore, opId: string, kind: PendingKind, agentId: string, writes: readonly PendingWrite[]): CompletedOperation {
+  const { root } = core.layout;
+  const pending = new PendingWrites(core.stable);
+  const done: string[] = [];
+  const toWrite: string[] = [];
+  const expected = new Map<string, EntryState>();
+  for (const write of writes) {
+    const disk = readDiskState(root, write.path);
+    if (sameState(disk, stateOf(core.stable.fs, '/' + write.path))) done.push(write.path);
+    else {
+      toWrite.push(write.path);
+      expected.set(write.path, write.expected);
+    }
+  }
+  const result = toWrite.length === 0 ? { written: [], moved: [] } : writeBack(core.stable.fs, root, toWrite, { expected });
+  const yielded = result.moved.map((m) => m.path);
+  for (const path of yielded) importPath(core.stable, root, path);
+  const written = [...done, ...result.written].sort();
+  let agent: AgentRecord | undefined;
+  const overlayPath = core.layout.overlayPath(agentId);
+  const record = core.store.get(agentId);
+  if (record !== undefined) {
+    const overlay = Overlay.open(overlayPath, core.stable);
+    try {
+      if (kind === 'accept') {
+        overlay.settle(written);
+        if (yielded.length > 0) {
+          const accept = pending.openAccepts(agentId).find((a) => a.id === opId);
+          if (accept !== undefined) pending.updateAccept(opId, accept.preImages.filter((p) => !yielded.includes(p.path)));
+        }
+      } else {
+        const keep = new Set(written);
+        reproposeInOverlay(overlay, writes.filter((w) => keep.has(w.path) && w.image !== undefined).map((w) => w.image!));
+      }
+      const changes: ChangeInfo[] = overlay.changes().map((c) => ({ path: c.path, status: c.status, kind: c.kind }));
+      agent = settleRecord(core, record, kind, changes);
+    } finally {
+      overlay.close();
+    }
+  }
+  core.stable.transaction(() => pending.clear(opId));
+  return { written, yielded, agent };
+}
+
+/** The agent's state after an accept (accepted once nothing is left) or an undo (reviewing again). */
+function settleRecord(core: ProjectCore, record: AgentRecord, kind: PendingKind, changes: ChangeInfo[]): AgentRecord {
+  if (kind === 'accept' && record.state === 'reviewing' && changes.length === 0) return core.store.transition(record.id, ['reviewing'], 'accepted', { changes }, 'accept');
+  if (kind === 'undo' && record.state === 'accepted') return core.store.transition(record.id, ['accepted'], 'reviewing', { changes }, 'undo');
+  return core.store.update(record.id, { changes });
+}
+
+/** Finishes every operation a killed process left half done; run when a project opens, before anything else. */
+export function recoverPendingWrites(core: ProjectCore): { operations: number; yielded: string[] } {
+  const pending = new PendingWrites(core.stable);
+  const byOp = new Map<string, PendingWrite[]>();
+  for (const write of pending.all()) byOp.set(write.opId, [...(byOp.get(write.opId) ?? []), write]);
+  const yielded: string[] = [];
+  for (const [opId, writes] of byOp) {
+    const first = writes[0]!;
+    const completed = completeOperation(core, opId, first.kind, first.agentId, writes);
+    yielded.push(...completed.yielded);
+    if (completed.agent !== undefined) core.recordChanged(completed.agent);
+  }
+  return { operations: byOp.size, yielded };
+}

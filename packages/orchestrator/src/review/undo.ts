@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import { importPath, stateOf, undoAccept, type EntryState, type PreImage } from '@cairn/agentfs';
+import { toAgentInfo } from '../agents/agent-info.js';
+import { CairnError } from '../errors.js';
+import type { ProjectCore } from '../project-core.js';
+import type { UndoOutcome } from '../types.js';
+import { PendingWrites } from './pending-writes.js';
+import { completeOperation } from './complete-operation.js';
+
+/**
+ * Undoes an agent's accepts (newest first) in stable.db and the working tree, the same crash-safe way as an
+ * accept: the human's current files are imported first; a file the human changed since the accept is
+ * reported and left as it is (unless forced). The undone changes go back into the agent's overlay, so the
+ * proposal is `reviewing` again and can be accepted or rejected anew.
+ */
+export function undoAccepts(core: ProjectCore, agentId: string, options: { force?: boolean }): UndoOutcome {
+  const record = core.store.require(agentId);
+  const pending = new PendingWrites(core.stable);
+  const accepts = pending.openAccepts(agentId);
+  if (accepts.length === 0 || (record.state !== 'accepted' && record.state !== 'reviewing')) {
+    throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state} and has no accept to undo`, { hint: `see it with \`cairn status ${agentId}\`` });
+  }
+  const { root } = core.layout;
+  const images: PreImage[] = [...accepts].reverse().flatMap((a) => a.preImages);
+  const paths = [...new Set(images.map((i) => i.path))];
+  for (const path of paths) importPath(core.stable, root, path);
+  const expected = new Map<string, EntryState>(paths.map((path) => [path, stateOf(core.stable.fs, '/' + path)]));
+  const opId = randomBytes(6).toString('hex');
+  let restored: string[] = [];
+  let conflicts: { path: string; reason: string }[] = [];
+  core.stable.transaction(() => {
+    const undone = undoAccept(core.stable.fs, images, { force: options.force ?? false });
+    restored = undone.restored;
+    conflicts = undone.conflicts.map((c) => ({ path: c.path, reason: 'changed-since-accept' }));
+    const latest = new Map(images.map((image) => [image.path, image]));
+    for (const path of restored) pending.add({ opId, agentId, kind: 'undo', path, expected: expected.get(path)!, image: latest.get(path)! });
+    pending.markUndone(accepts.map((a) => a.id), core.clock());
+    const left = images.filter((image) => undone.conflicts.some((c) => c.path === image.path));
+    if (left.length > 0) pending.recordAccept({ id: `${opId}-left`, agentId, createdAt: core.clock(), preImages: left });
+  });
+  const completed = completeOperation(core, opId, 'undo', agentId, pending.all().filter((w) => w.opId === opId));
+  for (const path of completed.yielded) conflicts.push({ path, reason: 'changed-on-disk' });
+  const after = completed.agent ?? core.store.require(agentId);
+  core.recordChanged(after);
+  const restoredPaths = completed.written;
+  core.emit({ type: 'agent.undone', time: new Date(core.clock()).toISOString(), agentId, restored: restoredPaths });
+  return { ok: conflicts.length === 0, restored: restoredPaths, conflicts, agent: toAgentInfo(after) };
+}

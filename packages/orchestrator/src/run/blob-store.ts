@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import type { Hash } from '@cairn/air';
+import type { AgentFS } from '@cairn/agentfs';
+import { CairnError } from '../errors.js';
+
+/** `sha256:<hex>` of some bytes, the way AIR names content. */
+export function contentHash(bytes: Uint8Array): Hash {
+  return `sha256:${createHash('sha256').update(bytes).digest('hex')}` as Hash;
+}
+
+/**
+ * Content-addressed bytes in an agent's database (`cairn_blobs`): what the agent read, what the model was
+ * asked and answered, the programs it ran. A replay takes results from here instead of the live project.
+ */
+export class BlobStore {
+  private readonly insert;
+  private readonly select;
+
+  constructor(store: AgentFS) {
+    store.db.exec('CREATE TABLE IF NOT EXISTS cairn_blobs (hash TEXT PRIMARY KEY, bytes BLOB NOT NULL)');
+    this.insert = store.db.prepare('INSERT OR IGNORE INTO cairn_blobs (hash, bytes) VALUES (?, ?)');
+    this.select = store.db.prepare('SELECT bytes FROM cairn_blobs WHERE hash = ?');
+  }
+
+  /** Keeps bytes (or UTF-8 text); returns their hash. */
+  put(content: Uint8Array | string): Hash {
+    const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+    const hash = contentHash(bytes);
+    this.insert.run(hash, bytes);
+    return hash;
+  }
+
+  /** The bytes of a hash, checked against it; `CAIRN_CORRUPT` when missing or altered. */
+  get(hash: string): Buffer {
+    const row = this.select.get(hash) as { bytes: Buffer } | undefined;
+    if (row === undefined) throw new CairnError('CAIRN_CORRUPT', `the agent's database has no blob ${hash}`);
+    if (contentHash(row.bytes) !== hash) throw new CairnError('CAIRN_CORRUPT', `the blob ${hash} in the agent's database was altered`);
+    return row.bytes;
+  }
+
+  text(hash: string): string {
+    return this.get(hash).toString('utf8');
+  }
+
+  /** JSON kept as a blob. */
+  putJson(value: unknown): Hash {
+    return this.put(JSON.stringify(value));
+  }
+
+  json<T>(hash: string): T {
+    return JSON.parse(this.text(hash)) as T;
+  }
+}

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import type { ToolCalls } from '@cairn/agentfs';
+import type { CborValue, Denial, EffectKernel, Journal, Receipt } from '@cairn/air';
+import type { ReceiptSigner } from '../adapters/receipt-signer.js';
+import type { EffectResult, FsView } from '../adapters/fs-effects.js';
+import type { CairnEvent } from '../events.js';
+import type { ResolvedPath } from '../tools/resolve-path.js';
+import type { BlobStore } from './blob-store.js';
+
+/** Recorded receipts a replay answers with instead of performing effects, by intent hash. */
+export interface RecordedReceipts {
+  take(intentHash: string): Receipt | undefined;
+}
+
+/** A journal difference found while replaying, inside a tool call. */
+export interface Divergence {
+  seq: number;
+  reason: string;
+}
+
+/** The model call an `llm.generate` effect makes when it runs live. */
+export type ModelCall = (params: Record<string, CborValue>) => Promise<EffectResult>;
+
+/** What a breach of a budget looks like when it fails the agent. */
+export interface BudgetBreach {
+  budget: string;
+  message: string;
+}
+
+/**
+ * Everything one program run (or one model generation) works with. Live and replayed runs share this shape;
+ * they differ only in how an admitted effect is carried out: live by the adapters, signed by `signer`; in a
+ * replay by the recorded receipts (writes are performed again on the replay's overlay and must agree).
+ */
+export interface RunContext {
+  agentId: string;
+  task: string;
+  /** Feedback of the revision this run makes, if any. */
+  feedback?: string;
+  run: number;
+  mode: 'live' | 'replay';
+  kernel: EffectKernel;
+  journal: Journal;
+  /** Where effect results are looked up (the recording's blobs, in a replay). */
+  blobs: BlobStore;
+  view: FsView;
+  /** Runs `fn` in one transaction of the agent's database: a tool call's writes and journal entries commit together. */
+  transaction: <T>(fn: () => T) => T;
+  /** The AgentFS tool-call log of the agent's database, for AgentFS tools (absent in a replay). */
+  toolLog?: ToolCalls;
+  signer: ReceiptSigner;
+  recorded?: RecordedReceipts;
+  /** A replay's recorded path resolutions (through symbolic links, or refused), by `resolutionKey`. */
+  recordedPaths?: ReadonlyMap<string, ResolvedPath>;
+  model: string;
+  callModel: ModelCall;
+  emit: (event: CairnEvent) => void;
+  clock: () => number;
+  /** Calls made so far in this run (also the sequence of idempotency keys). */
+  calls: number;
+  submission?: { summary: string; changedFiles: string[] };
+  breach?: BudgetBreach;
+  divergence?: Divergence;
+  /** Tokens left for `ask_llm` (what the grant has left; the kernel has the final say). */
+  tokensLeft: () => bigint | undefined;
+}
+
+/** The 32-byte idempotency key of a run's n-th effect: the same in a replay as when recorded. */
+export function idempotencyKey(agentId: string, run: number, seq: number): Uint8Array {
+  return new Uint8Array(createHash('sha256').update(`cairn/${agentId}/${run}/${seq}`).digest());
+}
+
+/** The one-line reason of a kernel denial, for the program and the events. */
+export function denialMessage(denial: Denial): string {
+  return denial.stage === 'policy' ? `denied by policy: ${denial.reason}` : denial.reason;
+}
+
+/** True for denials that mean a budget ran out (the agent then fails, naming it). */
+export function isBudgetDenial(denial: Denial): boolean {
+  return denial.stage === 'budget' || denial.stage === 'exhausted';
+}
