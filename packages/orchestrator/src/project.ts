@@ -230,6 +230,12 @@ export class Project implements CairnApi {
     });
   }
 
+  async history(id: string, limit = 20): Promise<CairnEvent[]> {
+    this.assertOpen();
+    this.store.require(id);
+    return this.store.recentEvents(id, limit) as CairnEvent[];
+  }
+
   async collect(olderThanMs: number): Promise<CollectOutcome> {
     this.assertOpen();
     return collectRejected(this.core, olderThanMs);

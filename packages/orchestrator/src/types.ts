@@ -210,6 +210,8 @@ export interface CairnApi {
   reply(id: string, feedback: string): Promise<AgentInfo>;
   replay(id: string): Promise<ReplayOutcome>;
   journal(id: string): Promise<JournalView>;
+  /** The agent's recent lifecycle events (queued, started, denied, submitted, accepted, …), oldest first. */
+  history(id: string, limit?: number): Promise<CairnEvent[]>;
   /** Deletes rejected overlays retired at least `olderThanMs` ago. */
   collect(olderThanMs: number): Promise<CollectOutcome>;
   /** Resolves when the agent is in one of `states` (default: reviewing, accepted, rejected, failed). */

@@ -107,6 +107,10 @@ export class DaemonClient implements CairnApi {
     return this.call('GET', `/agents/${enc(id)}/journal`);
   }
 
+  async history(id: string, limit = 20): Promise<CairnEvent[]> {
+    return (await this.call<{ events: CairnEvent[] }>('GET', `/agents/${enc(id)}/history?limit=${limit}`)).events;
+  }
+
   collect(olderThanMs: number): Promise<CollectOutcome> {
     return this.call('POST', '/collect', { olderThanMs });
   }
@@ -118,32 +122,56 @@ export class DaemonClient implements CairnApi {
 
   /** The daemon's event stream (NDJSON over a long-lived response), as an async iterable. */
   events(options: EventOptions = {}): AsyncIterable<CairnEvent> {
-    const query = options.agentId === undefined ? '' : `?agent=${encodeURIComponent(options.agentId)}`;
-    const dispatcher = this.dispatcher;
-    const until = options.until;
     return {
-      async *[Symbol.asyncIterator]() {
-        const controller = new AbortController();
-        const response = await request(`${ORIGIN}/events${query}`, { method: 'GET', dispatcher, signal: controller.signal });
-        try {
-          let buffer = '';
-          for await (const chunk of response.body) {
-            buffer += chunk.toString();
-            let newline: number;
-            while ((newline = buffer.indexOf('\n')) >= 0) {
-              const line = buffer.slice(0, newline).trim();
-              buffer = buffer.slice(newline + 1);
-              if (line === '') continue;
-              const event = JSON.parse(line) as CairnEvent | { type: 'hello' };
-              if (event.type === 'hello') continue;
-              yield event as CairnEvent;
-              if (until?.(event as CairnEvent) === true) return;
-            }
-          }
-        } finally {
-          controller.abort();
-          response.body.destroy();
+      [Symbol.asyncIterator]: () => {
+        let opened: Promise<AsyncIterator<CairnEvent>> | undefined;
+        const open = () => (opened ??= this.subscribe(options));
+        return {
+          next: async () => (await open()).next(),
+          return: async () => ((await open()).return?.() ?? { value: undefined, done: true }),
+        };
+      },
+    };
+  }
+
+  /** Opens the event stream and resolves once the daemon has started sending it: nothing after this is missed. */
+  async subscribe(options: EventOptions = {}): Promise<AsyncIterator<CairnEvent>> {
+    const query = options.agentId === undefined ? '' : `?agent=${encodeURIComponent(options.agentId)}`;
+    const controller = new AbortController();
+    let response;
+    try {
+      response = await request(`${ORIGIN}/events${query}`, { method: 'GET', dispatcher: this.dispatcher, signal: controller.signal });
+    } catch (cause) {
+      throw new CairnError('CAIRN_DAEMON', `the daemon at ${this.socketPath} did not answer: ${(cause as Error).message}`, { cause });
+    }
+    const lines = readLines(response.body);
+    const hello = await lines.next();
+    if (hello.done === true) throw new CairnError('CAIRN_DAEMON', 'the daemon closed the event stream');
+    const until = options.until;
+    const finish = async (): Promise<IteratorResult<CairnEvent>> => {
+      controller.abort();
+      response.body.destroy();
+      return { value: undefined, done: true };
+    };
+    let ended = false;
+    return {
+      async next(): Promise<IteratorResult<CairnEvent>> {
+        if (ended) return { value: undefined, done: true };
+        const line = await lines.next().catch(() => ({ value: undefined, done: true as const }));
+        if (line.done === true) {
+          ended = true;
+          return finish();
         }
+        const event = JSON.parse(line.value) as CairnEvent;
+        if (until?.(event) === true) {
+          ended = true;
+          void finish();
+        }
+        return { value: event, done: false };
+      },
+      return: () => {
+        ended = true;
+        return finish();
       },
     };
   }
@@ -183,6 +211,19 @@ export async function connectDaemon(root: string, socketPath: string): Promise<D
   if (!existsSync(socketPath)) return undefined;
   if (!(await socketAnswers(socketPath))) return undefined;
   return new DaemonClient(root, socketPath);
+}
+
+async function* readLines(body: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+  let buffer = '';
+  for await (const chunk of body) {
+    buffer += chunk.toString();
+    let newline: number;
+    while ((newline = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, newline).trim();
+      buffer = buffer.slice(newline + 1);
+      if (line !== '') yield line;
+    }
+  }
 }
 
 function enc(id: string): string {

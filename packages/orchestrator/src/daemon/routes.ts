@@ -73,6 +73,7 @@ export function daemonRoutes(api: CairnApi, identity: DaemonIdentity, shutdown: 
     return c.json({ path, content: await api.proposed(c.req.param('id'), path) });
   });
   app.get('/agents/:id/journal', async (c) => c.json(await api.journal(c.req.param('id'))));
+  app.get('/agents/:id/history', async (c) => c.json({ events: await api.history(c.req.param('id'), Number(c.req.query('limit') ?? 20) || 20) }));
   app.get('/agents/:id/wait', async (c) => {
     const raw = c.req.query('state');
     const states = raw === undefined || raw === '' ? undefined : raw.split(',').map(parseState);

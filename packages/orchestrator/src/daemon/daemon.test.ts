@@ -1,0 +1,129 @@
+import { request } from 'node:http';
+import { statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isCairnError } from '../errors.js';
+import type { CairnEvent } from '../events.js';
+import { makeTempProject, SAMPLE_FILES, type TempProject } from '../test-support/temp-project.js';
+import { connectDaemon, DaemonClient } from './client.js';
+import { startDaemon, type RunningDaemon } from './run-daemon.js';
+
+let temp: TempProject;
+let daemon: RunningDaemon | undefined;
+
+afterEach(async () => {
+  await daemon?.stop();
+  daemon = undefined;
+  temp.cleanup();
+});
+
+/** GET over the socket with node:http, as curl --unix-socket would. */
+function get(socketPath: string, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath, path, method: 'GET', headers: { host: 'cairn' } }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('the daemon', () => {
+  it('serves the orchestrator API over a 0600 Unix socket, with events as NDJSON', async () => {
+    temp = makeTempProject(SAMPLE_FILES);
+    daemon = await startDaemon(temp.root, { cairnHome: temp.home });
+    expect(daemon.sync.files).toBeGreaterThan(3);
+    expect(statSync(daemon.socketPath).mode & 0o777).toBe(0o600);
+    const health = await get(daemon.socketPath, '/health');
+    expect(health.status).toBe(200);
+    expect(JSON.parse(health.body)).toMatchObject({ ok: true, pid: process.pid });
+
+    const client = (await connectDaemon(temp.root, daemon.socketPath))!;
+    const events: CairnEvent[] = [];
+    const stream = await client.subscribe();
+    const spawned = await client.spawn('add a file', { code: `await write_file('new.txt', 'hello');` });
+    for (;;) {
+      const next = await stream.next();
+      if (next.done === true) break;
+      events.push(next.value);
+      if (next.value.type === 'agent.submitted' || next.value.type === 'agent.failed') break;
+    }
+    await stream.return?.();
+    expect(events.map((e) => e.type)).toContain('agent.started');
+    expect(events.at(-1)!.type).toBe('agent.submitted');
+    const listed = JSON.parse((await get(daemon.socketPath, '/agents')).body) as { agents: { id: string; state: string }[] };
+    expect(listed.agents).toEqual([expect.objectContaining({ id: spawned.id, state: 'reviewing' })]);
+    expect(await client.diff(spawned.id)).toContain('+hello');
+    const accepted = await client.accept(spawned.id);
+    expect(accepted.ok).toBe(true);
+    expect(temp.read('new.txt')).toBe('hello');
+    const missing = await client.agent('nope').catch((e: unknown) => e);
+    expect(isCairnError(missing, 'CAIRN_NOT_FOUND')).toBe(true);
+    await client.close();
+  });
+
+  it('refuses a second daemon for the same project, and cleans a stale socket', async () => {
+    temp = makeTempProject(SAMPLE_FILES);
+    daemon = await startDaemon(temp.root, { cairnHome: temp.home });
+    const second = await startDaemon(temp.root, { cairnHome: temp.home }).catch((e: unknown) => e);
+    expect(isCairnError(second, 'CAIRN_DAEMON')).toBe(true);
+    expect((second as Error).message).toMatch(/already serves/);
+    const socketPath = daemon.socketPath;
+    await daemon.stop();
+    daemon = undefined;
+    expect(await connectDaemon(temp.root, socketPath)).toBeUndefined();
+    daemon = await startDaemon(temp.root, { cairnHome: temp.home });
+    expect(daemon.socketPath).toBe(socketPath);
+  });
+
+  it('applies a human edit to stable.db soon after the save, atomic saves included', async () => {
+    temp = makeTempProject(SAMPLE_FILES);
+    daemon = await startDaemon(temp.root, { cairnHome: temp.home });
+    const client = new DaemonClient(temp.root, daemon.socketPath);
+    const stream = await client.subscribe();
+    const changed = (async () => {
+      for (let next = await stream.next(); next.done !== true; next = await stream.next()) {
+        if (next.value.type === 'sync.changed' && next.value.paths.includes('src/greet.js')) return next.value;
+      }
+      return undefined;
+    })();
+    writeFileSync(join(temp.root, 'src/.greet.js.swp'), 'new');
+    writeFileSync(join(temp.root, 'src/greet.js.tmp'), 'export const greet = () => "hi";\n');
+    const { renameSync, rmSync } = await import('node:fs');
+    renameSync(join(temp.root, 'src/greet.js.tmp'), join(temp.root, 'src/greet.js'));
+    rmSync(join(temp.root, 'src/.greet.js.swp'));
+    expect((await changed)?.type).toBe('sync.changed');
+    await stream.return?.();
+    const agent = await client.spawn('read it', { code: `await write_file('copy.txt', await read_file('src/greet.js'));` });
+    await client.wait(agent.id);
+    expect(await client.proposed(agent.id, 'copy.txt')).toBe('export const greet = () => "hi";\n');
+    await client.close();
+  });
+
+  it('carries out file signals and moves malformed ones aside with a reason', async () => {
+    temp = makeTempProject(SAMPLE_FILES);
+    daemon = await startDaemon(temp.root, { cairnHome: temp.home });
+    const signals = daemon.project.layout.signalsDir;
+    const client = new DaemonClient(temp.root, daemon.socketPath);
+    const stream = await client.subscribe();
+    const next = async (match: (event: CairnEvent) => boolean) => {
+      for (let item = await stream.next(); item.done !== true; item = await stream.next()) if (match(item.value)) return item.value;
+      return undefined;
+    };
+    const submitted = next((e) => e.type === 'agent.submitted').then((e) => (e as { agentId?: string } | undefined)?.agentId);
+    writeFileSync(join(signals, 'spawn-1.tmp'), JSON.stringify({ task: 'from a signal', code: `await write_file('signal.txt', 'ok');` }));
+    const { renameSync, existsSync, readFileSync } = await import('node:fs');
+    renameSync(join(signals, 'spawn-1.tmp'), join(signals, 'spawn-1'));
+    const id = await submitted;
+    expect(typeof id).toBe('string');
+    const failedEvent = next((e) => e.type === 'error' && e.message.includes('accept-zzzz')) as Promise<{ message: string } | undefined>;
+    writeFileSync(join(signals, 'accept-zzzz'), '');
+    expect((await failedEvent)?.message).toMatch(/no agent "zzzz"/);
+    expect(existsSync(join(signals, 'failed', 'accept-zzzz'))).toBe(true);
+    expect(readFileSync(join(signals, 'failed', 'accept-zzzz.reason'), 'utf8')).toMatch(/no agent/);
+    await stream.return?.();
+    await client.close();
+  });
+});

@@ -1,0 +1,47 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { openProject, type Project, type ProjectOptions } from '../project.js';
+
+/** A project folder and a `$CAIRN_HOME` in a temp dir, removed by `cleanup`. */
+export interface TempProject {
+  root: string;
+  home: string;
+  write(path: string, content: string): void;
+  read(path: string): string;
+  exists(path: string): boolean;
+  open(options?: ProjectOptions): Project;
+  cleanup(): void;
+}
+
+/** Makes a temp project holding `files` (path → content). */
+export function makeTempProject(files: Record<string, string> = {}): TempProject {
+  const base = mkdtempSync(join(tmpdir(), 'cairn-test-'));
+  const root = join(base, 'project');
+  const home = join(base, 'home');
+  mkdirSync(root, { recursive: true });
+  const project: TempProject = {
+    root,
+    home,
+    write(path, content) {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), content);
+    },
+    read: (path) => readFileSync(join(root, path), 'utf8'),
+    exists: (path) => existsSync(join(root, path)),
+    open: (options = {}) => openProject(root, { cairnHome: home, ...options }),
+    cleanup: () => rmSync(base, { recursive: true, force: true }),
+  };
+  for (const [path, content] of Object.entries(files)) project.write(path, content);
+  return project;
+}
+
+/** A small JavaScript project to run agents on. */
+export const SAMPLE_FILES: Record<string, string> = {
+  'README.md': '# sample\n\nA small project.\n',
+  'src/math.js': 'export function add(a, b) {\n  return a + b;\n}\n\nexport function sub(a, b) {\n  return a - b;\n}\n',
+  'src/greet.js': 'export function greet(name) {\n  var text = "Hello, " + name;\n  return text;\n}\n',
+  'src/util/strings.js': 'export const upper = (s) => s.toUpperCase();\n',
+  '.env': 'SECRET=do-not-read\n',
+  '.gitignore': 'node_modules/\n*.log\n',
+};
