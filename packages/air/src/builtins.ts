@@ -55,15 +55,17 @@ export const BUILTIN_SCHEMAS: readonly AirDefinitionJson[] = [
   }),
   schema('sys/BlobCapParams@1', { record: { namespaces: option(T.textSet) } }),
   schema('sys/TimerCapParams@1', { record: {} }),
-  schema('sys/FsReadParams@1', { record: { path: T.text } }),
-  schema('sys/FsReadReceipt@1', { record: { path: T.text, size: T.nat, content_ref: T.hash } }),
-  schema('sys/FsWriteParams@1', { record: { path: T.text, size: T.nat, content_ref: T.hash } }),
-  schema('sys/FsWriteReceipt@1', { record: { path: T.text, size: T.nat, created: { bool: {} } } }),
-  schema('sys/FsListParams@1', { record: { path: T.text } }),
-  schema('sys/FsListReceipt@1', { record: { entries: { list: T.text } } }),
+  schema('sys/FsReadParams@1', { record: { path: T.text, stat_only: option({ bool: {} }) } }),
+  schema('sys/FsReadReceipt@1', { record: { path: T.text, kind: T.text, size: T.nat, content_ref: option(T.hash) } }),
+  schema('sys/FsWriteParams@1', { record: { op: T.text, path: T.text, to: option(T.text), size: T.nat, content_ref: option(T.hash), content: option(T.bytes) } }),
+  schema('sys/FsWriteReceipt@1', { record: { op: T.text, path: T.text, to: option(T.text), size: T.nat, created: { bool: {} } } }),
+  schema('sys/FsListParams@1', { record: { path: T.text, recursive: option({ bool: {} }) } }),
+  schema('sys/FsListReceipt@1', { record: { entries: { list: T.text }, truncated: option({ bool: {} }), result_ref: option(T.hash) } }),
   schema('sys/FsSearchParams@1', { record: { pattern: T.text, path: T.text, content: { bool: {} } } }),
-  schema('sys/FsSearchReceipt@1', { record: { matches: { list: T.text } } }),
-  schema('sys/FsCapParams@1', { record: { read_prefixes: T.textSet, write_prefixes: option(T.textSet), max_write_bytes: option(T.nat) } }),
+  schema('sys/FsSearchReceipt@1', { record: { matches: { list: T.text }, truncated: option({ bool: {} }), result_ref: option(T.hash) } }),
+  schema('sys/FsCapParams@1', {
+    record: { read_prefixes: T.textSet, write_prefixes: option(T.textSet), max_write_bytes: option(T.nat), read_exclude: option(T.textSet), write_exclude: option(T.textSet) },
+  }),
 ];
 
 /** The standard capability types of AIR v1 §9. */

@@ -1,4 +1,5 @@
 import { compareDec128, parseDec128 } from './dec128.js';
+import { fsExclusionOf } from './fs-exclusions.js';
 
 type Json = Record<string, unknown>;
 
@@ -19,11 +20,15 @@ export function hostAllowed(host: string, allowed: readonly string[]): boolean {
   });
 }
 
-/** A project-relative path: no leading slash, no `..`, no empty segments, no NUL. */
+/**
+ * A project-relative path, normalised (`./a//b/` → `a/b`), or undefined for one that is absolute, climbs out
+ * with `..`, or holds a NUL or a backslash: those are refused, never rewritten, so the path an adapter
+ * touches is the path that was checked.
+ */
 export function normalProjectPath(path: unknown): string | undefined {
-  if (typeof path !== 'string' || path.includes('\0')) return undefined;
+  if (typeof path !== 'string' || path.includes('\0') || path.includes('\\') || path.startsWith('/')) return undefined;
   const parts: string[] = [];
-  for (const part of path.replace(/^\.?\/+/, '').split('/')) {
+  for (const part of path.split('/')) {
     if (part === '' || part === '.') continue;
     if (part === '..') return undefined;
     parts.push(part);
@@ -80,15 +85,40 @@ export function checkGrantConstraints(kind: string, params: Json, grant: Json): 
     case 'fs.read':
     case 'fs.list':
     case 'fs.search':
-    case 'fs.write': {
-      const path = normalProjectPath(params.path);
-      if (path === undefined) return `path ${JSON.stringify(params.path)} is not a project-relative path`;
-      if (kind !== 'fs.write') return within(path, asSet(grant.read_prefixes) ?? []) ? undefined : `"${path}" is outside the grant's read prefixes`;
-      if (!within(path, asSet(grant.write_prefixes) ?? [])) return `"${path}" is outside the grant's write prefixes`;
-      if (typeof grant.max_write_bytes === 'number' && Number(params.size) > grant.max_write_bytes) return `writing ${String(params.size)} bytes exceeds the grant's ${grant.max_write_bytes}`;
-      return undefined;
-    }
+      return checkFsPath(params.path, grant, 'read');
+    case 'fs.write':
+      return checkFsWrite(params, grant);
     default:
       return `no constraint check for effect kind "${kind}"`;
   }
+}
+
+const FS_WRITE_OPS = ['write', 'delete', 'move', 'mkdir'];
+
+/** Why a path may not be read (or written) under an `fs` grant: outside the prefixes, or excluded. */
+function checkFsPath(raw: unknown, grant: Json, access: 'read' | 'write'): string | undefined {
+  const path = normalProjectPath(raw);
+  if (path === undefined) return `path ${JSON.stringify(raw)} is not a project-relative path (absolute paths, "..", NUL and backslashes are refused)`;
+  const prefixes = asSet(access === 'read' ? grant.read_prefixes : grant.write_prefixes) ?? [];
+  if (!within(path, prefixes)) return `"${path}" is outside the grant's ${access} prefixes`;
+  const excluded = fsExclusionOf(path, asSet(access === 'read' ? grant.read_exclude : grant.write_exclude) ?? []);
+  if (excluded !== undefined) return `"${path}" is excluded from ${access === 'read' ? 'reading' : 'writing'} by "${excluded}"`;
+  return undefined;
+}
+
+function checkFsWrite(params: Json, grant: Json): string | undefined {
+  const op = params.op;
+  if (typeof op !== 'string' || !FS_WRITE_OPS.includes(op)) return `op ${JSON.stringify(op)} is not one of ${FS_WRITE_OPS.join(', ')}`;
+  if (op === 'move' && typeof params.to !== 'string') return 'a move needs "to"';
+  if (op !== 'move' && params.to !== undefined && params.to !== null) return `"to" is only for a move`;
+  if (op === 'write') {
+    const hasRef = params.content_ref !== undefined && params.content_ref !== null;
+    const hasContent = params.content !== undefined && params.content !== null;
+    if (hasRef === hasContent) return 'a write needs exactly one of content_ref and content';
+    if (hasContent && !(params.content instanceof Uint8Array && params.content.length === Number(params.size))) return 'size must be the length of content';
+  }
+  const misfit = checkFsPath(params.path, grant, 'write') ?? (op === 'move' ? checkFsPath(params.to, grant, 'write') : undefined);
+  if (misfit !== undefined) return misfit;
+  if (typeof grant.max_write_bytes === 'number' && Number(params.size) > grant.max_write_bytes) return `writing ${String(params.size)} bytes exceeds the grant's ${grant.max_write_bytes}`;
+  return undefined;
 }

@@ -30,7 +30,8 @@ export { loadManifestDir, writeManifestStore, MANIFEST_FILE, type AirFiles, type
 export { commonSchema } from './json-schemas/common.js';
 export { KIND_SCHEMAS } from './json-schemas/definitions.js';
 export { verifyEd25519, signEd25519, ed25519PublicKey, hmacSha256, equalBytes, type SignatureScheme } from './signing.js';
-export { Journal, MemoryJournalStore, verifyChain, entryHash, type JournalEntry, type JournalKind, type JournalStore, type ChainBreak } from './journal.js';
+export { Journal, MemoryJournalStore, verifyChain, entryHash, type JournalEntry, type JournalKind, type JournalStore, type ChainBreak, type JournalHead } from './journal.js';
+export { fsPathExcluded, fsExclusionOf } from './fs-exclusions.js';
 export { checkGrantConstraints, splitUrl, hostAllowed, normalProjectPath } from './grant-constraints.js';
 export { decidePolicy, type EffectOrigin, type PolicyDecision, type PolicySubject } from './policy.js';
 export { EffectKernel, intentHash, receiptSigningBytes, verifyReceiptSignature, type SignatureVerifier, type EffectRequest, type EffectIntent, type Denial, type Receipt, type AdapterKey, type KernelOptions } from './kernel.js';

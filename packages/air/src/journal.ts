@@ -60,11 +60,18 @@ export interface ChainBreak {
   reason: string;
 }
 
+/** Where a journal is known to end: the hash of its last entry and how many entries it has. */
+export interface JournalHead {
+  hash: Hash;
+  length: number;
+}
+
 /**
  * Checks a sequence of entries: numbered from 0 without gaps, each hash matching its content, each `prev` the
  * hash of the entry before. An edit, deletion, insertion or reordering breaks it at the first wrong entry.
+ * With `expectedHead`, a journal that stops short of it (a truncation) or ends elsewhere breaks too.
  */
-export function verifyChain(entries: Iterable<JournalEntry>): ChainBreak | undefined {
+export function verifyChain(entries: Iterable<JournalEntry>, expectedHead?: JournalHead): ChainBreak | undefined {
   let expected = 0;
   let prev: Hash | null = null;
   for (const entry of entries) {
@@ -80,6 +87,18 @@ export function verifyChain(entries: Iterable<JournalEntry>): ChainBreak | undef
     prev = entry.hash;
     expected++;
   }
+  if (expectedHead !== undefined) {
+    if (expected < expectedHead.length) return { seq: expected, reason: `the journal stops at entry ${expected}; ${expectedHead.length} entries were recorded` };
+    const at = expectedHead.length - 1;
+    if (expectedHead.length > 0 && expected >= expectedHead.length && headAt(entries, at) !== expectedHead.hash) {
+      return { seq: at, reason: `entry ${at} is not the recorded head of the journal` };
+    }
+  }
+  return undefined;
+}
+
+function headAt(entries: Iterable<JournalEntry>, seq: number): Hash | undefined {
+  for (const entry of entries) if (entry.seq === seq) return entry.hash;
   return undefined;
 }
 
@@ -93,9 +112,9 @@ export class Journal {
     this.store = store;
   }
 
-  /** Opens a journal on a store, refusing one whose chain is broken. */
-  static open(store: JournalStore = new MemoryJournalStore()): { ok: true; journal: Journal } | { ok: false; broken: ChainBreak } {
-    const broken = verifyChain(store.entries());
+  /** Opens a journal on a store, refusing one whose chain is broken or that stops short of `expectedHead`. */
+  static open(store: JournalStore = new MemoryJournalStore(), options: { expectedHead?: JournalHead } = {}): { ok: true; journal: Journal } | { ok: false; broken: ChainBreak } {
+    const broken = verifyChain(store.entries(), options.expectedHead);
     if (broken) return { ok: false, broken };
     const journal = new Journal(store);
     for (const entry of store.entries()) {
@@ -118,6 +137,11 @@ export class Journal {
     this.next++;
     this.head = entry.hash;
     return entry;
+  }
+
+  /** How many entries the journal holds. */
+  get length(): number {
+    return this.next;
   }
 
   /** The hash of the last entry (null when empty). */

@@ -48,7 +48,7 @@ const llm = (maxTokens: number, origin: EffectOrigin = plan): EffectRequest => (
   idempotencyKey: key(maxTokens % 256),
   origin,
 });
-const write = (path: string, size: number): EffectRequest => ({ kind: 'fs.write', params: { path, size, content_ref: 'sha256:' + 'b'.repeat(64) }, cap: 'fs_src', idempotencyKey: key(size % 256), origin: plan });
+const write = (path: string, size: number): EffectRequest => ({ kind: 'fs.write', params: { op: 'write', path, size, content_ref: 'sha256:' + 'b'.repeat(64) }, cap: 'fs_src', idempotencyKey: key(size % 256), origin: plan });
 
 function sign(receipt: Omit<Receipt, 'sig'>): Receipt {
   const bytes = receiptSigningBytes(receipt);
@@ -78,7 +78,8 @@ describe('effect kernel: enforcement in order', () => {
     ['too many tokens for the grant', llm(5000), 'constraint', 'max_tokens 5000 exceeds the grant\'s 4000'],
     ['too hot a temperature', { ...llm(1), params: { ...llm(1).params, temperature: '1.5' } }, 'constraint', 'temperature 1.5 exceeds the grant\'s 1.0'],
     ['a write outside the write prefixes', write('docs/a.md', 10), 'constraint', '"docs/a.md" is outside the grant\'s write prefixes'],
-    ['a path escaping the project', write('src/../../etc/passwd', 10), 'constraint', 'path "src/../../etc/passwd" is not a project-relative path'],
+    ['a path escaping the project', write('src/../../etc/passwd', 10), 'constraint', 'path "src/../../etc/passwd" is not a project-relative path (absolute paths, "..", NUL and backslashes are refused)'],
+    ['an absolute path', write('/src/a.ts', 10), 'constraint', 'path "/src/a.ts" is not a project-relative path (absolute paths, "..", NUL and backslashes are refused)'],
     ['a write over the byte ceiling', write('src/big.bin', 5000), 'constraint', 'writing 5000 bytes exceeds the grant\'s 1000'],
     ['a host outside the grant', { kind: 'http.request', params: { method: 'GET', url: 'https://evil.com/x', headers: {} }, cap: 'web', idempotencyKey: key(2), origin: plan }, 'constraint', 'host "evil.com" is not in the grant\'s hosts'],
     ['more tokens than the budget has', llm(1500), 'budget', 'max_tokens 1500 exceeds the 1000 tokens left on "llm"'],
@@ -114,7 +115,7 @@ describe('receipts', () => {
     const { kernel } = setup();
     const admitted = kernel.enqueue(write('src/a.ts', 800));
     if (!admitted.ok) throw new Error(admitted.denial.reason);
-    expect(kernel.submitReceipt(sign({ intentHash: admitted.intent.intentHash, adapterId: 'fs.overlay', status: 'ok', receipt: { path: 'src/a.ts', size: 800, created: true } }))).toEqual({ ok: true });
+    expect(kernel.submitReceipt(sign({ intentHash: admitted.intent.intentHash, adapterId: 'fs.overlay', status: 'ok', receipt: { op: 'write', path: 'src/a.ts', size: 800, created: true } }))).toEqual({ ok: true });
     expect(kernel.remaining('fs_src')).toMatchObject({ bytes: 1700n, exhausted: false });
   });
 

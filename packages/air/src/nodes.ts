@@ -49,7 +49,7 @@ export interface DefCapNode {
 }
 
 export interface PolicyRule {
-  when: { effect_kind?: string; cap_name?: string; host?: string; method?: string; origin_kind?: 'plan' | 'reducer'; origin_name?: string };
+  when: { effect_kind?: string; cap_name?: string; host?: string; method?: string; origin_kind?: 'plan' | 'reducer' | 'agent'; origin_name?: string };
   decision: 'allow' | 'deny';
 }
 

@@ -27,7 +27,7 @@ describe('plan runner', () => {
   it('takes the other branch when its guard holds', () => {
     const runtime = new AirRuntime(config());
     const instance = runtime.start('cairn/fix@1', { path: 'src/empty.ts', retries: 0 }, 'i2');
-    runtime.receipt(signed(instance.intents.a_read!, { path: 'src/empty.ts', size: 0, content_ref: 'sha256:' + 'c'.repeat(64) }));
+    runtime.receipt(signed(instance.intents.a_read!, { path: 'src/empty.ts', kind: 'file', size: 0, content_ref: 'sha256:' + 'c'.repeat(64) }));
     expect(instance.completed).toEqual(['a_read', 'b_wait_read', 'z_skipped']);
     expect(instance.result).toEqual({ path: 'never', written: 0 });
   });
@@ -36,7 +36,7 @@ describe('plan runner', () => {
     const runtime = new AirRuntime(config());
     const instance = runtime.start('cairn/fix@1', { path: '../outside', retries: 0 }, 'i3');
     expect(instance.status).toBe('failed');
-    expect(instance.error).toMatchObject({ code: 'plan.effect-denied', stepId: 'a_read', message: 'fs.read was denied (constraint): path "../outside" is not a project-relative path' });
+    expect(instance.error).toMatchObject({ code: 'plan.effect-denied', stepId: 'a_read', message: 'fs.read was denied (constraint): path "../outside" is not a project-relative path (absolute paths, "..", NUL and backslashes are refused)' });
   });
 
   it('refuses an input that does not fit the plan', () => {
@@ -115,7 +115,7 @@ describe('replay or die', () => {
     const runtime = new AirRuntime(cfg);
     playFix(runtime, 'a');
     playFix(runtime, 'b');
-    runtime.receipt(signed('sha256:' + 'd'.repeat(64), { path: 'x', size: 1, created: true }));
+    runtime.receipt(signed('sha256:' + 'd'.repeat(64), { op: 'write', path: 'x', size: 1, created: true }));
     const replayed = replayJournal(cfg, runtime.journal.entries());
     expect(replayed).toEqual({ ok: true, stateHash: runtime.stateHash() });
   });
@@ -148,8 +148,9 @@ describe('shadow run', () => {
     expect(report.intents.map((i) => [i.step, i.kind, i.cap, i.params])).toEqual([['a_read', 'fs.read', 'fs', { path: 'src/a.ts' }]]);
   });
 
-  it('reports a denial instead of an intent', () => {
-    expect(shadowRun(config(), 'cairn/fix@1', { path: '/etc/passwd', retries: 1 })).toMatchObject({ status: 'waiting', path: ['a_read'] });
+  it('reports a denial instead of an intent, for absolute paths as for climbing ones', () => {
+    expect(shadowRun(config(), 'cairn/fix@1', { path: '/etc/passwd', retries: 1 })).toMatchObject({ status: 'failed', error: expect.stringContaining('plan.effect-denied') });
+    expect(shadowRun(config(), 'cairn/fix@1', { path: '//etc/passwd', retries: 1 })).toMatchObject({ status: 'failed', error: expect.stringContaining('plan.effect-denied') });
     expect(shadowRun(config(), 'cairn/fix@1', { path: '../x', retries: 1 })).toMatchObject({ status: 'failed', error: expect.stringContaining('plan.effect-denied') });
   });
 });

@@ -1,9 +1,9 @@
 import { hostAllowed, splitUrl } from './grant-constraints.js';
 import type { DefPolicyNode } from './nodes.js';
 
-/** Where an effect comes from: a plan instance or a reducer invocation (filled in by the kernel). */
+/** Where an effect comes from: a plan instance, a reducer invocation, or an agent's program (named by its agent id). */
 export interface EffectOrigin {
-  kind: 'plan' | 'reducer';
+  kind: 'plan' | 'reducer' | 'agent';
   name: string;
 }
 

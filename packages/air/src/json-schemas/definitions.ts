@@ -147,7 +147,7 @@ export const defpolicySchema = {
               cap_name: { type: 'string' },
               host: { type: 'string' },
               method: { type: 'string' },
-              origin_kind: { enum: ['plan', 'reducer'] },
+              origin_kind: { enum: ['plan', 'reducer', 'agent'] },
               origin_name: ref('Name'),
             },
           },

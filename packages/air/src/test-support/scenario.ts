@@ -16,7 +16,7 @@ export const fixPlan: DefPlanNode = {
   steps: [
     { id: 'a_read', op: 'emit_effect', kind: 'fs.read', params: { record: { path: { ref: '@plan.input.path' } } }, cap: 'fs', bind: { effect_id_as: 'read_id' } },
     { id: 'b_wait_read', op: 'await_receipt', for: { ref: '@var:read_id' }, bind: { as: 'read' } },
-    { id: 'c_write', op: 'emit_effect', kind: 'fs.write', params: { record: { path: { ref: '@plan.input.path' }, size: { ref: '@var:read.size' }, content_ref: { ref: '@var:read.content_ref' } } }, cap: 'fs', bind: { effect_id_as: 'write_id' } },
+    { id: 'c_write', op: 'emit_effect', kind: 'fs.write', params: { record: { op: { text: 'write' }, path: { ref: '@plan.input.path' }, size: { ref: '@var:read.size' }, content_ref: { ref: '@var:read.content_ref' } } }, cap: 'fs', bind: { effect_id_as: 'write_id' } },
     { id: 'd_wait_write', op: 'await_receipt', for: { ref: '@var:write_id' }, bind: { as: 'written' } },
     { id: 'e_done', op: 'end', result: { record: { path: { ref: '@plan.input.path' }, written: { ref: '@var:written.size' } } } },
     { id: 'z_skipped', op: 'end', result: { record: { path: { text: 'never' }, written: { nat: 0 } } } },
@@ -63,9 +63,9 @@ export function signed(intentHash: string, receipt: Record<string, unknown>): Re
 export function playFix(runtime: AirRuntime, instance = 'i1') {
   const started = runtime.start('cairn/fix@1', { path: 'src/a.ts', retries: 1 }, instance);
   expect(started.status).toBe('waiting');
-  runtime.receipt(signed(started.intents.a_read!, { path: 'src/a.ts', size: 42, content_ref: 'sha256:' + 'c'.repeat(64) }));
+  runtime.receipt(signed(started.intents.a_read!, { path: 'src/a.ts', kind: 'file', size: 42, content_ref: 'sha256:' + 'c'.repeat(64) }));
   expect(started.status).toBe('waiting');
-  runtime.receipt(signed(started.intents.c_write!, { path: 'src/a.ts', size: 42, created: false }));
+  runtime.receipt(signed(started.intents.c_write!, { op: 'write', path: 'src/a.ts', size: 42, created: false }));
   return started;
 }
 

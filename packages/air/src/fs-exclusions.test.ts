@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { fsExclusionOf, fsPathExcluded } from './fs-exclusions.js';
+
+const DEFAULTS = ['.git/', '.agentfs/', '.env*', '.github/workflows/', 'Jenkinsfile', '**/secrets/*.key'];
+
+describe('fs exclusions', () => {
+  it.each([
+    ['.git/HEAD', '.git/'],
+    ['.git', '.git/'],
+    ['sub/.git/config', '.git/'],
+    ['.env', '.env*'],
+    ['app/.env.local', '.env*'],
+    ['.envrc', '.env*'],
+    ['.github/workflows/ci.yml', '.github/workflows/'],
+    ['Jenkinsfile', 'Jenkinsfile'],
+    ['a/b/secrets/prod.key', '**/secrets/*.key'],
+    ['secrets/prod.key', '**/secrets/*.key'],
+  ])('excludes %s by %s', (path, pattern) => {
+    expect(fsExclusionOf(path, DEFAULTS)).toBe(pattern);
+  });
+
+  it.each(['src/env.ts', '.github/dependabot.yml', 'docs/git/guide.md', 'a/secrets/prod.txt', 'src/environment.ts', ''])('leaves %s alone', (path) => {
+    expect(fsPathExcluded(path, DEFAULTS)).toBe(false);
+  });
+
+  it('anchors patterns with a slash at the root, and matches ? within a segment', () => {
+    expect(fsPathExcluded('x/.github/workflows/a.yml', ['.github/workflows/'])).toBe(false);
+    expect(fsPathExcluded('a1/b', ['a?'])).toBe(true);
+    expect(fsPathExcluded('a/1', ['a?1'])).toBe(false);
+  });
+
+  it('treats every other character literally', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[a-z.+()$^[\]{}|\\-]{1,8}$/), (name) => {
+        expect(fsPathExcluded(`dir/n${name}`, [`n${name}`])).toBe(true);
+        expect(fsPathExcluded(`dir/n${name}x`, [`n${name}`])).toBe(false);
+      }),
+    );
+  });
+});
