@@ -38,15 +38,49 @@ export interface AcceptResult {
 export interface AcceptOptions {
   paths?: readonly string[];
   force?: boolean;
+  /** Decide everything and return it, writing nothing to the base or the overlay. */
+  dryRun?: boolean;
+  /** All or nothing: if a selected path conflicts (and not `force`), apply nothing and return the conflicts. */
+  atomic?: boolean;
+  /**
+   * `Overlay.accept` only: let the applied paths go from the overlay at once (default true). Pass false when
+   * the accept runs inside a transaction of the caller's, or when the working tree must be written first, and
+   * call `overlay.settle(paths)` once that is done.
+   */
+  settle?: boolean;
   /** Called inside the transaction after each path is written to the base. */
   onApply?: (path: string) => void;
 }
 
-/** Decides and writes every selected change into the base in one transaction. */
+/** Thrown inside the transaction to roll a dry run (or a refused atomic accept) back. */
+class RollBack extends Error {
+  constructor(readonly result: AcceptResult) {
+    super('rolled back');
+  }
+}
+
+/**
+ * Decides and writes every selected change into the base in one transaction. A dry run decides the same way
+ * and rolls back; an atomic accept rolls back when anything conflicts.
+ */
 export function acceptChanges(base: StoreFileSystem, changes: readonly Change[], options: AcceptOptions = {}): AcceptResult {
+  try {
+    return base.transaction(() => {
+      const result = applyChanges(base, changes, options);
+      if (options.dryRun) throw new RollBack(result);
+      if (options.atomic && !options.force && result.conflicts.length > 0) throw new RollBack({ applied: [], conflicts: result.conflicts, preImages: [] });
+      return result;
+    });
+  } catch (error) {
+    if (error instanceof RollBack) return error.result;
+    throw error;
+  }
+}
+
+function applyChanges(base: StoreFileSystem, changes: readonly Change[], options: AcceptOptions): AcceptResult {
   const selected = selectChanges(changes, options.paths);
   const result: AcceptResult = { applied: [], conflicts: [], preImages: [] };
-  base.transaction(() => {
+  {
     for (const change of orderForApply(selected)) {
       const path = '/' + change.path;
       const current = stateOf(base, path);
@@ -74,9 +108,9 @@ export function acceptChanges(base: StoreFileSystem, changes: readonly Change[],
       else applyState(base, path, target);
       result.applied.push({ path: change.path, how, after: target });
       result.preImages.push({ path: change.path, before: current, after: target });
-      options.onApply?.(change.path);
+      if (!options.dryRun) options.onApply?.(change.path);
     }
-  });
+  }
   return result;
 }
 

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { isAgentFSError } from './errors.js';
 import type { FileSystem } from './file-system.js';
 
@@ -41,4 +43,24 @@ export function stateOf(fs: FileSystem, path: string): EntryState {
   if (stats.isDirectory()) return { kind: 'dir', mode: stats.mode };
   const content = stats.isSymbolicLink() ? Buffer.from(fs.readlink(path), 'utf8') : fs.readFile(path);
   return { kind: stats.isSymbolicLink() ? 'symlink' : 'file', mode: stats.mode, hash: hashContent(content), content };
+}
+
+/** The state of a project-relative path on disk, not following a final symlink (`absent` when missing). */
+export function readDiskState(root: string, rel: string): EntryState {
+  const full = join(root, rel);
+  let stats;
+  try {
+    stats = lstatSync(full);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'absent' };
+    throw error;
+  }
+  if (stats.isDirectory()) return { kind: 'dir', mode: stats.mode };
+  if (stats.isSymbolicLink()) {
+    const content = Buffer.from(readlinkSync(full), 'utf8');
+    return { kind: 'symlink', mode: stats.mode, hash: hashContent(content), content };
+  }
+  const content = readFileSync(full);
+  return { kind: 'file', mode: stats.mode, hash: hashContent(content), content };
 }

@@ -5,18 +5,30 @@ import type { Stats } from './stats.js';
 export interface WriteFileOptions {
   mode?: number;
   mtimeMs?: number;
+  /** Follow no symbolic link in any component (ELOOP if one is met): touch exactly the path given. */
+  noFollow?: boolean;
 }
 
 /** Options for `mkdir`. */
 export interface MkdirOptions {
   recursive?: boolean;
   mode?: number;
+  /** Follow no symbolic link in any component (ELOOP if one is met). */
+  noFollow?: boolean;
 }
 
 /** Options for `rm`: `recursive` removes directories with their contents, `force` ignores a missing path. */
 export interface RmOptions {
   recursive?: boolean;
   force?: boolean;
+  /** Follow no symbolic link on the way (ELOOP if one is met; the last component is never followed by rm). */
+  noFollow?: boolean;
+}
+
+/** Options for `rename`. */
+export interface RenameOptions {
+  /** Follow no symbolic link on the way to either path (ELOOP if one is met). */
+  noFollow?: boolean;
 }
 
 /** A name in a directory with its metadata. */
@@ -53,7 +65,9 @@ export interface FileSystem {
   rm(path: string, options?: RmOptions): void;
   unlink(path: string): void;
   rmdir(path: string): void;
-  rename(from: string, to: string): void;
+  rename(from: string, to: string, options?: RenameOptions): void;
+  /** The real path: every symbolic link followed; a missing last component is allowed; EPERM for a link out of the tree. */
+  realpath(path: string): string;
   /** Adds a second name for a file (a hard link); both names share one inode. */
   link(existingPath: string, newPath: string): void;
   symlink(target: string, path: string): void;

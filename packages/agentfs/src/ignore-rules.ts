@@ -2,8 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 
-/** Names never imported, whatever .gitignore says: VCS metadata and Cairn's own databases. */
-export const ALWAYS_SKIPPED = new Set(['.git', '.agentfs', '.hg', '.svn']);
+/** Names never imported, written back or created by an overlay, whatever .gitignore says: VCS metadata and Cairn's own files. */
+export const ALWAYS_SKIPPED: ReadonlySet<string> = new Set(['.git', '.agentfs', '.cairn', '.hg', '.svn']);
+
+/** True when a project-relative (or store) path has a component in `ALWAYS_SKIPPED`. */
+export function isProtectedPath(path: string): boolean {
+  return path.split('/').some((part) => ALWAYS_SKIPPED.has(part));
+}
 
 interface Scope {
   dir: string;
@@ -33,6 +38,22 @@ export class IgnoreRules {
   enter(root: string, rel: string): IgnoreRules {
     const own = readGitignore(join(root, rel));
     return own === undefined ? this : new IgnoreRules([...this.scopes, { dir: rel, rules: ignore().add(own) }]);
+  }
+
+  /**
+   * True when the project-relative path `rel` is ignored under `root`: a protected name, or matched by the
+   * .gitignore files from the root down, itself or any directory above it (as `importTree` would skip it).
+   */
+  static ignoresPath(root: string, rel: string, isDir: boolean): boolean {
+    const parts = rel.split('/').filter((part) => part !== '');
+    let rules = IgnoreRules.forRoot(root);
+    for (let i = 0; i < parts.length; i++) {
+      const here = parts.slice(0, i + 1).join('/');
+      const last = i === parts.length - 1;
+      if (rules.ignores(here, last ? isDir : true)) return true;
+      if (!last) rules = rules.enter(root, here);
+    }
+    return false;
   }
 
   /** True when the project-relative path is ignored. */

@@ -2,10 +2,10 @@ import { lstatSync, readdirSync, readFileSync, readlinkSync, type Stats as NodeS
 import { join } from 'node:path';
 import type { AgentFS } from './agentfs.js';
 import { AgentFSError } from './errors.js';
-import { IgnoreRules } from './ignore-rules.js';
+import { IgnoreRules, isProtectedPath } from './ignore-rules.js';
 import { toTimestamp } from './inode-store.js';
 import { kindOfMode } from './mode.js';
-import { joinPath } from './path.js';
+import { joinPath, normalizePath, toRelative } from './path.js';
 
 /** Progress of an import: the scan counts entries, the import phase counts files and bytes. */
 export interface ImportProgress {
@@ -61,16 +61,31 @@ export function importTree(store: AgentFS, root: string, options: ImportOptions 
   return summary;
 }
 
-/** Brings one project-relative path of the store in line with disk (the watcher's unit of work). */
-export function importPath(store: AgentFS, root: string, rel: string): 'added' | 'updated' | 'unchanged' | 'removed' {
-  const path = '/' + rel.replace(/^\/+/, '');
+/** What `importPath` did to one path. */
+export type ImportPathResult = 'added' | 'updated' | 'unchanged' | 'removed' | 'ignored';
+
+/**
+ * Brings one project-relative path of the store in line with disk (the watcher's unit of work), under the
+ * same rules as `importTree`: a protected name or a path .gitignore ignores is never imported (and is taken
+ * out of the store if it was there: `ignored`). A directory is imported as an entry; its contents are
+ * paths of their own.
+ */
+export function importPath(store: AgentFS, root: string, rel: string): ImportPathResult {
+  const clean = toRelative(normalizePath('/' + rel.replace(/^\/+/, ''), 'import'));
+  const path = '/' + clean;
+  if (clean === '') return 'unchanged';
   let stats: NodeStats | undefined;
   try {
-    stats = lstatSync(join(root, rel));
+    stats = lstatSync(join(root, clean));
   } catch {
     stats = undefined;
   }
   const summary: ImportSummary = { files: 0, dirs: 0, added: 0, updated: 0, unchanged: 0, removed: 0, bytes: 0 };
+  if (isProtectedPath(clean) || IgnoreRules.ignoresPath(root, clean, stats?.isDirectory() ?? false)) {
+    if (!isProtectedPath(clean) && store.fs.locate(path, false) !== undefined) store.transaction(() => store.fs.rm(path, { recursive: true }));
+    return 'ignored';
+  }
+  if (stats !== undefined && !stats.isDirectory() && !stats.isFile() && !stats.isSymbolicLink()) return 'ignored';
   store.transaction(() => {
     if (stats === undefined) {
       if (store.fs.locate(path, false) !== undefined) {
@@ -79,7 +94,7 @@ export function importPath(store: AgentFS, root: string, rel: string): 'added' |
       }
       return;
     }
-    importEntry(store, root, { rel: path.slice(1), stats }, summary);
+    importEntry(store, root, { rel: clean, stats }, summary);
   });
   if (summary.removed > 0) return 'removed';
   if (summary.added > 0) return 'added';

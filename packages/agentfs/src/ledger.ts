@@ -1,11 +1,12 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { and, asc, eq, isNull, lte } from 'drizzle-orm';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import type Database from 'better-sqlite3';
 import type { Clock, ConnectionOptions } from './connection.js';
 import { openConnection } from './connection.js';
 import { AgentFSError } from './errors.js';
+import type { Overlay } from './overlay.js';
 import { cairnLedger, LEDGER_DDL } from './schema.js';
 
 /** A retired overlay as the ledger keeps it. Times are Unix milliseconds. */
@@ -40,25 +41,44 @@ export class Ledger {
     db.exec(LEDGER_DDL);
   }
 
-  /** Opens the ledger at `binPath` (bin.db); retired files go to `trash/` beside it. */
+  /** Opens the ledger at `binPath` (bin.db); retired files go to `trash/` beside it. A retire cut off by a kill is finished here. */
   static open(binPath: string, options: ConnectionOptions = {}): Ledger {
     const db = openConnection(binPath, { durability: 'full', ...options });
-    return new Ledger(db, join(dirname(binPath), 'trash'), options.clock ?? Date.now);
+    const ledger = new Ledger(db, join(dirname(resolve(binPath)), 'trash'), options.clock ?? Date.now);
+    ledger.finishRetires();
+    return ledger;
   }
 
-  /** Moves a closed overlay database (and its WAL files) aside and records it. */
-  retire(agentId: string, overlayPath: string, reason: string): LedgerEntry {
+  /**
+   * Moves an overlay database (and its WAL files) aside and records it. Given the `Overlay` itself, it is
+   * closed first, so no later write can land in the trash; given a path, the database must be closed. The
+   * row is written first and names the trash file by its id, so two retires of one agent never share a file,
+   * and a kill between the row and the move is finished when the ledger next opens.
+   */
+  retire(agentId: string, overlay: Overlay | string, reason: string): LedgerEntry {
+    const overlayPath = resolve(typeof overlay === 'string' ? overlay : overlay.upper.path);
+    if (typeof overlay !== 'string') overlay.close();
     if (!existsSync(overlayPath)) throw new AgentFSError('ENOENT', 'retire', overlayPath, 'no overlay database at this path');
     mkdirSync(this.trashDir, { recursive: true });
     const retiredAt = this.clock();
-    const retiredPath = join(this.trashDir, `${basename(overlayPath, '.db')}.${retiredAt}.db`);
-    moveWithSideFiles(overlayPath, retiredPath);
-    const row = this.orm
-      .insert(cairnLedger)
-      .values({ agentId, originalPath: overlayPath, retiredPath, reason, retiredAt })
-      .returning()
-      .get();
+    const row = this.db.transaction(() => {
+      const inserted = this.orm.insert(cairnLedger).values({ agentId, originalPath: overlayPath, retiredPath: '', reason, retiredAt }).returning().get();
+      const retiredPath = join(this.trashDir, `${basename(overlayPath, '.db')}.${inserted.id}.db`);
+      this.orm.update(cairnLedger).set({ retiredPath }).where(eq(cairnLedger.id, inserted.id)).run();
+      return { ...inserted, retiredPath };
+    })();
+    moveWithSideFiles(overlayPath, row.retiredPath);
     return row;
+  }
+
+  /** Moves the files of retires whose row was written but whose move a kill cut off. */
+  private finishRetires(): void {
+    for (const entry of this.list()) {
+      if (!existsSync(entry.retiredPath) && existsSync(entry.originalPath)) {
+        mkdirSync(this.trashDir, { recursive: true });
+        moveWithSideFiles(entry.originalPath, entry.retiredPath);
+      }
+    }
   }
 
   /** Moves a retired overlay back to where it was; fails if it was collected or the place is taken. */

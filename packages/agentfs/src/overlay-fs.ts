@@ -1,6 +1,7 @@
 import { stateOf } from './entry-state.js';
 import { AgentFSError } from './errors.js';
-import type { FileSystem, WriteFileOptions } from './file-system.js';
+import { isProtectedPath } from './ignore-rules.js';
+import type { FileSystem, WriteFileOptions, RenameOptions } from './file-system.js';
 import { TreeFileSystem } from './tree-file-system.js';
 import { toBytes } from './file-system.js';
 import type { Dentry, InodeStore } from './inode-store.js';
@@ -111,6 +112,7 @@ export class OverlayFileSystem extends TreeFileSystem<OverlayEntry> implements F
   writeFile(path: string, data: string | Uint8Array, options: WriteFileOptions = {}): void {
     const bytes = toBytes(data, path);
     let target = normalizePath(path, 'write');
+    this.checkNoFollow(target, 'write', options.noFollow, true);
     this.upper.transaction(() => {
       for (let hops = 0; ; hops++) {
         if (target === '/') throw new AgentFSError('EISDIR', 'write', target);
@@ -124,6 +126,7 @@ export class OverlayFileSystem extends TreeFileSystem<OverlayEntry> implements F
           target = symlinkTargetPath(dir.path, this.tree.linkTarget(existing!));
           continue;
         }
+        refuseProtected(joinPath(dir.path, name), 'write');
         this.writeResolved(joinPath(dir.path, name), dir.path, existing, bytes, options);
         return;
       }
@@ -154,6 +157,7 @@ export class OverlayFileSystem extends TreeFileSystem<OverlayEntry> implements F
   protected createDirIn(dir: Located<OverlayEntry>, name: string, mode?: number): Located<OverlayEntry> {
     const dirPath = dir.path;
     const path = joinPath(dirPath, name);
+    refuseProtected(path, 'mkdir');
     this.keepMergeBase(path);
     const dirMode = modeFor('dir', mode);
     const ino = this.up.createInode(dirMode);
@@ -175,7 +179,14 @@ export class OverlayFileSystem extends TreeFileSystem<OverlayEntry> implements F
     }
   }
 
-  rename(from: string, to: string): void {
+  rename(from: string, to: string, options: RenameOptions = {}): void {
+    this.checkNoFollow(normalizePath(from, 'rename'), 'rename', options.noFollow, false);
+    this.checkNoFollow(normalizePath(to, 'rename'), 'rename', options.noFollow, false);
+    refuseProtected(normalizePath(to, 'rename'), 'rename');
+    this.renameChecked(from, to);
+  }
+
+  private renameChecked(from: string, to: string): void {
     const source = normalizePath(from, 'rename');
     const target = normalizePath(to, 'rename');
     this.upper.transaction(() => {
@@ -238,6 +249,7 @@ export class OverlayFileSystem extends TreeFileSystem<OverlayEntry> implements F
       const name = baseName(target);
       if (this.lookup(dir.entry, dir.path, name) !== undefined) throw new AgentFSError('EEXIST', 'link', target);
       const real = joinPath(dir.path, name);
+      refuseProtected(real, 'link');
       this.keepMergeBase(real);
       const srcParent = this.upperDir(parentPath(src.path));
       if (src.entry.upper === undefined) {
@@ -260,6 +272,7 @@ export class OverlayFileSystem extends TreeFileSystem<OverlayEntry> implements F
       const name = baseName(normalized);
       if (this.lookup(dir.entry, dir.path, name) !== undefined) throw new AgentFSError('EEXIST', 'symlink', normalized);
       const real = joinPath(dir.path, name);
+      refuseProtected(real, 'symlink');
       this.keepMergeBase(real);
       const ino = this.up.createInode(modeFor('symlink'));
       this.up.setSymlink(ino, target);
@@ -356,4 +369,9 @@ export class OverlayFileSystem extends TreeFileSystem<OverlayEntry> implements F
 /** Directory listings sort by UTF-8 bytes, as SQLite's default collation does. */
 export function compareNames(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/** An overlay never creates a protected name (`.git`, `.agentfs`, `.cairn`, …): accepting it would reach the live repository or Cairn's own files. */
+function refuseProtected(path: string, syscall: string): void {
+  if (isProtectedPath(path)) throw new AgentFSError('EPERM', syscall, path, 'a protected path (version control or Cairn\'s own files); an overlay never creates it');
 }

@@ -59,12 +59,15 @@ export class Overlay {
    */
   accept(options: AcceptOptions = {}): AcceptResult {
     const result = acceptChanges(this.base.fs, this.changes(), options);
-    this.settle(result.applied.map((a) => a.path));
+    if (!options.dryRun && options.settle !== false) this.settle(result.applied.map((a) => a.path));
     return result;
   }
 
-  /** Drops the overlay's own copy of paths the base now holds, so they read through. */
-  private settle(paths: readonly string[]): void {
+  /**
+   * Drops the overlay's own copy of the given paths, so they read through to the base again (after the base
+   * took them in an accept). Idempotent.
+   */
+  settle(paths: readonly string[]): void {
     const up = this.upper.fs;
     this.upper.transaction(() => {
       for (const relative of [...paths].sort().reverse()) {

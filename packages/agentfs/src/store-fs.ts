@@ -1,5 +1,5 @@
 import { AgentFSError } from './errors.js';
-import type { FileSystem, WriteFileOptions } from './file-system.js';
+import type { FileSystem, WriteFileOptions, RenameOptions } from './file-system.js';
 import { TreeFileSystem } from './tree-file-system.js';
 import { toBytes } from './file-system.js';
 import type { Dentry, InodeStore } from './inode-store.js';
@@ -50,7 +50,9 @@ export class StoreFileSystem extends TreeFileSystem<Dentry> implements FileSyste
 
   writeFile(path: string, data: string | Uint8Array, options: WriteFileOptions = {}): void {
     const bytes = toBytes(data, path);
-    this.transaction(() => this.writeAt(normalizePath(path, 'write'), bytes, options, 0));
+    const normalized = normalizePath(path, 'write');
+    this.checkNoFollow(normalized, 'write', options.noFollow, true);
+    this.transaction(() => this.writeAt(normalized, bytes, options, 0));
   }
 
   private writeAt(path: string, bytes: Uint8Array, options: WriteFileOptions, hops: number): void {
@@ -75,9 +77,11 @@ export class StoreFileSystem extends TreeFileSystem<Dentry> implements FileSyste
     if (options.mode !== undefined) this.inodes.setMode(existing.ino, modeFor('file', options.mode));
   }
 
-  rename(from: string, to: string): void {
+  rename(from: string, to: string, options: RenameOptions = {}): void {
     const source = normalizePath(from, 'rename');
     const target = normalizePath(to, 'rename');
+    this.checkNoFollow(source, 'rename', options.noFollow, false);
+    this.checkNoFollow(target, 'rename', options.noFollow, false);
     this.transaction(() => {
       this.walkDir(parentPath(source), 'rename');
       const dstDir = this.walkDir(parentPath(target), 'rename');

@@ -4,7 +4,7 @@ import { kindOfMode, type EntryKind } from './mode.js';
 import { baseName, normalizePath, parentPath } from './path.js';
 import type { Stats } from './stats.js';
 import type { Located, WalkableTree } from './tree-walk.js';
-import { tryWalkPath, walkPath } from './tree-walk.js';
+import { refuseLinks, resolveRealPath, tryWalkPath, walkPath } from './tree-walk.js';
 
 /**
  * The read half of a file system over a walkable tree of entries `H`, shared by a store (one layer) and an
@@ -29,6 +29,16 @@ export abstract class TreeFileSystem<H> {
   /** Resolves a path to its entry and real path, or undefined when it does not exist. */
   locate(path: string, followLast = true): Located<H> | undefined {
     return tryWalkPath(this.tree, normalizePath(path, 'lookup'), 'lookup', followLast);
+  }
+
+  /** The real path of `path`: every symbolic link followed; a missing last component is allowed; EPERM for a link out of the tree. */
+  realpath(path: string): string {
+    return resolveRealPath(this.tree, normalizePath(path, 'realpath'), 'realpath');
+  }
+
+  /** ELOOP when `noFollow` is asked and a component of the path is a symbolic link. */
+  protected checkNoFollow(normalized: string, syscall: string, noFollow: boolean | undefined, includeLast: boolean): void {
+    if (noFollow === true) refuseLinks(this.tree, normalized, syscall, includeLast);
   }
 
   readFile(path: string): Buffer;
@@ -85,6 +95,7 @@ export abstract class TreeFileSystem<H> {
 
   mkdir(path: string, options: MkdirOptions = {}): void {
     const normalized = normalizePath(path, 'mkdir');
+    this.checkNoFollow(normalized, 'mkdir', options.noFollow, true);
     this.transaction(() => {
       if (options.recursive) {
         this.ensureDir(normalized, 'mkdir', options.mode);
@@ -100,6 +111,7 @@ export abstract class TreeFileSystem<H> {
 
   rm(path: string, options: RmOptions = {}): void {
     const normalized = normalizePath(path, 'rm');
+    this.checkNoFollow(normalized, 'rm', options.noFollow, false);
     this.transaction(() => {
       const found = options.force ? tryWalkPath(this.tree, normalized, 'rm', false) : walkPath(this.tree, normalized, 'rm', false);
       if (found === undefined) return;

@@ -70,6 +70,64 @@ export function tryWalkPath<H>(tree: WalkableTree<H>, normalized: string, syscal
   return typeof found === 'string' ? undefined : found;
 }
 
+/**
+ * The real path of a normalised path: every symbolic link followed, in every component. A missing last
+ * component is allowed (its parent is resolved and the name appended: where a new file would go); a missing
+ * directory on the way is ENOENT; a loop is ELOOP; a link with an absolute target, or one that climbs above
+ * the root, is EPERM: it points outside the project the store mirrors.
+ */
+export function resolveRealPath<H>(tree: WalkableTree<H>, normalized: string, syscall: string): string {
+  const stack: Located<H>[] = [{ entry: tree.root(), path: '/' }];
+  let pending = splitPath(normalized);
+  let index = 0;
+  let hops = 0;
+  while (index < pending.length) {
+    const name = pending[index++]!;
+    if (name === '' || name === '.') continue;
+    if (name === '..') {
+      if (stack.length === 1) throw new AgentFSError('EPERM', syscall, normalized, 'a symbolic link on the way points outside the project');
+      stack.pop();
+      continue;
+    }
+    const top = stack[stack.length - 1]!;
+    if (kindOfMode(tree.modeOf(top.entry)) !== 'dir') throw new AgentFSError('ENOTDIR', syscall, normalized);
+    const child = tree.lookup(top.entry, top.path, name);
+    const isLast = pending.slice(index).every((rest) => rest === '' || rest === '.');
+    if (child === undefined) {
+      if (isLast) return joinPath(top.path, name);
+      throw new AgentFSError('ENOENT', syscall, normalized);
+    }
+    if (kindOfMode(tree.modeOf(child)) === 'symlink') {
+      if (++hops > MAX_SYMLINK_HOPS) throw new AgentFSError('ELOOP', syscall, normalized);
+      const target = tree.linkTarget(child);
+      if (target.startsWith('/')) throw new AgentFSError('EPERM', syscall, normalized, `the symbolic link ${joinPath(top.path, name)} points outside the project (${target})`);
+      pending = [...target.split('/'), ...pending.slice(index)];
+      index = 0;
+      continue;
+    }
+    stack.push({ entry: child, path: joinPath(top.path, name) });
+  }
+  return stack[stack.length - 1]!.path;
+}
+
+/** Throws ELOOP when an existing component of a normalised path is a symbolic link (the last one too, with `includeLast`). */
+export function refuseLinks<H>(tree: WalkableTree<H>, normalized: string, syscall: string, includeLast: boolean): void {
+  let at = tree.root();
+  let atPath = '/';
+  const parts = splitPath(normalized).filter((part) => part !== '' && part !== '.');
+  for (let i = 0; i < parts.length; i++) {
+    if (kindOfMode(tree.modeOf(at)) !== 'dir') return;
+    const child = tree.lookup(at, atPath, parts[i]!);
+    if (child === undefined) return;
+    const isLast = i === parts.length - 1;
+    if (kindOfMode(tree.modeOf(child)) === 'symlink' && (!isLast || includeLast)) {
+      throw new AgentFSError('ELOOP', syscall, normalized, `${joinPath(atPath, parts[i]!)} is a symbolic link, and this call follows none`);
+    }
+    atPath = joinPath(atPath, parts[i]!);
+    at = child;
+  }
+}
+
 /** The path a symlink at `linkPath` points to, resolved against its directory. */
 export function symlinkTargetPath(linkDir: string, target: string): string {
   const parts = target.startsWith('/') ? [] : splitPath(linkDir);
