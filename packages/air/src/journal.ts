@@ -74,6 +74,7 @@ export interface JournalHead {
 export function verifyChain(entries: Iterable<JournalEntry>, expectedHead?: JournalHead): ChainBreak | undefined {
   let expected = 0;
   let prev: Hash | null = null;
+  let atHead: Hash | undefined;
   for (const entry of entries) {
     if (entry.seq !== expected) return { seq: expected, reason: `entry ${expected} is missing or out of order (found ${entry.seq})` };
     if (entry.prev !== prev) return { seq: entry.seq, reason: `entry ${entry.seq} does not follow the entry before it` };
@@ -85,20 +86,14 @@ export function verifyChain(entries: Iterable<JournalEntry>, expectedHead?: Jour
     }
     if (actual !== entry.hash) return { seq: entry.seq, reason: `entry ${entry.seq} was changed after it was written` };
     prev = entry.hash;
+    if (expectedHead !== undefined && entry.seq === expectedHead.length - 1) atHead = entry.hash;
     expected++;
   }
   if (expectedHead !== undefined) {
     if (expected < expectedHead.length) return { seq: expected, reason: `the journal stops at entry ${expected}; ${expectedHead.length} entries were recorded` };
     const at = expectedHead.length - 1;
-    if (expectedHead.length > 0 && expected >= expectedHead.length && headAt(entries, at) !== expectedHead.hash) {
-      return { seq: at, reason: `entry ${at} is not the recorded head of the journal` };
-    }
+    if (expectedHead.length > 0 && atHead !== expectedHead.hash) return { seq: at, reason: `entry ${at} is not the recorded head of the journal` };
   }
-  return undefined;
-}
-
-function headAt(entries: Iterable<JournalEntry>, seq: number): Hash | undefined {
-  for (const entry of entries) if (entry.seq === seq) return entry.hash;
   return undefined;
 }
 

@@ -26,6 +26,7 @@ import { undoAccepts } from './review/undo.js';
 import { replayAgent } from './replay/replay.js';
 import { syncProject } from './sync/sync.js';
 import { watchProject, type ProjectWatcher } from './sync/watcher.js';
+import { processAlive } from './process-alive.js';
 import type {
   AcceptOutcome,
   AgentBudgets,
@@ -267,6 +268,11 @@ export class Project implements CairnApi {
     return watchProject(this.core, options);
   }
 
+  /** Reports an event of a part running beside the project (the daemon's signals) to every listener. */
+  notify(event: CairnEvent): void {
+    this.emit(event);
+  }
+
   /** Runs every queued agent (a daemon's scope), now and whenever one frees a slot. */
   startQueue(): void {
     this.scheduler.kick();
@@ -450,14 +456,6 @@ function openStable(layout: ProjectLayout): AgentFS {
   }
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();

@@ -90,7 +90,7 @@ async function runStretch(core: ProjectCore, record: AgentRecord, workspace: Age
       origin: record.origin,
       lang: record.lang,
       ...(record.code === undefined ? {} : { code: record.code }),
-      ...(first || record.origin !== 'model' ? {} : { previousProgram: lastProgram(workspace) }),
+      ...previousOf(first || record.origin !== 'model' ? undefined : lastProgram(workspace)),
       repairsLeft,
     },
     {
@@ -106,7 +106,7 @@ async function runStretch(core: ProjectCore, record: AgentRecord, workspace: Age
         const limits: RunLimits = { wallMs: Math.min(record.limits.wallMs, wallLeft), cpuMs: record.limits.cpuMs, memoryMb: record.limits.memoryMb, calls: callsLeft };
         return limits;
       },
-      onGenerating: (run, round) => core.emit({ type: 'agent.generating', time: iso(core.clock()), agentId: record.id, model, round }),
+      onGenerating: (_run, round) => core.emit({ type: 'agent.generating', time: iso(core.clock()), agentId: record.id, model, round }),
       onRepairing: (round, problem) => core.emit({ type: 'agent.repairing', time: iso(core.clock()), agentId: record.id, round, problem }),
     },
   );
@@ -114,6 +114,10 @@ async function runStretch(core: ProjectCore, record: AgentRecord, workspace: Age
     outcome.failure = { code: 'budget', message: `the calls budget ran out (${record.budgets.calls} tool calls)` };
   }
   return outcome;
+}
+
+function previousOf(program: string | undefined): { previousProgram?: string } {
+  return program === undefined ? {} : { previousProgram: program };
 }
 
 function budgetFailure(budget: string, amount: string): AgentFailure {

@@ -148,7 +148,8 @@ export class AgentStore {
       .transaction(() => {
         const current = this.require(id);
         if (!from.includes(current.state) || !canTransition(current.state, to)) {
-          throw new CairnError('CAIRN_INVALID_STATE', `agent ${id} is ${current.state}; cannot ${verb} (it must be ${from.join(' or ')})`, { hint: hintFor(current.state, id) });
+          const hint = hintFor(current.state, id);
+          throw new CairnError('CAIRN_INVALID_STATE', `agent ${id} is ${current.state}; cannot ${verb} (it must be ${from.join(' or ')})`, hint === undefined ? {} : { hint });
         }
         return this.write(current, { ...patch, state: to });
       })

@@ -77,7 +77,7 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
     mkdirSync(dirname(layout.pidPath), { recursive: true });
     const pidFile: DaemonPidFile = { pid: process.pid, socket: layout.socketPath, root: layout.root, startedAt };
     writeFileSync(layout.pidPath, JSON.stringify(pidFile) + '\n');
-    signals = watchSignals(project, layout.signalsDir, (event) => options.onEvent?.(event));
+    signals = watchSignals(project, layout.signalsDir, (event) => project.notify(event));
     await signals.ready;
     project.startQueue();
     return { project, socketPath: layout.socketPath, sync, stopped, stop };

@@ -1,9 +1,12 @@
+import { readdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { importPath, Overlay, readDiskState, sameState, stateOf, writeBack, type EntryState } from '@cairn/agentfs';
 import type { AgentRecord } from '../agents/agent-store.js';
 import type { ProjectCore } from '../project-core.js';
 import type { ChangeInfo } from '../types.js';
 import { PendingWrites, type PendingKind, type PendingWrite } from './pending-writes.js';
 import { reproposeInOverlay } from './repropose.js';
+import { processAlive } from '../process-alive.js';
 
 /** What finishing an operation did on disk. */
 export interface CompletedOperation {
@@ -76,6 +79,7 @@ export function recoverPendingWrites(core: ProjectCore): { operations: number; y
   const pending = new PendingWrites(core.stable);
   const byOp = new Map<string, PendingWrite[]>();
   for (const write of pending.all()) byOp.set(write.opId, [...(byOp.get(write.opId) ?? []), write]);
+  if (byOp.size > 0) removeStaleTemps(core.layout.root, [...byOp.values()].flat().map((w) => w.path));
   const yielded: string[] = [];
   for (const [opId, writes] of byOp) {
     const first = writes[0]!;
@@ -85,3 +89,21 @@ export function recoverPendingWrites(core: ProjectCore): { operations: number; y
   }
   return { operations: byOp.size, yielded };
 }
+
+/** The temp files a killed write-back left beside its targets (`.cairn-<pid>-<n>.tmp` of a dead process). */
+function removeStaleTemps(root: string, paths: readonly string[]): void {
+  const dirs = new Set(paths.map((path) => dirname(join(root, path))));
+  for (const dir of dirs) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const match = /^\.cairn-(\d+)-\d+\.tmp$/.exec(name);
+      if (match !== null && !processAlive(Number(match[1]))) rmSync(join(dir, name), { force: true });
+    }
+  }
+}
+

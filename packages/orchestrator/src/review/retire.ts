@@ -17,9 +17,8 @@ export function rejectAgent(core: ProjectCore, agentId: string, reason: string |
   const record = core.store.require(agentId);
   const text = (reason ?? '').trim() || DEFAULT_REASON;
   if (record.state !== 'queued' && record.state !== 'reviewing' && record.state !== 'failed') {
-    throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state}; only a queued, reviewing or failed agent can be rejected`, {
-      hint: record.state === 'accepted' ? `undo the accept first with \`cairn undo ${agentId}\`` : record.state === 'running' ? 'wait for it to submit or fail' : undefined,
-    } as { hint?: string });
+    const hint = record.state === 'accepted' ? `undo the accept first with \`cairn undo ${agentId}\`` : record.state === 'running' ? 'wait for it to submit or fail' : undefined;
+    throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state}; only a queued, reviewing or failed agent can be rejected`, hint === undefined ? {} : { hint });
   }
   const overlayPath = core.layout.overlayPath(agentId);
   let ledgerId: number | undefined;

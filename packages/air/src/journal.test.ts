@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { Journal, MemoryJournalStore, verifyChain, type JournalEntry, type JournalStore } from './journal.js';
+
+/** A store that hands its entries out as a one-shot generator, as a database cursor does. */
+class CursorStore implements JournalStore {
+  private readonly rows: JournalEntry[] = [];
+  append(entry: JournalEntry): void {
+    this.rows.push(entry);
+  }
+  *entries(): Iterable<JournalEntry> {
+    yield* this.rows;
+  }
+  dropLast(): void {
+    this.rows.pop();
+  }
+}
+
+function filled(store: JournalStore, count: number): Journal {
+  const journal = Journal.create(store);
+  for (let i = 0; i < count; i++) journal.append('DomainEventAppended', { schema: 'test/E@1', value: i, origin: 'external' });
+  return journal;
+}
+
+describe('journal heads: truncation is found', () => {
+  it('accepts a journal that reaches its recorded head, from a one-shot cursor too', () => {
+    const store = new CursorStore();
+    const journal = filled(store, 5);
+    const head = { hash: journal.headHash!, length: journal.length };
+    expect(verifyChain(store.entries(), head)).toBeUndefined();
+    expect(Journal.open(store, { expectedHead: head }).ok).toBe(true);
+  });
+
+  it('refuses a journal cut short of its recorded head', () => {
+    const store = new CursorStore();
+    const journal = filled(store, 5);
+    const head = { hash: journal.headHash!, length: journal.length };
+    store.dropLast();
+    expect(verifyChain(store.entries())).toBeUndefined();
+    expect(verifyChain(store.entries(), head)).toMatchObject({ seq: 4, reason: expect.stringMatching(/stops at entry 4/) });
+    const opened = Journal.open(store, { expectedHead: head });
+    expect(opened.ok).toBe(false);
+  });
+
+  it('refuses a journal whose entry at the head is another one', () => {
+    const a = filled(new MemoryJournalStore(), 3);
+    const b = new MemoryJournalStore();
+    const other = Journal.create(b);
+    for (let i = 0; i < 3; i++) other.append('DomainEventAppended', { schema: 'test/E@1', value: i + 10, origin: 'external' });
+    expect(verifyChain(b.entries(), { hash: a.headHash!, length: 3 })).toMatchObject({ seq: 2 });
+  });
+});
