@@ -10,6 +10,7 @@ export default defineConfig({
         test: { name: 'repo', include: ['scripts/**/*.test.ts'] },
       },
       'packages/*/vitest.config.ts',
+      'apps/*/vitest.config.ts',
     ],
     pool: 'forks',
     execArgv: ['--no-node-snapshot'],

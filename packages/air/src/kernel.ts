@@ -142,7 +142,9 @@ export class EffectKernel {
   enqueue(request: EffectRequest): { ok: true; intent: EffectIntent } | { ok: false; denial: Denial } {
     const { journal } = this.options;
     const deny = (denial: Denial, hash?: Hash) => {
-      journal.append('EffectDenied', { kind: request.kind, cap: request.cap, origin_kind: request.origin.kind, origin_name: request.origin.name, stage: denial.stage, reason: denial.reason, intent_hash: hash ?? null });
+      const params = request.params as Record<string, unknown>;
+      const subject = typeof params?.path === 'string' ? params.path : typeof params?.url === 'string' ? params.url : null;
+      journal.append('EffectDenied', { kind: request.kind, cap: request.cap, origin_kind: request.origin.kind, origin_name: request.origin.name, stage: denial.stage, reason: denial.reason, intent_hash: hash ?? null, subject });
       return { ok: false as const, denial };
     };
     const spec = EFFECT_CATALOG[request.kind];

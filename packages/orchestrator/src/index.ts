@@ -12,6 +12,7 @@ export type {
   ConflictHunkInfo,
   ConflictInfo,
   AppliedHow,
+  AcceptOptions,
   AcceptOutcome,
   UndoOutcome,
   ReplayOutcome,
@@ -33,4 +34,5 @@ export type { DaemonIdentity } from './daemon/routes.js';
 export type { ProjectWatcher } from './sync/watcher.js';
 export { loadProjectGovernance, type ManifestProblem, type ProjectGovernance } from './governance/project-manifest.js';
 export { PROTECTED_READ_PATTERNS, PROTECTED_WRITE_PATTERNS } from './governance/default-manifest.js';
-export { TOOL_NAMES } from './model/index.js';
+export { TOOL_NAMES, createModelClient, type ModelClient, type ModelFault } from './model/index.js';
+export { processAlive } from './process-alive.js';

@@ -28,6 +28,7 @@ import { syncProject } from './sync/sync.js';
 import { watchProject, type ProjectWatcher } from './sync/watcher.js';
 import { processAlive } from './process-alive.js';
 import type {
+  AcceptOptions,
   AcceptOutcome,
   AgentBudgets,
   AgentFilter,
@@ -184,7 +185,7 @@ export class Project implements CairnApi {
     });
   }
 
-  async accept(id: string, options: { paths?: readonly string[]; force?: boolean } = {}): Promise<AcceptOutcome> {
+  async accept(id: string, options: AcceptOptions = {}): Promise<AcceptOutcome> {
     this.assertOpen();
     return acceptProposal(this.core, id, options);
   }

@@ -103,6 +103,13 @@ export interface ConflictInfo {
   hunks: ConflictHunkInfo[];
 }
 
+/** Options of an accept. */
+export interface AcceptOptions {
+  paths?: readonly string[];
+  force?: boolean;
+  partial?: boolean;
+}
+
 /** How an applied path reached the working tree. */
 export type AppliedHow = 'fast-forward' | 'merged' | 'already' | 'forced';
 
@@ -202,7 +209,11 @@ export interface CairnApi {
   diff(id: string, paths?: readonly string[]): Promise<string>;
   /** The proposed content of one file, or null where the agent deleted it. */
   proposed(id: string, path: string): Promise<string | null>;
-  accept(id: string, options?: { paths?: readonly string[]; force?: boolean }): Promise<AcceptOutcome>;
+  /**
+   * Merges the proposal (or the given paths) into stable.db and the working tree. All or nothing by default:
+   * when a path conflicts nothing is applied; `partial` applies what merges cleanly, `force` takes the agent's side.
+   */
+  accept(id: string, options?: AcceptOptions): Promise<AcceptOutcome>;
   undo(id: string, options?: { force?: boolean }): Promise<UndoOutcome>;
   reject(id: string, reason?: string): Promise<AgentInfo>;
   restore(id: string): Promise<AgentInfo>;

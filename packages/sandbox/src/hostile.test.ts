@@ -51,7 +51,7 @@ const cases: Case[] = [
   ['polluted Array.prototype.toJSON before a call', "Array.prototype.toJSON = () => 'not an array'; return await echo(1)", ['error']],
   ['replaced JSON before a call', "JSON.stringify = () => '[\"forged\"]'; JSON.parse = () => 'forged'; return await echo('real')", ['ok'], { check: (r) => expect(r.value).toBe('real') }],
   ['a string too large for the heap', "return 'x'.repeat(2 ** 29).length", ['memory', 'error']],
-  ['a result larger than the output limit', "return 'x'.repeat(2_000_000)", ['limit']],
+  ['a result larger than the output limit', "return 'x'.repeat(2_000_000)", ['limit'], { limits: { wallMs: 60_000, cpuMs: 30_000 } }],
   ['deep recursion', 'function f() { return f() } return f()', ['error']],
   ['deep nesting in the result', 'let a = []; for (let i = 0; i < 1e6; i++) a = [a]; return a', ['error', 'memory']],
   ['an array memory bomb', 'const a = []; for (;;) a.push(new Array(1e5).fill(7))', ['memory']],
@@ -78,16 +78,17 @@ const cases: Case[] = [
   ['an uncaught handler error ends the run as an error', 'await boom()', ['error'], { check: (r) => expect(r.error?.name).toBe('ToolError') }],
   ['a handler that never answers', 'await never()', ['timeout']],
   ['a handler returning a function, a BigInt, a cycle', 'const out = []; for (const f of [notJson, bigint, cyclic]) { try { await f() } catch (e) { out.push(e.name) } } return out', ['ok'], { check: (r) => expect(r.value).toEqual(['ToolError', 'ToolError', 'ToolError']) }],
-  ['a handler result over the message limit', 'try { await huge() } catch (e) { return e.message }', ['ok'], { limits: { messageBytes: 1_000_000 }, check: (r) => expect(r.value).toMatch(/more than 1000000 bytes/) }],
-  ['arguments over the message limit', "try { await echo('x'.repeat(2_000_000)) } catch (e) { return e.name }", ['ok'], { limits: { messageBytes: 1_000_000 }, check: (r) => expect(r.value).toBe('ToolError') }],
+  ['a handler result over the message limit', 'try { await huge() } catch (e) { return e.message }', ['ok'], { limits: { messageBytes: 1_000_000, wallMs: 60_000, cpuMs: 30_000 }, check: (r) => expect(r.value).toMatch(/more than 1000000 bytes/) }],
+  ['arguments over the message limit', "try { await echo('x'.repeat(2_000_000)) } catch (e) { return e.name }", ['ok'], { limits: { messageBytes: 1_000_000, wallMs: 60_000, cpuMs: 30_000 }, check: (r) => expect(r.value).toBe('ToolError') }],
   ['arguments that are not JSON', 'try { await echo(1n) } catch (e) { return e.name }', ['ok'], { check: (r) => expect(r.value).toBe('TypeError') }],
-  ['a log flood', "for (;;) console.log('spam spam spam spam')", ['limit']],
-  ['a call flood', 'for (;;) await echo(1)', ['limit'], { limits: { calls: 100 }, check: (r) => expect(r.calls.length).toBe(100) }],
-  ['a flood of large calls is not kept in the host', "const big = 'x'.repeat(3_000_000); for (let i = 0; i < 50; i++) await echo(big); return 1", ['ok'], {
+  ['a log flood', "for (;;) console.log('spam spam spam spam')", ['limit'], { limits: { wallMs: 120_000, cpuMs: 60_000 } }],
+  ['a call flood', 'for (;;) await echo(1)', ['limit'], { limits: { calls: 100, wallMs: 120_000, cpuMs: 60_000 }, check: (r) => expect(r.calls.length).toBe(100) }],
+  ['a flood of large calls is not kept in the host', "const big = 'x'.repeat(16_400); for (let i = 0; i < 50; i++) await echo(big); return 1", ['ok'], {
+    limits: { wallMs: 120_000, cpuMs: 60_000 },
     check: (r) => {
       expect(r.calls.length).toBe(50);
-      expect(r.calls[0]!.args).toEqual(['[3000004 bytes of arguments not kept]']);
-      expect(r.calls[0]!.value).toBe('[3000002 bytes of result not kept]');
+      expect(r.calls[0]!.args).toEqual(['[16404 bytes of arguments not kept]']);
+      expect(r.calls[0]!.value).toBe('[16402 bytes of result not kept]');
     },
   }],
   ['calling a function that was not given', 'await read_file("x")', ['error']],

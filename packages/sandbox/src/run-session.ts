@@ -1,4 +1,5 @@
 import type { ChildOutcome, ChildWorker } from './child-worker.js';
+import { scrubHostPaths } from './host-paths.js';
 import type { Limits } from './limits.js';
 import type { Engine, RunMessage } from './protocol.js';
 import type { CallRecord, ProgramError, RunResult, RunStatus } from './run-result.js';
@@ -151,5 +152,5 @@ function cleanMessage(error: unknown): string {
   } catch {
     text = 'the tool function failed';
   }
-  return text.replace(/(?:file:\/\/)?\/(?:[\w.@-]+\/)+[\w.@-]+(?::\d+)*/g, '[host]').split('\n')[0]!.slice(0, MAX_ERROR_MESSAGE) || 'the tool function failed';
+  return scrubHostPaths(text).split('\n')[0]!.slice(0, MAX_ERROR_MESSAGE) || 'the tool function failed';
 }

@@ -3,6 +3,7 @@ import { Agent, request } from 'undici';
 import { CairnError, type CairnErrorCode } from '../errors.js';
 import type { CairnEvent } from '../events.js';
 import type {
+  AcceptOptions,
   AcceptOutcome,
   AgentFilter,
   AgentInfo,
@@ -79,7 +80,7 @@ export class DaemonClient implements CairnApi {
     return (await this.call<{ content: string | null }>('GET', `/agents/${enc(id)}/files?path=${encodeURIComponent(path)}`)).content;
   }
 
-  accept(id: string, options: { paths?: readonly string[]; force?: boolean } = {}): Promise<AcceptOutcome> {
+  accept(id: string, options: AcceptOptions = {}): Promise<AcceptOutcome> {
     return this.call('POST', `/agents/${enc(id)}/accept`, options);
   }
 

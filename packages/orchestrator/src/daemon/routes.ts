@@ -81,9 +81,10 @@ export function daemonRoutes(api: CairnApi, identity: DaemonIdentity, shutdown: 
   });
   app.post('/agents/:id/accept', async (c) => {
     const body = await jsonBody(c);
-    const options: { paths?: string[]; force?: boolean } = {};
+    const options: { paths?: string[]; force?: boolean; partial?: boolean } = {};
     if (body.paths !== undefined) options.paths = stringList(body.paths, 'paths');
     if (body.force !== undefined) options.force = body.force === true;
+    if (body.partial !== undefined) options.partial = body.partial === true;
     return c.json(await api.accept(c.req.param('id'), options));
   });
   app.post('/agents/:id/undo', async (c) => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { importPath, Overlay, stateOf, type AcceptResult, type EntryState } from '@cairn/agentfs';
 import { CairnError } from '../errors.js';
 import type { ProjectCore } from '../project-core.js';
-import type { AcceptOutcome, ConflictInfo } from '../types.js';
+import type { AcceptOptions, AcceptOutcome, ConflictInfo } from '../types.js';
 import { toAgentInfo } from '../agents/agent-info.js';
 import { normalizeLexically } from '../tools/resolve-path.js';
 import { completeOperation } from './complete-operation.js';
@@ -14,13 +14,14 @@ import { PendingWrites } from './pending-writes.js';
  * 1. The working tree's current state of every affected path is imported into stable first, so an edit the
  *    watcher has not seen yet is merged, not overwritten.
  * 2. One stable.db transaction applies the three-way accept and records, beside it, the disk writes it
- *    owes and the pre-images for undo (the intent).
+ *    owes and the pre-images for undo (the intent). All or nothing unless `partial`: a conflict anywhere
+ *    applies nothing, since a proposal is one change of the project.
  * 3. The disk is written path by path (temp file + rename), each only if the disk still holds what was
  *    merged against; a path the human saved meanwhile is left alone, re-imported, and reported.
  * 4. The overlay lets the applied paths go, and the intent is cleared.
  * A process killed anywhere in between is finished on the next open (`recoverPendingWrites`).
  */
-export function acceptProposal(core: ProjectCore, agentId: string, options: { paths?: readonly string[]; force?: boolean }): AcceptOutcome {
+export function acceptProposal(core: ProjectCore, agentId: string, options: AcceptOptions): AcceptOutcome {
   const record = core.store.require(agentId);
   if (record.state !== 'reviewing') {
     throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state}; only a reviewing agent can be accepted`, { hint: record.state === 'accepted' ? `undo it with \`cairn undo ${agentId}\`` : `see it with \`cairn status ${agentId}\`` });
@@ -36,7 +37,7 @@ export function acceptProposal(core: ProjectCore, agentId: string, options: { pa
     for (const path of selected) importPath(core.stable, root, path);
     const expected = new Map<string, EntryState>(selected.map((path) => [path, stateOf(core.stable.fs, '/' + path)]));
     core.stable.transaction(() => {
-      result = overlay.accept({ ...(paths === undefined ? {} : { paths }), force: options.force ?? false, settle: false });
+      result = overlay.accept({ ...(paths === undefined ? {} : { paths }), force: options.force ?? false, atomic: options.partial !== true, settle: false });
       for (const image of result.preImages) pending.add({ opId, agentId, kind: 'accept', path: image.path, expected: expected.get(image.path) ?? image.before });
       if (result.preImages.length > 0) pending.recordAccept({ id: opId, agentId, createdAt: core.clock(), preImages: result.preImages });
     });
@@ -49,7 +50,7 @@ export function acceptProposal(core: ProjectCore, agentId: string, options: { pa
   const after = completed.agent ?? core.store.require(agentId);
   core.recordChanged(after);
   const conflicts: ConflictInfo[] = [
-    ...result.conflicts.map((c) => ({ path: c.path, reason: c.reason, hunks: c.hunks.map((h) => ({ ours: { ...h.ours }, base: { ...h.base }, theirs: { ...h.theirs } })) })),
+    ...result.conflicts.map((c) => ({ path: c.path, reason: c.reason, hunks: c.hunks.map((h) => ({ ours: side(h.ours), base: side(h.base), theirs: side(h.theirs) })) })),
     ...[...moved].map((path) => ({ path, reason: 'changed-on-disk', hunks: [] })),
   ];
   const applied = result.applied.filter((a) => !moved.has(a.path)).map((a) => ({ path: a.path, how: a.how }));
@@ -74,4 +75,9 @@ export function projectPath(raw: string): string {
   const path = typeof raw === 'string' ? normalizeLexically(raw) : undefined;
   if (path === undefined) throw new CairnError('CAIRN_INVALID_PATH', `${JSON.stringify(raw)} is not a path inside the project`, { hint: 'give paths relative to the project root, without ..' });
   return path;
+}
+
+/** A side of a conflict hunk, its lines without their line endings. */
+function side(part: { start: number; lines: readonly string[] }): { start: number; lines: string[] } {
+  return { start: part.start, lines: part.lines.map((line) => line.replace(/\r?\n$/, '')) };
 }

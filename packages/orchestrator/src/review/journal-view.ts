@@ -26,7 +26,7 @@ export function journalRows(entries: readonly JournalEntry[]): JournalRow[] {
         break;
       }
       case 'EffectDenied':
-        row({ kind: 'denied', effect: String(body.kind), decision: 'denied', detail: `${String(body.stage)}: ${String(body.reason)}` });
+        row({ kind: 'denied', effect: String(body.kind), decision: 'denied', ...(typeof body.subject === 'string' ? { path: body.subject } : {}), detail: `${String(body.stage)}: ${String(body.reason)}` });
         break;
       case 'PolicyDecisionRecorded':
         if (body.decision === 'deny') row({ kind: 'denied', decision: 'denied', detail: `policy ${String(body.policy_name)} rule ${String(body.rule_index)}` });

@@ -1,5 +1,6 @@
 import ivm from 'isolated-vm';
 import type { DoneMessage, RunMessage } from '../protocol.js';
+import { scrubHostPaths } from '../host-paths.js';
 import { bootstrapSource, programSource } from './js-bootstrap.js';
 
 /** What an engine needs from the child process around it. */
@@ -99,5 +100,5 @@ function failure(runId: number, error: unknown, stopped: { status: 'timeout' | '
 
 /** Removes file paths of the host from a message (the program must learn nothing about the host). */
 export function stripHostPaths(message: string): string {
-  return message.replace(/(?:file:\/\/)?\/(?:[\w.@-]+\/)+[\w.@-]+(?::\d+)*/g, '[host]').slice(0, 4000);
+  return scrubHostPaths(message).slice(0, 4000);
 }

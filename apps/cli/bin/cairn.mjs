@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// The cairn command. The code is built JavaScript in ../dist (Node 20 runs no TypeScript).
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const entry = new URL('../dist/cli.js', import.meta.url);
+if (!existsSync(fileURLToPath(entry))) {
+  process.stderr.write('cairn: the command is not built yet; run `pnpm build` in the Cairn repository\n');
+  process.exit(1);
+}
+const { main } = await import(entry.href);
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,235 @@
+import { chmodSync, chownSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeCliProject, resultOf, type CliProject } from './test-support/run-cairn.js';
+
+const FILES: Record<string, string> = {
+  'src/greet.js': 'export function greet(name) {\n  var text = "Hello, " + name;\n  return text;\n}\n',
+  'src/math.js': 'export function add(a, b) {\n  return a + b;\n}\n',
+  'README.md': '# demo\n',
+};
+const USE_CONST = `const t = await read_file('src/greet.js');\nawait write_file('src/greet.js', t.replace('var text', 'const text'));\nawait submit_result('const in greet', ['src/greet.js']);\n`;
+
+let project: CliProject;
+
+beforeEach(() => {
+  project = makeCliProject(FILES);
+  project.write('fix.js', USE_CONST);
+});
+
+afterEach(() => project.cleanup());
+
+async function spawnReviewing(code = 'fix.js', task = 'use const'): Promise<string> {
+  const run = await project.run(['spawn', '--code', code, task, '--json']);
+  expect(run.code, run.stderr).toBe(0);
+  const agent = resultOf(run).agent as { id: string; state: string };
+  expect(agent.state).toBe('reviewing');
+  return agent.id;
+}
+
+describe('usage', () => {
+  it('prints help generated from the declared options, and exits 2 on usage errors', async () => {
+    const help = await project.run(['--help']);
+    expect(help.code).toBe(0);
+    for (const command of ['up', 'down', 'spawn', 'queue', 'list-agents|ls', 'status', 'diff', 'log', 'accept', 'undo', 'reject', 'restore', 'replay', 'events', 'gc', 'air', 'demo']) expect(help.stdout).toContain(command);
+    const spawnHelp = await project.run(['spawn', '--help']);
+    expect(spawnHelp.stdout).toMatch(/--code <file>/);
+    expect(spawnHelp.stdout).toMatch(/--project <dir>/);
+    expect(spawnHelp.stdout).toMatch(/--json/);
+    const unknown = await project.run(['frobnicate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown command/);
+    const missing = await project.run(['accept']);
+    expect(missing.code).toBe(2);
+    const asJson = await project.run(['accept', '--json']);
+    expect(asJson.code).toBe(2);
+    expect(asJson.json).toEqual([expect.objectContaining({ type: 'error', code: 'CAIRN_USAGE' })]);
+    expect((await project.run(['--version'])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('refuses a missing --code file and a path outside the project with exit 2', async () => {
+    const missing = await project.run(['spawn', '--code', 'nope.js', 'task']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/cannot read the program nope\.js: no such file/);
+    const id = await spawnReviewing();
+    const outside = await project.run(['diff', id, '../etc/passwd', '--json']);
+    expect(outside.code).toBe(2);
+    expect(resultOf(outside)).toMatchObject({ type: 'error', code: 'CAIRN_INVALID_PATH' });
+  });
+});
+
+describe('the daily loop without a daemon', () => {
+  it('spawns, lists, shows, diffs, logs, accepts, undoes, rejects, restores, replays, collects', async () => {
+    const spawned = await project.run(['spawn', '--code', 'fix.js', 'use const', '--json']);
+    expect(spawned.code).toBe(0);
+    const lines = spawned.json;
+    expect(lines.every((line) => typeof line.type === 'string')).toBe(true);
+    expect(lines.some((line) => line.type === 'event')).toBe(true);
+    const agent = resultOf(spawned).agent as Record<string, unknown>;
+    expect(agent).toMatchObject({ task: 'use const', state: 'reviewing', changes: [{ path: 'src/greet.js', status: 'modified', kind: 'file' }] });
+    for (const key of ['id', 'createdAt', 'updatedAt', 'summary']) expect(agent).toHaveProperty(key);
+    const id = agent.id as string;
+
+    const human = await project.run(['spawn', '--code', 'fix.js', 'use const']);
+    expect(human.stdout).toMatch(/^spawned [0-9a-f]{4,}: use const$/m);
+    expect(human.stdout).toMatch(/is reviewing: const in greet \(1 file\)/);
+
+    const ls = await project.run(['ls', '--json']);
+    expect((resultOf(ls).agents as unknown[]).length).toBe(2);
+    expect((await project.run(['list-agents'])).stdout).toMatch(new RegExp(`${id}\\s+reviewing`));
+    expect((await project.run(['status', id])).stdout).toContain('const in greet');
+    const diff = await project.run(['diff', id]);
+    expect(diff.stdout).toContain('+  const text = "Hello, " + name;');
+    const log = await project.run(['log', id]);
+    expect(log.code).toBe(0);
+    expect(log.stdout).toMatch(/journal verified/);
+    expect(log.stdout).toMatch(/fs\.write write\s+src\/greet\.js\s+ok/);
+
+    const accepted = await project.run(['accept', id, '--json']);
+    expect(accepted.code).toBe(0);
+    expect(resultOf(accepted)).toMatchObject({ ok: true, applied: [{ path: 'src/greet.js', how: 'fast-forward' }], conflicts: [] });
+    expect(readFileSync(join(project.root, 'src/greet.js'), 'utf8')).toContain('const text');
+    const again = await project.run(['accept', id, '--json']);
+    expect(again.code).toBe(1);
+    expect(resultOf(again)).toMatchObject({ type: 'error', code: 'CAIRN_INVALID_STATE' });
+    const undone = await project.run(['undo', id]);
+    expect(undone.code).toBe(0);
+    expect(readFileSync(join(project.root, 'src/greet.js'), 'utf8')).toContain('var text');
+    const rejected = await project.run(['reject', id, '--reason', 'not today', '--json']);
+    expect(resultOf(rejected).agent).toMatchObject({ state: 'rejected', reason: 'not today' });
+    expect((await project.run(['restore', id])).stdout).toMatch(/reviewing again/);
+    const replay = await project.run(['replay', id]);
+    expect(replay.code, replay.stdout + replay.stderr).toBe(0);
+    expect(replay.stdout).toMatch(/reproduced/);
+    await project.run(['reject', id]);
+    const gc = await project.run(['gc', '--older-than', '0s', '--json']);
+    expect(resultOf(gc).collected).toEqual([expect.objectContaining({ agentId: id })]);
+  });
+
+  it('exits 1 on a conflict and prints its hunks', async () => {
+    const id = await spawnReviewing();
+    project.write('src/greet.js', FILES['src/greet.js']!.replace('var text = "Hello, "', 'var text = "Hi, "'));
+    const conflict = await project.run(['accept', id]);
+    expect(conflict.code).toBe(1);
+    expect(conflict.stdout).toMatch(/src\/greet\.js conflict/);
+    expect(conflict.stdout).toContain('var text = "Hi, " + name;');
+    expect(conflict.stdout).toContain('const text = "Hello, " + name;');
+    expect(readFileSync(join(project.root, 'src/greet.js'), 'utf8')).toContain('"Hi, "');
+  });
+
+  it('exits 1 for a failed agent, with its reason and hint', async () => {
+    project.write('broken.js', 'await read_file("missing.txt");\n');
+    const run = await project.run(['spawn', '--code', 'broken.js', 'fail']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/failed: the program failed: .*missing\.txt/);
+    const unknown = await project.run(['status', 'zzzz', '--json']);
+    expect(unknown.code).toBe(1);
+    expect(resultOf(unknown)).toMatchObject({ type: 'error', code: 'CAIRN_NOT_FOUND', hint: expect.stringContaining('cairn ls') });
+  });
+
+  it('checks the project manifest', async () => {
+    const none = await project.run(['air', 'check']);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toMatch(/default governance/);
+    project.write('.cairn/manifest.air.json', '{ "$kind": "manifest", "schemas": [], ');
+    const broken = await project.run(['air', 'check', '--json']);
+    expect(broken.code).toBe(1);
+    expect(JSON.stringify(resultOf(broken).problems)).toMatch(/manifest\.air\.json/);
+    const spawn = await project.run(['spawn', '--code', 'fix.js', 'blocked', '--json']);
+    expect(spawn.code).toBe(1);
+    expect(resultOf(spawn)).toMatchObject({ code: 'CAIRN_MANIFEST' });
+  });
+});
+
+describe('bad ground', () => {
+  it('says what to do with a corrupt stable.db, and loses nothing', async () => {
+    await spawnReviewing();
+    writeFileSync(join(project.root, '.agentfs', 'stable.db'), 'this is not a database');
+    const run = await project.run(['ls', '--json']);
+    expect(run.code).toBe(1);
+    expect(resultOf(run)).toMatchObject({ code: 'CAIRN_CORRUPT', hint: expect.stringContaining('stable.db') });
+    expect(readFileSync(join(project.root, 'src/greet.js'), 'utf8')).toBe(FILES['src/greet.js']);
+  });
+
+  it('refuses a project it cannot write to, as another user', async () => {
+    if (process.getuid?.() !== 0) return;
+    chmodSync(project.base, 0o755);
+    chmodSync(project.root, 0o755);
+    const run = await project.run(['ls'], { uid: 65534, env: { CAIRN_HOME: join('/tmp', `cairn-nobody-${process.pid}`) } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/cannot write to .*\.agentfs: permission denied/);
+    expect(existsSync(join(project.root, '.agentfs'))).toBe(false);
+    rmSync(join('/tmp', `cairn-nobody-${process.pid}`), { recursive: true, force: true });
+  });
+});
+
+describe('with a daemon', () => {
+  it('serves several CLIs at once, follows events, and stops cleanly', async () => {
+    const up = await project.run(['up', '--detach']);
+    expect(up.code, up.stderr).toBe(0);
+    expect(up.stdout).toMatch(/cairn is up in the background \(pid \d+\)/);
+    const second = await project.run(['up', '--detach']);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/already serves/);
+    const runs = await Promise.all(Array.from({ length: 4 }, (_, i) => project.run(['spawn', '--code', 'fix.js', `task ${i}`, '--wait', '--json'])));
+    for (const run of runs) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).not.toMatch(/SQLITE_BUSY|database is locked/);
+      expect(resultOf(run).agent).toMatchObject({ state: 'reviewing' });
+    }
+    const listed = await project.run(['ls', '--json']);
+    expect((resultOf(listed).agents as unknown[]).length).toBe(4);
+    const down = await project.run(['down']);
+    expect(down.code).toBe(0);
+    expect(down.stdout).toMatch(/stopped the daemon/);
+    expect((await project.run(['down'])).stdout).toMatch(/no daemon runs/);
+  });
+
+  it('recovers from a daemon killed with SIGKILL: the stale socket is cleaned and its running agent failed as interrupted', async () => {
+    const up = await project.run(['up', '--detach']);
+    expect(up.code, up.stderr).toBe(0);
+    const pid = Number(/pid (\d+)/.exec(up.stdout)![1]);
+    project.write('slow.js', `await write_file('started.txt', 'yes');\nwhile (true) {}\n`);
+    const spawned = await project.run(['spawn', '--code', 'slow.js', 'spin', '--json', '--wall-ms', '100000', '--cpu-ms', '100000']);
+    const id = (resultOf(spawned).agent as { id: string }).id;
+    for (let i = 0; i < 600; i++) {
+      const status = resultOf(await project.run(['status', id, '--json'])).agent as { state: string };
+      if (status.state === 'running') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    process.kill(pid, 'SIGKILL');
+    const after = await project.run(['status', id, '--json']);
+    expect(resultOf(after).agent).toMatchObject({ state: 'failed', failure: { code: 'interrupted' } });
+    const down = await project.run(['down']);
+    expect(down.stdout).toMatch(/cleaned up after one that was killed/);
+    const again = await project.run(['up', '--detach']);
+    expect(again.code, again.stderr).toBe(0);
+    expect((await project.run(['down'])).code).toBe(0);
+  });
+
+  it('refuses a socket that belongs to another user', async () => {
+    if (process.getuid?.() !== 0) return;
+    const { projectLayout } = await import('@cairn/orchestrator');
+    const socketPath = projectLayout(project.root, project.home).socketPath;
+    const { mkdirSync } = await import('node:fs');
+    const { dirname } = await import('node:path');
+    mkdirSync(dirname(socketPath), { recursive: true });
+    execFileSync('python3', ['-c', 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])', socketPath]);
+    chownSync(socketPath, 65534, 65534);
+    const run = await project.run(['up']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/belongs to another user/);
+    expect(existsSync(socketPath)).toBe(true);
+  });
+});
+
+describe('the demo', () => {
+  it('runs the whole tour on a fresh sample project with no model', async () => {
+    const run = await project.run(['demo']);
+    expect(run.code, run.stderr).toBe(0);
+    for (const step of ['$ cairn spawn --code examples/use-const.js', '$ cairn accept', 'merged with your edits', 'conflict', '$ cairn reject', '$ cairn restore', '$ cairn undo', 'excluded from reading by ".env*"', 'reproduced', 'No Ollama server answers']) {
+      expect(run.stdout).toContain(step);
+    }
+  });
+});

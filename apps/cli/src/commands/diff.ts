@@ -1,0 +1,21 @@
+import { connect } from '../connect.js';
+import type { CommandContext } from '../context.js';
+import { page, paintDiff } from '../render/diff.js';
+
+/** `cairn diff <id> [paths…]`: the proposal as a git-style diff, coloured and paged on a terminal. */
+export async function diffCommand(ctx: CommandContext, id: string, paths: readonly string[], flags: { pager?: boolean }): Promise<number> {
+  const conn = await connect(ctx.root);
+  try {
+    const diff = await conn.api.diff(id, paths.length === 0 ? undefined : paths);
+    ctx.out.result(true, { agentId: id, diff });
+    if (ctx.out.json) return 0;
+    if (diff === '') {
+      ctx.out.line(ctx.out.paint.dim(`agent ${id} proposes no changes${paths.length > 0 ? ' there' : ''}`));
+      return 0;
+    }
+    page(paintDiff(diff, ctx.out.paint), ctx.out, flags.pager !== false);
+    return 0;
+  } finally {
+    await conn.close();
+  }
+}

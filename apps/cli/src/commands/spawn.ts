@@ -1,0 +1,82 @@
+import type { AgentInfo, CairnEvent, DaemonClient } from '@cairn/orchestrator';
+import { connect } from '../connect.js';
+import { spawnOptionsOf, taskOf, type CommandContext, type SpawnFlags } from '../context.js';
+import { describeEvent } from '../render/events.js';
+
+/** Flags of `spawn` and `queue`. */
+export interface SpawnCommandFlags extends SpawnFlags {
+  wait?: boolean;
+}
+
+const SETTLED = new Set(['agent.submitted', 'agent.failed', 'agent.rejected']);
+
+/**
+ * `cairn spawn` / `cairn queue`: creates the agent and prints its id at once. With a daemon the agent runs
+ * there; `--wait` follows its events until it submits or fails. Without a daemon, `spawn` runs the agent in
+ * this process (it stays until the agent is done, as it would be interrupted otherwise) and `queue` only
+ * records it for `cairn up` to run.
+ */
+export async function spawnCommand(ctx: CommandContext, words: readonly string[], flags: SpawnCommandFlags, mode: 'spawn' | 'queue'): Promise<number> {
+  const { out } = ctx;
+  const task = taskOf(words);
+  const options = spawnOptionsOf(flags);
+  const conn = await connect(ctx.root);
+  try {
+    if (!conn.daemon) await conn.api.sync();
+    const runsHere = !conn.daemon && mode === 'spawn';
+    const follow = flags.wait === true && (conn.daemon || runsHere);
+    const stream = follow || runsHere ? await openStream(conn.daemon ? (conn.api as DaemonClient) : undefined, conn.project?.events()) : undefined;
+    const agent = mode === 'spawn' ? await conn.api.spawn(task, options) : await conn.api.queue(task, options);
+    out.line(`${mode === 'spawn' ? 'spawned' : 'queued'} ${out.paint.bold(agent.id)}: ${agent.task}`);
+    if (stream === undefined) {
+      if (!conn.daemon) out.note(out.paint.dim('no daemon runs: queued agents run once `cairn up` starts'));
+      out.result(true, { agent });
+      return 0;
+    }
+    const final = await followAgent(ctx, conn.api.agent.bind(conn.api), stream, agent, follow);
+    return finish(ctx, final);
+  } finally {
+    await conn.close();
+  }
+}
+
+async function openStream(client: DaemonClient | undefined, local: AsyncIterable<CairnEvent> | undefined): Promise<AsyncIterator<CairnEvent>> {
+  if (client !== undefined) return client.subscribe();
+  return local![Symbol.asyncIterator]();
+}
+
+/** Follows one agent's events until it settles, printing progress (when asked) and passing events to JSON output. */
+async function followAgent(ctx: CommandContext, fetch: (id: string) => Promise<AgentInfo>, stream: AsyncIterator<CairnEvent>, agent: AgentInfo, show: boolean): Promise<AgentInfo> {
+  const { out } = ctx;
+  try {
+    const current = await fetch(agent.id);
+    if (current.state === 'reviewing' || current.state === 'failed' || current.state === 'rejected') return current;
+    for (let next = await stream.next(); next.done !== true; next = await stream.next()) {
+      const event = next.value;
+      if (!('agentId' in event) || event.agentId !== agent.id) continue;
+      out.event(event);
+      if (show && event.type !== 'agent.queued') out.note(`  ${describeEvent(event, out.paint)}`);
+      if (SETTLED.has(event.type)) break;
+    }
+  } finally {
+    await stream.return?.();
+  }
+  return fetch(agent.id);
+}
+
+function finish(ctx: CommandContext, agent: AgentInfo): number {
+  const { out } = ctx;
+  out.result(agent.state !== 'failed', { agent });
+  if (agent.state === 'reviewing') {
+    out.line(`${out.paint.bold(agent.id)} is ${out.paint.yellow('reviewing')}: ${agent.summary ?? ''} (${agent.changes?.length ?? 0} file${agent.changes?.length === 1 ? '' : 's'})`);
+    out.line(out.paint.dim(`  see it with \`cairn diff ${agent.id}\`, then \`cairn accept ${agent.id}\` or \`cairn reject ${agent.id}\``));
+    return 0;
+  }
+  if (agent.state === 'failed') {
+    out.line(`${out.paint.bold(agent.id)} ${out.paint.red('failed')}: ${agent.failure?.message ?? agent.reason ?? ''}`);
+    if (agent.failure?.hint !== undefined) out.line(out.paint.dim(`  hint: ${agent.failure.hint}`));
+    return 1;
+  }
+  out.line(`${out.paint.bold(agent.id)} is ${agent.state}`);
+  return 0;
+}

@@ -1,0 +1,100 @@
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { projectLayout, readPidFile, socketAnswers, startDaemon, type CairnEvent } from '@cairn/orchestrator';
+import cliProgress from 'cli-progress';
+import type { CommandContext } from '../context.js';
+import { describeEvent } from '../render/events.js';
+
+const DETACH_TIMEOUT_MS = 120_000;
+
+/**
+ * `cairn up`: the project's daemon — imports the working tree (a progress bar on a terminal), watches it,
+ * serves the API on its socket, processes file signals and runs the queue, until Ctrl-C, SIGTERM or
+ * `cairn down`. `--detach` starts it in the background with its output in a log file, and returns once its
+ * socket answers.
+ */
+export async function upCommand(ctx: CommandContext, flags: { detach?: boolean }): Promise<number> {
+  if (flags.detach === true) return detach(ctx);
+  const { out } = ctx;
+  const bar = out.tty && !out.json ? new cliProgress.SingleBar({ format: 'importing |{bar}| {value}/{total} files · {mb} MB · {rate} files/s', hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic) : undefined;
+  let started = 0;
+  let barOn = false;
+  const onEvent = (event: CairnEvent) => {
+    if (event.type === 'sync.progress') {
+      if (bar !== undefined && event.phase === 'import') {
+        if (!barOn) {
+          bar.start(event.total, 0, { mb: '0.0', rate: '0' });
+          barOn = true;
+          started = performance.now();
+        }
+        const seconds = Math.max(0.001, (performance.now() - started) / 1000);
+        bar.update(event.done, { mb: (event.bytes / 1e6).toFixed(1), rate: Math.round(event.done / seconds) });
+      }
+      return;
+    }
+    out.event(event);
+    if (event.type !== 'agent.tool-called' && event.type !== 'agent.log') out.line(`${out.paint.dim(event.time.slice(11, 19))} ${describeEvent(event, out.paint)}`);
+  };
+  const daemon = await startDaemon(ctx.root, { onEvent }).finally(() => {
+    if (barOn) bar?.stop();
+  });
+  const layout = projectLayout(ctx.root);
+  out.result(true, { pid: process.pid, socket: daemon.socketPath, sync: daemon.sync });
+  out.line(`${out.paint.green('cairn is up')} for ${layout.root} (pid ${process.pid})`);
+  out.line(out.paint.dim(`  ${daemon.sync.files} files in stable.db (${daemon.sync.added} added, ${daemon.sync.updated} updated, ${daemon.sync.removed} removed) in ${daemon.sync.ms} ms`));
+  out.line(out.paint.dim(`  socket: ${daemon.socketPath}`));
+  out.line(out.paint.dim(`  signals: ${layout.signalsDir}`));
+  out.line(out.paint.dim('  Ctrl-C or `cairn down` stops it'));
+  const stop = () => void daemon.stop();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  await daemon.stopped;
+  process.off('SIGINT', stop);
+  process.off('SIGTERM', stop);
+  out.line('cairn is down');
+  return 0;
+}
+
+async function detach(ctx: CommandContext): Promise<number> {
+  const { out } = ctx;
+  const layout = projectLayout(ctx.root);
+  if (await socketAnswers(layout.socketPath)) {
+    const running = readPidFile(layout.pidPath);
+    out.error('CAIRN_DAEMON', `a daemon already serves ${layout.root}${running === undefined ? '' : ` (pid ${running.pid})`}`, 'stop it with `cairn down`');
+    return 1;
+  }
+  mkdirSync(dirname(layout.logPath), { recursive: true });
+  const log = openSync(layout.logPath, 'a');
+  const bin = fileURLToPath(new URL('../../bin/cairn.mjs', import.meta.url));
+  const child = spawn(process.execPath, [bin, 'up', '--project', layout.root], { detached: true, stdio: ['ignore', log, log], env: { ...process.env, NO_COLOR: '1' } });
+  closeSync(log);
+  let exited: number | null | undefined;
+  child.on('exit', (code) => (exited = code));
+  child.unref();
+  const deadline = Date.now() + DETACH_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (exited !== undefined) break;
+    if (readPidFile(layout.pidPath)?.pid === child.pid && (await socketAnswers(layout.socketPath))) {
+      out.result(true, { pid: child.pid, socket: layout.socketPath, log: layout.logPath });
+      out.line(`${out.paint.green('cairn is up')} in the background (pid ${child.pid})`);
+      out.line(out.paint.dim(`  log: ${layout.logPath}`));
+      out.line(out.paint.dim('  stop it with `cairn down`'));
+      return 0;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const tail = readTail(layout.logPath);
+  out.error('CAIRN_DAEMON', exited !== undefined ? `the daemon stopped as it started (exit ${exited})` : 'the daemon did not start in time', `see its log: ${layout.logPath}${tail === '' ? '' : `\n${tail}`}`);
+  if (exited === undefined) child.kill('SIGTERM');
+  return 1;
+}
+
+function readTail(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-8).join('\n');
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,20 @@
+import { connectDaemon, openProject, projectLayout, type CairnApi, type Project } from '@cairn/orchestrator';
+
+/** The API a command uses: the running daemon's, or the project opened in this process. */
+export interface Connection {
+  api: CairnApi;
+  /** True when a daemon answers: agents run there, and its watcher keeps stable.db current. */
+  daemon: boolean;
+  /** The in-process project, when there is no daemon. */
+  project?: Project;
+  close(): Promise<void>;
+}
+
+/** Connects to the project's daemon if one answers, else opens the project here. */
+export async function connect(root: string): Promise<Connection> {
+  const layout = projectLayout(root);
+  const client = await connectDaemon(layout.root, layout.socketPath);
+  if (client !== undefined) return { api: client, daemon: true, close: () => client.close() };
+  const project = openProject(layout.root);
+  return { api: project, daemon: false, project, close: () => project.close() };
+}

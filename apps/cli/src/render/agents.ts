@@ -1,0 +1,66 @@
+import type { AgentInfo, AgentState, CairnEvent } from '@cairn/orchestrator';
+import type { Paint } from '../output.js';
+import { describeEvent } from './events.js';
+import { formatAge } from './time.js';
+
+/** An agent's state, coloured by what it asks of the reader. */
+export function paintState(state: AgentState, paint: Paint): string {
+  switch (state) {
+    case 'reviewing':
+      return paint.yellow(state);
+    case 'accepted':
+      return paint.green(state);
+    case 'failed':
+      return paint.red(state);
+    case 'rejected':
+      return paint.dim(state);
+    default:
+      return paint.cyan(state);
+  }
+}
+
+/** The `cairn ls` table: id, state, age, changed files, task. */
+export function renderAgentTable(agents: readonly AgentInfo[], paint: Paint, width = process.stdout.columns ?? 100): string[] {
+  if (agents.length === 0) return [paint.dim('no agents yet — spawn one with `cairn spawn --code FILE "task"` or `cairn spawn "task"`')];
+  const idWidth = Math.max(2, ...agents.map((a) => a.id.length));
+  const lines = [paint.dim(`${'ID'.padEnd(idWidth)}  ${'STATE'.padEnd(9)}  ${'AGE'.padStart(4)}  ${'FILES'.padStart(5)}  TASK`)];
+  for (const agent of agents) {
+    const files = agent.changes === undefined ? '' : String(agent.changes.length);
+    const fixed = idWidth + 2 + 9 + 2 + 4 + 2 + 5 + 2;
+    const task = truncate(agent.task.replace(/\s+/g, ' '), Math.max(20, width - fixed));
+    lines.push(`${paint.bold(agent.id.padEnd(idWidth))}  ${paintState(agent.state, paint)}${' '.repeat(Math.max(0, 9 - agent.state.length))}  ${formatAge(agent.createdAt).padStart(4)}  ${files.padStart(5)}  ${task}`);
+  }
+  return lines;
+}
+
+/** `cairn status`: the agent in full. */
+export function renderAgentDetail(agent: AgentInfo, history: readonly CairnEvent[], paint: Paint): string[] {
+  const lines = [`${paint.bold(`agent ${agent.id}`)}  ${paintState(agent.state, paint)}`, `task:     ${agent.task}`];
+  lines.push(`program:  ${agent.origin === 'code' ? `the user's (${agent.lang})` : `written by ${agent.model ?? 'a model'} (${agent.lang})`}`);
+  lines.push(`created:  ${agent.createdAt} (${formatAge(agent.createdAt)} ago), updated ${agent.updatedAt}`);
+  if (agent.summary !== undefined) lines.push(`summary:  ${agent.summary}`);
+  if (agent.failure !== undefined) {
+    lines.push(`${paint.red('failed:')}   ${agent.failure.message} ${paint.dim(`(${agent.failure.code})`)}`);
+    if (agent.failure.hint !== undefined) lines.push(`hint:     ${agent.failure.hint}`);
+  } else if (agent.reason !== undefined) lines.push(`reason:   ${agent.reason}`);
+  const s = agent.spent;
+  lines.push(`spent:    ${agent.runs} run${agent.runs === 1 ? '' : 's'}, ${s.calls} tool calls, ${s.tokens} tokens, ${s.bytes} bytes written, ${(s.wallMs / 1000).toFixed(1)} s, ${s.repairs} repairs`);
+  if (agent.changes !== undefined && agent.changes.length > 0) {
+    lines.push('changes:');
+    for (const change of agent.changes) lines.push(`  ${statusMark(change.status, paint)} ${change.path}${change.kind === 'dir' ? '/' : ''}`);
+  }
+  if (history.length > 0) {
+    lines.push('recent events:');
+    for (const event of history) lines.push(`  ${paint.dim(event.time.slice(11, 19))} ${describeEvent(event, paint)}`);
+  }
+  return lines;
+}
+
+/** `A`, `M`, `D` like git's short status. */
+export function statusMark(status: 'added' | 'modified' | 'deleted', paint: Paint): string {
+  return status === 'added' ? paint.green('A') : status === 'deleted' ? paint.red('D') : paint.yellow('M');
+}
+
+function truncate(text: string, width: number): string {
+  return text.length <= width ? text : text.slice(0, Math.max(1, width - 1)) + '…';
+}

@@ -1,0 +1,43 @@
+import type { CairnEvent } from '@cairn/orchestrator';
+import type { Paint } from '../output.js';
+
+/** One event as a line for people (the agent id first when there is one). */
+export function describeEvent(event: CairnEvent, paint: Paint): string {
+  const who = 'agentId' in event && event.agentId !== undefined ? `${paint.bold(event.agentId)} ` : '';
+  switch (event.type) {
+    case 'agent.queued':
+      return `${who}queued: ${event.task}`;
+    case 'agent.started':
+      return `${who}started (run ${event.run})`;
+    case 'agent.generating':
+      return `${who}asking ${event.model} for a program${event.round > 0 ? ` (repair ${event.round})` : ''}`;
+    case 'agent.repairing':
+      return `${who}${paint.yellow('repairing')} (round ${event.round}): ${event.problem}`;
+    case 'agent.tool-called':
+      return `${who}${event.tool}${event.path === undefined ? '' : ` ${event.path}`}${event.ok ? '' : ` ${paint.red('failed')}: ${event.message ?? ''}`}`;
+    case 'agent.denied':
+      return `${who}${paint.red('denied')} ${event.tool}${event.path === undefined ? '' : ` ${event.path}`}: ${event.reason}`;
+    case 'agent.log':
+      return `${who}log: ${event.message}`;
+    case 'agent.submitted':
+      return `${who}${paint.yellow('submitted')} for review: ${event.summary} (${event.changes.length} file${event.changes.length === 1 ? '' : 's'})`;
+    case 'agent.accepted':
+      return `${who}${paint.green('accepted')} ${event.applied.length} path${event.applied.length === 1 ? '' : 's'}${event.conflicts.length > 0 ? `, ${paint.red(`${event.conflicts.length} conflicted`)}` : ''}`;
+    case 'agent.undone':
+      return `${who}accept undone (${event.restored.length} restored)`;
+    case 'agent.rejected':
+      return `${who}rejected: ${event.reason}`;
+    case 'agent.restored':
+      return `${who}restored`;
+    case 'agent.replied':
+      return `${who}revising: ${event.feedback}`;
+    case 'agent.failed':
+      return `${who}${paint.red('failed')}: ${event.reason} ${paint.dim(`(${event.code})`)}`;
+    case 'sync.progress':
+      return `sync ${event.phase}: ${event.done}/${event.total}`;
+    case 'sync.changed':
+      return `synced ${event.paths.length} edit${event.paths.length === 1 ? '' : 's'}: ${event.paths.slice(0, 5).join(', ')}${event.paths.length > 5 ? ', …' : ''}`;
+    case 'error':
+      return `${who}${paint.red('error')}: ${event.message}`;
+  }
+}

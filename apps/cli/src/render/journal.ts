@@ -1,0 +1,30 @@
+import type { JournalView } from '@cairn/orchestrator';
+import type { Paint } from '../output.js';
+
+/** `cairn log`: the journal as a table (time, effect, path, decision, bytes, tokens), then whether its chain verifies. */
+export function renderJournal(view: JournalView, paint: Paint, width = process.stdout.columns ?? 120): string[] {
+  const header = ['TIME', 'SEQ', 'EFFECT', 'PATH', 'DECISION', 'BYTES', 'TOKENS'];
+  const rows = view.rows.map((row) => [
+    row.time.slice(11, 19),
+    String(row.seq),
+    row.effect ?? row.kind,
+    row.path ?? '',
+    row.decision ?? '',
+    row.bytes === undefined ? '' : String(row.bytes),
+    row.tokens === undefined ? '' : String(row.tokens),
+    row.detail ?? '',
+  ]);
+  const widths = header.map((h, i) => Math.min(40, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
+  const fit = (cells: string[]) => cells.slice(0, 7).map((cell, i) => (cell.length > widths[i]! ? cell.slice(0, widths[i]! - 1) + '…' : cell.padEnd(widths[i]!))).join('  ');
+  const lines = [paint.dim(fit(header))];
+  for (const row of rows) {
+    const decision = row[4]!;
+    const coloured = fit(row).replace(decision.padEnd(widths[4]!), (cell) => (/denied|refused|error|exceeded/.test(decision) ? paint.red(cell) : cell));
+    const detail = row[7] === '' ? '' : paint.dim(`  ${row[7]}`);
+    const line = coloured + detail;
+    lines.push(line.length > width + 40 ? line.slice(0, width + 40) : line);
+  }
+  lines.push('');
+  lines.push(view.verified ? paint.green(`journal verified: ${view.rows.length} rows, the hash chain is whole and reaches the recorded head`) : paint.red(`journal BROKEN at entry ${view.broken?.seq}: ${view.broken?.reason}`));
+  return lines;
+}

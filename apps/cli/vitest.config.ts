@@ -1,0 +1,13 @@
+import { defineProject } from 'vitest/config';
+
+export default defineProject({
+  test: {
+    name: 'cli',
+    include: ['src/**/*.test.ts'],
+    testTimeout: 180_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    execArgv: ['--no-node-snapshot'],
+  },
+  resolve: { conditions: ['source'] },
+});
