@@ -17,7 +17,7 @@ export function generateTree(root: string, count: number): void {
 
 /** Runs git quietly in `cwd` with a fixed identity. */
 export function git(cwd: string, ...args: string[]): void {
-  execFileSync('git', ['-c', 'user.email=bench@cairn.local', '-c', 'user.name=bench', '-c', 'init.defaultBranch=main', ...args], { cwd, stdio: 'ignore' });
+  execFileSync('git', ['-c', 'user.email=bench@cairn.local', '-c', 'user.name=bench', '-c', 'init.defaultBranch=main', '-c', 'gc.auto=0', '-c', 'maintenance.auto=false', ...args], { cwd, stdio: 'ignore' });
 }
 
 /** Makes `root` a git repository with everything committed. */

@@ -11,6 +11,10 @@ import {
   type Receipt,
 } from '@cairn/air';
 import { nodeSignatureVerifier } from '@cairn/air/node';
+import { verifyReceiptSignature } from '@cairn/air';
+import * as ed from '@noble/ed25519';
+import { sha512 } from '@noble/hashes/sha2.js';
+import { createPublicKey, verify as cryptoVerify } from 'node:crypto';
 import type { BenchRow } from './storage-bench.js';
 import { median } from './measure.js';
 
@@ -44,10 +48,10 @@ export function benchKernel(): BenchRow[] {
     for (let i = 0; i < N; i++) {
       const key = new Uint8Array(32);
       new DataView(key.buffer).setUint32(0, i);
-      const admitted = kernel.enqueue({ kind: 'fs.write', params: { path: `src/f${i}.ts`, size: 100, content_ref: 'sha256:' + 'a'.repeat(64) }, cap: 'fs', idempotencyKey: key, origin: { kind: 'plan', name: 'cairn/agent@1' } });
+      const admitted = kernel.enqueue({ kind: 'fs.write', params: { op: 'write', path: `src/f${i}.ts`, size: 100, content_ref: 'sha256:' + 'a'.repeat(64) }, cap: 'fs', idempotencyKey: key, origin: { kind: 'plan', name: 'cairn/agent@1' } });
       if (!admitted.ok) throw new Error(admitted.denial.reason);
       const signStart = performance.now();
-      const body = { intentHash: admitted.intent.intentHash, adapterId: 'fs', status: 'ok' as const, receipt: { path: `src/f${i}.ts`, size: 100, created: true } };
+      const body = { intentHash: admitted.intent.intentHash, adapterId: 'fs', status: 'ok' as const, receipt: { op: 'write', path: `src/f${i}.ts`, size: 100, created: true } };
       const receipt = { ...body, sig: signEd25519(SECRET, receiptSigningBytes(body)) };
       signMs += performance.now() - signStart;
       receipts.push(receipt);
@@ -74,8 +78,44 @@ export function benchKernel(): BenchRow[] {
     appendTimes.push(performance.now() - start);
   }
   return [
+    benchVerify(),
     { tree: 'AIR kernel', measure: `effects gated (enqueue, policy, Ed25519 receipt verify, ${journalEntries / N} journal appends each)`, unit: 'effects/s', cairn: median(rates), others: {}, goal: '>= 5,000/s on one core' },
     { tree: 'AIR kernel', measure: 'journal append', unit: 'entries/s', cairn: 10_000 / (median(appendTimes) / 1000), others: {}, goal: '' },
     { tree: 'AIR kernel', measure: 'journal verify (hash chain)', unit: 'entries/s', cairn: entries.length / (median(verifyTimes) / 1000), others: {}, goal: '' },
   ];
+}
+
+/**
+ * One Ed25519 receipt verification under AIR's strict rule (canonical, cofactorless, no small order), in pure
+ * JavaScript and on OpenSSL, against the libraries' own verification without those checks.
+ */
+function benchVerify(): BenchRow {
+  ed.hashes.sha512 = sha512;
+  const public_ = ed25519PublicKey(SECRET);
+  const messages = Array.from({ length: 200 }, (_, i) => new TextEncoder().encode(`receipt ${i} ${'x'.repeat(200)}`));
+  const signatures = messages.map((m) => signEd25519(SECRET, m));
+  const key = { scheme: 'ed25519' as const, key: public_ };
+  const spki = createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), public_]), format: 'der', type: 'spki' });
+  const time = (verify: (m: Uint8Array, s: Uint8Array) => boolean): number => {
+    const runs: number[] = [];
+    for (let r = 0; r < 5; r++) {
+      const start = performance.now();
+      for (let i = 0; i < messages.length; i++) if (!verify(messages[i]!, signatures[i]!)) throw new Error('a genuine signature did not verify');
+      runs.push(((performance.now() - start) / messages.length) * 1000);
+    }
+    return median(runs);
+  };
+  const pure = time((m, s) => verifyReceiptSignature(key, m, s));
+  return {
+    tree: 'AIR kernel',
+    measure: 'Ed25519 receipt verify, strict rule (pure JS)',
+    unit: 'µs',
+    cairn: pure,
+    others: {
+      '@noble/ed25519 verify (zip215: false)': time((m, s) => ed.verify(s, m, public_, { zip215: false })),
+      'strict rule on OpenSSL (@cairn/air/node)': time((m, s) => nodeSignatureVerifier(key, m, s)),
+      'bare node:crypto verify': time((m, s) => cryptoVerify(null, m, spki, s)),
+    },
+    goal: 'strict checks cost little over the library verify',
+  };
 }

@@ -100,7 +100,7 @@ export async function benchOrchestrator(treeName: string, source: string, work: 
     rows.push({ tree: treeName, measure: 'resident memory of a process holding 50 reviewing agents', unit: 'MB', cairn: holdingRss(root, home), others: { 'bare node process': bareRss() }, goal: '' });
   } finally {
     await project.close();
-    rmSync(join(work), { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   }
   return rows;
 }

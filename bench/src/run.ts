@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateTree } from './fixtures.js';
 import { benchKernel } from './kernel-bench.js';
+import { benchOrchestrator } from './orchestrator-bench.js';
 import { benchSandbox } from './sandbox-bench.js';
 import { benchStorage, type BenchRow } from './storage-bench.js';
 
@@ -51,10 +52,13 @@ async function main(): Promise<void> {
     const realRows = await benchStorage('drizzle-orm package', real, join(work, 'r'));
     printRows(realRows);
     all.push(...realRows);
+    const agentRows = await benchOrchestrator('drizzle-orm package', real, join(work, 'o'));
+    printRows(agentRows);
+    all.push(...agentRows);
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(join(RESULTS, 'latest.json'), JSON.stringify({ node: process.version, at: new Date().toISOString(), rows: all }, null, 2));
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   }
 }
 

@@ -7,6 +7,7 @@ export default defineProject({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    globalSetup: ['../../scripts/check-built.ts'],
     execArgv: ['--no-node-snapshot'],
   },
   resolve: { conditions: ['source'] },

@@ -84,12 +84,14 @@ describe('the daily loop without a daemon', () => {
     const log = await project.run(['log', id]);
     expect(log.code).toBe(0);
     expect(log.stdout).toMatch(/journal verified/);
-    expect(log.stdout).toMatch(/fs\.write write\s+src\/greet\.js\s+ok/);
+    expect(log.stdout).toMatch(/fs\.write\s+src\/greet\.js\s+ok/);
+    expect(log.stdout).toMatch(/journal verified: \d+ entries/);
 
     const accepted = await project.run(['accept', id, '--json']);
     expect(accepted.code).toBe(0);
     expect(resultOf(accepted)).toMatchObject({ ok: true, applied: [{ path: 'src/greet.js', how: 'fast-forward' }], conflicts: [] });
     expect(readFileSync(join(project.root, 'src/greet.js'), 'utf8')).toContain('const text');
+    expect(resultOf(await project.run(['status', id, '--json'])).agent).toMatchObject({ state: 'accepted', changes: [{ path: 'src/greet.js', status: 'modified' }] });
     const again = await project.run(['accept', id, '--json']);
     expect(again.code).toBe(1);
     expect(resultOf(again)).toMatchObject({ type: 'error', code: 'CAIRN_INVALID_STATE' });

@@ -36,11 +36,16 @@ function baseState(dir: string): string {
   }
 }
 
-async function runChild(dir: string, stopAt: number, killWhen: 'marker' | number): Promise<void> {
-  const child = spawn(process.execPath, [CHILD, dir, String(stopAt)], { stdio: ['ignore', 'ignore', 'pipe'] });
+/** How far the child got before it died: its last report line. */
+type Reached = { phase: 'nothing' | 'begin' | 'applying' | 'committed'; applied: number };
+
+async function runChild(dir: string, stopAt: number, killWhen: 'marker' | number): Promise<Reached> {
+  const child = spawn(process.execPath, [CHILD, dir, String(stopAt)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
+  let stdout = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  const exited = new Promise<void>((resolve) => child.stdout.on('close', () => resolve()));
   if (killWhen === 'marker') {
     while (!existsSync(join(dir, 'marker'))) {
       if (child.exitCode !== null) throw new Error(`child exited early: ${stderr}`);
@@ -51,6 +56,11 @@ async function runChild(dir: string, stopAt: number, killWhen: 'marker' | number
     setTimeout(() => child.kill('SIGKILL'), killWhen);
   }
   await exited;
+  const lines = stdout.trim().split('\n').filter(Boolean);
+  const last = lines.at(-1);
+  const applied = lines.filter((l) => l.startsWith('applied ')).length;
+  if (last === undefined) return { phase: 'nothing', applied };
+  return { phase: last === 'committed' ? 'committed' : last === 'begin' ? 'begin' : 'applying', applied };
 }
 
 describe('accept is atomic under SIGKILL', () => {
@@ -58,11 +68,14 @@ describe('accept is atomic under SIGKILL', () => {
     expect(existsSync(BUILT), 'run `pnpm build` first: the crash test forks plain node on dist/').toBe(true);
   });
 
-  it('a process killed in the middle of an accept leaves the base wholly before', async () => {
-    const dir = prepare();
-    await runChild(dir, FILES / 2, 'marker');
-    expect(existsSync(join(dir, 'done'))).toBe(false);
-    expect(baseState(dir)).toBe('before');
+  it('a process killed in the middle of an accept, at any file, leaves the base wholly before', async () => {
+    for (const stopAt of [1, 2, FILES / 2, FILES - 1, FILES]) {
+      const dir = prepare();
+      const reached = await runChild(dir, stopAt, 'marker');
+      expect(reached).toEqual({ phase: 'applying', applied: stopAt });
+      expect(existsSync(join(dir, 'done'))).toBe(false);
+      expect(baseState(dir)).toBe('before');
+    }
   });
 
   it('an accept that completes leaves the base wholly after', async () => {
@@ -72,11 +85,16 @@ describe('accept is atomic under SIGKILL', () => {
     expect(baseState(dir)).toBe('after');
   });
 
-  it('kills at random moments never tear the base', async () => {
-    for (const delay of [5, 20, 40, 60, 80, 120]) {
+  it('kills at random moments never tear the base, and each lands where the base says', async () => {
+    for (const delay of [5, 20, 40, 60, 80, 120, 200]) {
       const dir = prepare();
-      await runChild(dir, -1, delay);
-      expect(['before', 'after']).toContain(baseState(dir));
+      const reached = await runChild(dir, -1, delay);
+      const state = baseState(dir);
+      // The child reports every step synchronously, so `reached` is exactly how far it got before the kill.
+      if (reached.phase === 'committed') expect(state).toBe('after');
+      else if (reached.phase === 'applying' && reached.applied < FILES) expect(state).toBe('before');
+      else if (reached.phase === 'applying') expect(['before', 'after']).toContain(state); // between the last file and the commit
+      else expect(state).toBe('before');
     }
   });
 });

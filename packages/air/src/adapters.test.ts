@@ -31,7 +31,14 @@ function runtimeFor(plan: DefPlanNode, grants: CapGrantJson[], adapters: EffectA
   return runtime;
 }
 
-const settle = () => new Promise((r) => setTimeout(r, 20));
+/** Waits for a condition (an adapter's receipt landing), never for a length of time; the deadline only catches hangs. */
+async function until(done: () => boolean, what: string, deadlineMs = 60_000): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
 
 describe('adapters', () => {
   it('blob.put files a stored blob under a namespace; blob.get finds it; unknown blobs are errors', async () => {
@@ -55,7 +62,7 @@ describe('adapters', () => {
     };
     const runtime = runtimeFor(plan, [{ name: 'blobs', cap: 'sys/blob@1', params: { namespaces: ['docs'] } }], [blobs]);
     const instance = runtime.start(plan.name, { ref, key: ref }, 'b1');
-    await settle();
+    await until(() => instance.status === 'ended' || instance.status === 'failed', 'the blob plan to end');
     expect(instance).toMatchObject({ status: 'ended', result: 10 });
   });
 
@@ -77,7 +84,7 @@ describe('adapters', () => {
     };
     const runtime = runtimeFor(plan, [{ name: 'timers', cap: 'sys/timer@1', params: {} }], [timers]);
     const instance = runtime.start(plan.name, {}, 't1');
-    await settle();
+    await until(() => timers.pending === 1, 'the timer to be set');
     expect(instance.status).toBe('waiting');
     expect(timers.pending).toBe(1);
     timers.advanceTo(999n);
@@ -123,7 +130,7 @@ describe('adapters', () => {
       };
       const runtime = runtimeFor(plan, [{ name: 'local', cap: 'sys/http.out@1', params: { hosts: ['127.0.0.1'], verbs: ['POST'] } }], [http]);
       const instance = runtime.start(plan.name, { url: `${base}/echo?x=1`, body: bodyRef }, 'h1');
-      for (let i = 0; i < 50 && instance.status !== 'ended' && instance.status !== 'failed'; i++) await settle();
+      await until(() => instance.status === 'ended' || instance.status === 'failed', 'the HTTP plan to end');
       expect(instance.error).toBeUndefined();
       expect(instance.status).toBe('ended');
       const result = instance.result as { status: number; body: Uint8Array };

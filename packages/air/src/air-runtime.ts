@@ -1,5 +1,5 @@
 import type { CborValue } from './cbor-value.js';
-import { Journal, type JournalEntry } from './journal.js';
+import { Journal, verifyChain, type JournalEntry, type JournalHead } from './journal.js';
 import { EffectKernel, receiptFromRecord, type AdapterKey, type EffectIntent, type Receipt, type SignatureVerifier } from './kernel.js';
 import type { CapGrantJson, DefPolicyNode } from './nodes.js';
 import { PlanRunner, type PlanInstance } from './plan-runner.js';
@@ -132,31 +132,49 @@ export class AirRuntime {
 }
 
 /** The outcome of a replay: the same journal and state, or where they part. */
-export type ReplayOutcome = { ok: true; stateHash: Hash } | { ok: false; seq: number; reason: string };
+export type ReplayOutcome =
+  | { ok: true; stateHash: Hash; produced: JournalEntry[] }
+  | {
+      ok: false;
+      seq: number;
+      reason: string;
+      /** What the replay wrote (empty when the recorded journal was refused before replaying). */
+      produced: JournalEntry[];
+      /** The first entry where the two journals part, with both sides (either may be missing). */
+      divergence?: { recorded?: JournalEntry; replayed?: JournalEntry };
+    };
 
 /**
- * Replays a journal: starts the same plans with the same inputs, submits the same receipts (signatures
- * included) and appends the same events, in order, to a fresh runtime with the same configuration; then
- * requires every produced entry to equal the recorded one and returns the state hash.
+ * Replays a journal: first verifies its chain (each body against its hash, each `prev`, and the expected head
+ * when given) and fails at the first bad entry; then starts the same plans with the same inputs, submits the
+ * same receipts (signatures included) and appends the same events, in order, to a fresh runtime with the same
+ * configuration; then requires every produced entry to equal the recorded one. Returns the produced journal
+ * either way, and on a mismatch the first divergence with both entries.
  */
-export function replayJournal(config: RuntimeConfig, entries: readonly JournalEntry[]): ReplayOutcome {
+export function replayJournal(config: RuntimeConfig, entries: readonly JournalEntry[], expectedHead?: JournalHead): ReplayOutcome {
+  const broken = verifyChain(entries, expectedHead);
+  if (broken !== undefined) return { ok: false, seq: broken.seq, reason: `the recorded journal does not verify: ${broken.reason}`, produced: [] };
   const runtime = new AirRuntime(config);
   for (const entry of entries) {
     const body = entry.body as Record<string, CborValue>;
     if (entry.kind === 'PlanStarted' && body.trigger === null) runtime.start(String(body.plan_name), body.input, String(body.instance_id));
     else if (entry.kind === 'ReceiptAppended' || entry.kind === 'ReceiptRejected') {
       const receipt = receiptFromRecord(body.submitted ?? null);
-      if (receipt === undefined) return { ok: false, seq: entry.seq, reason: 'a receipt entry does not hold its receipt' };
+      if (receipt === undefined) return { ok: false, seq: entry.seq, reason: 'a receipt entry does not hold its receipt', produced: runtime.journal.entries() };
       runtime.receipt(receipt);
     } else if (entry.kind === 'DomainEventAppended' && body.origin === 'external') runtime.event(String(body.schema), body.value ?? null);
   }
   const produced = runtime.journal.entries();
   for (let i = 0; i < Math.max(produced.length, entries.length); i++) {
     if (produced[i]?.hash !== entries[i]?.hash) {
-      return { ok: false, seq: i, reason: produced[i] === undefined ? `the replay stopped before entry ${i}` : entries[i] === undefined ? `the replay wrote an extra entry ${i}` : `entry ${i} differs: recorded ${entries[i]!.kind}, replayed ${produced[i]!.kind}` };
+      const reason = produced[i] === undefined ? `the replay stopped before entry ${i}` : entries[i] === undefined ? `the replay wrote an extra entry ${i}` : `entry ${i} differs: recorded ${entries[i]!.kind}, replayed ${produced[i]!.kind}`;
+      const divergence: { recorded?: JournalEntry; replayed?: JournalEntry } = {};
+      if (entries[i] !== undefined) divergence.recorded = entries[i]!;
+      if (produced[i] !== undefined) divergence.replayed = produced[i]!;
+      return { ok: false, seq: i, reason, produced, divergence };
     }
   }
-  return { ok: true, stateHash: runtime.stateHash() };
+  return { ok: true, stateHash: runtime.stateHash(), produced };
 }
 
 /** What a shadow run predicts: the intents a plan would emit and the steps it would take, up to its first wait. */

@@ -8,7 +8,8 @@ export type AirErrorCode =
   | 'AIR_CBOR_DUPLICATE_KEY'
   | 'AIR_VALUE_UNENCODABLE'
   | 'AIR_NODE_UNTAGGED'
-  | 'AIR_STORE';
+  | 'AIR_STORE'
+  | 'AIR_KEY_INVALID';
 
 /** The one error class of `@cairn/air`. Branch on `code`, which survives process and isolate boundaries. */
 export class AirError extends Error {

@@ -5,11 +5,30 @@ type Json = Record<string, unknown>;
 
 const asSet = (value: unknown): string[] | undefined => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : undefined);
 
-/** Splits an http(s) URL into authority and path without relying on a URL global. */
-export function splitUrl(url: string): { host: string; path: string } | undefined {
-  const match = /^(https?):\/\/([^/?#@]+@)?([^/?#:]+)(:\d+)?([^?#]*)/i.exec(url);
-  if (match === null) return undefined;
-  return { host: match[3]!.toLowerCase(), path: match[5] || '/' };
+/** The WHATWG URL parser, global in every runtime AIR targets (this package is built without DOM or Node types). */
+declare const URL: new (input: string) => { protocol: string; username: string; password: string; hostname: string; pathname: string; href: string };
+
+/** An http(s) URL as `fetch` will see it, or why it is refused. */
+export type ParsedHttpUrl = { ok: true; href: string; host: string; path: string } | { ok: false; problem: string };
+
+/**
+ * Parses a URL with the WHATWG URL parser — the one `fetch` uses — so the host and path checked are the ones a
+ * request goes to: backslashes, dot segments (`..`, `%2e%2e`) and case are resolved the same way. Only http
+ * and https are admitted, and userinfo (`user:pass@`) is refused outright. `href` is the normalised URL the
+ * intent carries, so the adapter fetches exactly what was checked.
+ */
+export function parseHttpUrl(raw: unknown): ParsedHttpUrl {
+  if (typeof raw !== 'string') return { ok: false, problem: 'the url is not text' };
+  let url: InstanceType<typeof URL>;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, problem: `${JSON.stringify(raw)} is not a URL` };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, problem: `${JSON.stringify(raw)} is not an http(s) URL` };
+  if (url.username !== '' || url.password !== '') return { ok: false, problem: `${JSON.stringify(raw)} carries userinfo, which is refused` };
+  if (url.hostname === '') return { ok: false, problem: `${JSON.stringify(raw)} has no host` };
+  return { ok: true, href: url.href, host: url.hostname.toLowerCase(), path: url.pathname };
 }
 
 /** True when `host` is allowed by a list of hosts (`example.com`, or `*.example.com` for subdomains). */
@@ -50,8 +69,9 @@ function within(path: string, prefixes: readonly string[]): boolean {
 export function checkGrantConstraints(kind: string, params: Json, grant: Json): string | undefined {
   switch (kind) {
     case 'http.request': {
-      const url = typeof params.url === 'string' ? splitUrl(params.url) : undefined;
-      if (url === undefined) return 'the url is not an http(s) URL';
+      const url = parseHttpUrl(params.url);
+      if (!url.ok) return url.problem;
+      if (url.href !== params.url) return `the url must be given normalised, as ${JSON.stringify(url.href)}`;
       if (!hostAllowed(url.host, asSet(grant.hosts) ?? [])) return `host "${url.host}" is not in the grant's hosts`;
       const method = String(params.method ?? '').toUpperCase();
       if (!(asSet(grant.verbs) ?? []).map((v) => v.toUpperCase()).includes(method)) return `method "${method}" is not in the grant's verbs`;

@@ -109,12 +109,20 @@ export class Journal {
 
   /** Opens a journal on a store, refusing one whose chain is broken or that stops short of `expectedHead`. */
   static open(store: JournalStore = new MemoryJournalStore(), options: { expectedHead?: JournalHead } = {}): { ok: true; journal: Journal } | { ok: false; broken: ChainBreak } {
-    const broken = verifyChain(store.entries(), options.expectedHead);
+    // One pass over the store: the entries are verified as they stream by, and the last one is the head.
+    let last: JournalEntry | undefined;
+    const streamed = function* (): Iterable<JournalEntry> {
+      for (const entry of store.entries()) {
+        last = entry;
+        yield entry;
+      }
+    };
+    const broken = verifyChain(streamed(), options.expectedHead);
     if (broken) return { ok: false, broken };
     const journal = new Journal(store);
-    for (const entry of store.entries()) {
-      journal.next = entry.seq + 1;
-      journal.head = entry.hash;
+    if (last !== undefined) {
+      journal.next = last.seq + 1;
+      journal.head = last.hash;
     }
     return { ok: true, journal };
   }

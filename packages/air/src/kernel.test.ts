@@ -56,6 +56,64 @@ function sign(receipt: Omit<Receipt, 'sig'>): Receipt {
   return { ...receipt, sig };
 }
 
+const web = (url: string, n = 5): EffectRequest => ({ kind: 'http.request', params: { method: 'GET', url, headers: {} }, cap: 'web', idempotencyKey: key(n), origin: plan });
+
+describe('http.request: the host and path checked are the ones fetch goes to', () => {
+  const prefixed: CapGrantJson[] = [...grants.filter((g) => g.name !== 'web'), { name: 'web', cap: 'sys/http.out@1', params: { hosts: ['*.example.com'], verbs: ['GET'], path_prefixes: ['/v1/'] } }];
+  const open = (rules = policy.rules) => {
+    const opened = Journal.open(new MemoryJournalStore());
+    if (!opened.ok) throw new Error('journal');
+    return { kernel: new EffectKernel({ world: createWorld(), grants: prefixed, policy: { ...policy, rules: [...rules, { when: { effect_kind: 'http.request', host: 'example.com' }, decision: 'allow' }] }, journal: opened.journal, adapters, nowNs: () => 1_000n }), journal: opened.journal };
+  };
+
+  it.each([
+    ['a backslash before userinfo', 'https://evil.com\\@api.example.com/v1/x'],
+    ['userinfo', 'https://user:pass@api.example.com/v1/x'],
+    ['userinfo naming an allowed host', 'https://api.example.com@evil.com/v1/x'],
+    ['.. out of the prefix', 'https://api.example.com/v1/../admin'],
+    ['%2e%2e out of the prefix', 'https://api.example.com/v1/%2e%2e/admin'],
+    ['mixed-case %2E. out of the prefix', 'https://api.example.com/v1/%2E./admin'],
+    ['backslash dot segments', 'https://api.example.com/v1\\..\\admin'],
+    ['a host that only ends like an allowed one', 'https://evilexample.com/v1/x'],
+    ['another scheme', 'file:///etc/passwd'],
+    ['not a URL', 'api.example.com/v1/x'],
+  ])('refuses %s', (_what, url) => {
+    const { kernel } = open();
+    const result = kernel.enqueue(web(url));
+    expect(result.ok, url).toBe(false);
+    if (!result.ok) expect(['constraint', 'policy']).toContain(result.denial.stage);
+  });
+
+  it('admits the normal form and puts it in the intent: case, default port, dot segments inside the prefix', () => {
+    const { kernel, journal } = open();
+    const result = kernel.enqueue(web('HTTPS://API.Example.COM:443/v1/a/./b/../c?q=1'));
+    expect(result.ok).toBe(true);
+    if (result.ok) {
+      expect((result.intent.params as { url: string }).url).toBe('https://api.example.com/v1/a/c?q=1');
+      expect(result.intent.intentHash).toBe(intentHash('http.request', result.intent.params, 'web', key(5)));
+    }
+    expect(journal.entries().at(-1)!.kind).toBe('EffectQueued');
+  });
+
+  it('the policy host matches the parsed host, not the text', () => {
+    const { kernel } = open([]);
+    expect(kernel.enqueue(web('https://api.example.com/v1/x', 6)).ok).toBe(true);
+    const tricked = kernel.enqueue(web('https://evil.com\\@api.example.com/v1/x', 7));
+    expect(tricked.ok).toBe(false);
+    expect(decidePolicy({ $kind: 'defpolicy', name: 'p', rules: [{ when: { host: 'example.com' }, decision: 'allow' }] }, { kind: 'http.request', capName: 'web', params: { url: 'https://x@evil.com/' }, origin: plan }).decision).toBe('deny');
+    expect(decidePolicy({ $kind: 'defpolicy', name: 'p', rules: [{ when: { host: 'example.com' }, decision: 'allow' }] }, { kind: 'http.request', capName: 'web', params: { url: 'https://evil.com\\.example.com/' }, origin: plan }).decision).toBe('deny');
+  });
+
+  it('EffectQueued carries instance_id (AIR v1 §15), null when the origin has none', () => {
+    const { kernel, journal } = setup();
+    kernel.enqueue({ ...llm(10), instanceId: 'run-1' });
+    kernel.enqueue(llm(11));
+    const queued = journal.entries().filter((e) => e.kind === 'EffectQueued').map((e) => e.body as Record<string, unknown>);
+    expect(queued.map((b) => b.instance_id)).toEqual(['run-1', null]);
+    for (const body of queued) for (const field of ['instance_id', 'intent_hash', 'origin_kind', 'origin_name']) expect(body).toHaveProperty(field);
+  });
+});
+
 describe('effect kernel: enforcement in order', () => {
   it('admits an allowed effect, journaling the policy decision and the queueing', () => {
     const { kernel, journal } = setup();

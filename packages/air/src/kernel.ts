@@ -1,11 +1,13 @@
 import { encodeCanonical } from './canonical-cbor.js';
 import type { CborValue } from './cbor-value.js';
 import { hashBytes, type Hash } from './node-hash.js';
-import { checkGrantConstraints } from './grant-constraints.js';
+import { checkGrantConstraints, parseHttpUrl } from './grant-constraints.js';
 import type { Journal } from './journal.js';
 import type { CapGrantJson, DefPolicyNode } from './nodes.js';
 import { decidePolicy, type EffectOrigin, type PolicyDecision } from './policy.js';
 import { equalBytes, hmacSha256, verifyEd25519, type SignatureScheme } from './signing.js';
+import { AirError } from './errors.js';
+import { ed25519KeyProblem } from './ed25519-strict.js';
 import type { World } from './world.js';
 import { EFFECT_CATALOG } from './builtins.js';
 import { checkValue, encodeTypedValue } from './values.js';
@@ -18,6 +20,8 @@ export interface EffectRequest {
   /** 32 bytes chosen by the origin; the same request retried keeps its key. */
   idempotencyKey: Uint8Array;
   origin: EffectOrigin;
+  /** The plan instance or agent run the effect belongs to (journaled as `instance_id`; not part of the intent). */
+  instanceId?: string;
 }
 
 /** An effect admitted by the kernel. */
@@ -85,6 +89,24 @@ export type SignatureVerifier = (key: AdapterKey, message: Uint8Array, signature
 export const verifyReceiptSignature: SignatureVerifier = (key, message, signature) =>
   key.scheme === 'ed25519' ? verifyEd25519(key.key, message, signature) : equalBytes(hmacSha256(key.key, message), signature);
 
+/**
+ * The request as the kernel checks and admits it: an `http.request` URL in the WHATWG parser's normal form
+ * (what `fetch` would go to), so the intent, its hash and the adapter all see the URL that was checked.
+ */
+function normaliseRequest(request: EffectRequest): EffectRequest {
+  if (request.kind !== 'http.request' || request.params === null || typeof request.params !== 'object') return request;
+  const parsed = parseHttpUrl(request.params.url);
+  return parsed.ok && parsed.href !== request.params.url ? { ...request, params: { ...request.params, url: parsed.href } } : request;
+}
+
+/** Why an adapter key cannot be registered: a weak Ed25519 key (small order, non-canonical, torsion) or an empty HMAC key. */
+export function adapterKeyProblem(key: AdapterKey): string | undefined {
+  if (key === null || typeof key !== 'object' || !(key.key instanceof Uint8Array)) return 'the key must be bytes';
+  if (key.scheme === 'ed25519') return ed25519KeyProblem(key.key);
+  if (key.scheme === 'hmac-sha256') return key.key.length === 0 ? 'an HMAC key may not be empty' : undefined;
+  return `unknown signature scheme "${String((key as { scheme?: unknown }).scheme)}"`;
+}
+
 /** The canonical bytes an adapter signs: the receipt without its signature. */
 export function receiptSigningBytes(receipt: Omit<Receipt, 'sig'>): Uint8Array {
   const body: Record<string, CborValue> = { intent_hash: receipt.intentHash, adapter_id: receipt.adapterId, status: receipt.status, receipt: receipt.receipt };
@@ -128,6 +150,10 @@ export class EffectKernel {
   private readonly done = new Set<string>();
 
   constructor(options: KernelOptions) {
+    for (const [id, key] of Object.entries(options.adapters)) {
+      const problem = adapterKeyProblem(key);
+      if (problem !== undefined) throw new AirError('AIR_KEY_INVALID', `adapter "${id}": ${problem}`);
+    }
     this.options = options;
     for (const grant of options.grants) {
       const cap = options.world.get('defcap', grant.cap);
@@ -150,6 +176,7 @@ export class EffectKernel {
     const spec = EFFECT_CATALOG[request.kind];
     if (spec === undefined) return deny({ stage: 'unknown-kind', reason: `unknown effect kind "${request.kind}"` });
     const schema = this.options.world.schema(spec.params, '', []);
+    request = normaliseRequest(request);
     const typed = schema === undefined ? undefined : encodeTypedValue(request.params, schema.type, '/params');
     if (typed === undefined || !typed.ok) return deny({ stage: 'params', reason: typed === undefined ? 'no parameter schema' : typed.diagnostics.map((d) => `${d.path}: ${d.message}`).join('; ') });
     const hash = intentHash(request.kind, typed.value, request.cap, request.idempotencyKey);
@@ -167,7 +194,7 @@ export class EffectKernel {
     if (decision.decision === 'deny') return { ok: false, denial: { stage: 'policy', reason: decision.ruleIndex < 0 ? 'no policy rule allows it (default deny)' : `policy rule ${decision.ruleIndex} denies it`, policy: decision } };
     const intent: EffectIntent = { kind: request.kind, params: typed.value, cap: request.cap, idempotencyKey: request.idempotencyKey, intentHash: hash, origin: request.origin };
     this.pending.set(hash, intent);
-    journal.append('EffectQueued', { intent_hash: hash, kind: request.kind, cap: request.cap, origin_kind: request.origin.kind, origin_name: request.origin.name });
+    journal.append('EffectQueued', { instance_id: request.instanceId ?? null, intent_hash: hash, kind: request.kind, cap: request.cap, origin_kind: request.origin.kind, origin_name: request.origin.name });
     return { ok: true, intent };
   }
 

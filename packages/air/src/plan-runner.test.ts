@@ -117,7 +117,44 @@ describe('replay or die', () => {
     playFix(runtime, 'b');
     runtime.receipt(signed('sha256:' + 'd'.repeat(64), { op: 'write', path: 'x', size: 1, created: true }));
     const replayed = replayJournal(cfg, runtime.journal.entries());
-    expect(replayed).toEqual({ ok: true, stateHash: runtime.stateHash() });
+    expect(replayed).toMatchObject({ ok: true, stateHash: runtime.stateHash() });
+    expect(replayed.produced.map((e) => e.hash)).toEqual(runtime.journal.entries().map((e) => e.hash));
+    const queued = runtime.journal.entries().filter((e) => e.kind === 'EffectQueued');
+    expect(queued.length).toBeGreaterThan(0);
+    for (const e of queued) expect(Object.keys(e.body as object)).toEqual(expect.arrayContaining(['instance_id', 'intent_hash', 'origin_kind', 'origin_name']));
+    expect(queued.map((e) => (e.body as { instance_id: unknown }).instance_id)).toEqual(expect.arrayContaining(['a', 'b']));
+  });
+
+  it('an edited entry that kept its stored hash fails replay at that entry, before anything is compared', () => {
+    const cfg = config();
+    const runtime = new AirRuntime(cfg);
+    playFix(runtime);
+    const entries = runtime.journal.entries().map((e) => ({ ...e }));
+    const index = entries.findIndex((e) => e.kind === 'PolicyDecisionRecorded');
+    expect(index).toBeGreaterThanOrEqual(0);
+    entries[index] = { ...entries[index]!, body: { ...(entries[index]!.body as object), decision: 'deny' } as never };
+    const outcome = replayJournal(cfg, entries);
+    expect(outcome).toMatchObject({ ok: false, seq: index, produced: [] });
+    if (!outcome.ok) expect(outcome.reason).toMatch(/does not verify/);
+  });
+
+  it('a truncated journal fails replay against its expected head; a divergence names both entries', () => {
+    const cfg = config();
+    const runtime = new AirRuntime(cfg);
+    playFix(runtime, 'a');
+    playFix(runtime, 'b');
+    const entries = runtime.journal.entries();
+    const head = { hash: entries.at(-1)!.hash, length: entries.length };
+    expect(replayJournal(cfg, entries, head).ok).toBe(true);
+    expect(replayJournal(cfg, entries.slice(0, -1), head)).toMatchObject({ ok: false });
+    const changed = { ...cfg, manifestHash: 'sha256:' + '0'.repeat(64) };
+    const outcome = replayJournal(changed, entries);
+    expect(outcome.ok).toBe(false);
+    if (!outcome.ok) {
+      expect(outcome.divergence?.recorded?.hash).toBe(entries[outcome.seq]!.hash);
+      expect(outcome.divergence?.replayed?.hash).toBe(outcome.produced[outcome.seq]!.hash);
+      expect(outcome.divergence?.replayed?.hash).not.toBe(outcome.divergence?.recorded?.hash);
+    }
   });
 
   it('a journal whose recorded receipt was altered does not replay', () => {

@@ -193,7 +193,7 @@ export class PlanRunner {
         if (!params.ok) return true;
         const idempotencyKey = hashBytes(encodeCanonical([instance.id, step.id]));
         const key = Uint8Array.from(idempotencyKey.slice(7).match(/../g)!, (h) => Number.parseInt(h, 16));
-        const admitted = this.options.kernel.enqueue({ kind: step.kind, params: params.value as Record<string, unknown>, cap: step.cap, idempotencyKey: key, origin: { kind: 'plan', name: plan.name } });
+        const admitted = this.options.kernel.enqueue({ kind: step.kind, params: params.value as Record<string, unknown>, cap: step.cap, idempotencyKey: key, origin: { kind: 'plan', name: plan.name }, instanceId: instance.id });
         if (!admitted.ok) {
           this.fail(instance, diagnostic('plan.effect-denied', `${step.kind} was denied (${admitted.denial.stage}): ${admitted.denial.reason}`, '/kind', { name: plan.name, stepId: step.id }));
           return true;

@@ -1,4 +1,4 @@
-import { hostAllowed, splitUrl } from './grant-constraints.js';
+import { hostAllowed, parseHttpUrl } from './grant-constraints.js';
 import type { DefPolicyNode } from './nodes.js';
 
 /** Where an effect comes from: a plan instance, a reducer invocation, or an agent's program (named by its agent id). */
@@ -26,7 +26,8 @@ export interface PolicySubject {
 /** Evaluates ordered rules: first match wins; no match is deny. No policy at all is deny too. */
 export function decidePolicy(policy: DefPolicyNode | undefined, subject: PolicySubject): PolicyDecision {
   if (policy === undefined) return { decision: 'deny', ruleIndex: -1, policyName: '' };
-  const url = typeof subject.params.url === 'string' ? splitUrl(subject.params.url) : undefined;
+  const parsed = subject.params.url === undefined ? undefined : parseHttpUrl(subject.params.url);
+  const url = parsed?.ok === true ? parsed : undefined;
   for (let i = 0; i < policy.rules.length; i++) {
     const when = policy.rules[i]!.when;
     if (when.effect_kind !== undefined && !kindMatches(when.effect_kind, subject.kind)) continue;

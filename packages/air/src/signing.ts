@@ -1,6 +1,7 @@
 import * as ed from '@noble/ed25519';
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256, sha512 } from '@noble/hashes/sha2.js';
+import { verifyEd25519Strict } from './ed25519-strict.js';
 
 ed.hashes.sha512 = sha512;
 
@@ -8,16 +9,12 @@ ed.hashes.sha512 = sha512;
 export type SignatureScheme = 'ed25519' | 'hmac-sha256';
 
 /**
- * Verifies an Ed25519 signature strictly (RFC 8032, `zip215: false`): non-canonical encodings and small-order
- * points are refused. Never throws: malformed input is simply not a valid signature.
+ * Verifies an Ed25519 signature under AIR's one rule: RFC 8032, cofactorless, canonical encodings, S < L, no
+ * small-order key or R, torsion-free key (see `ed25519-strict.ts`). Never throws: malformed input is simply
+ * not a valid signature.
  */
 export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  if (publicKey.length !== 32 || signature.length !== 64) return false;
-  try {
-    return ed.verify(signature, message, publicKey, { zip215: false });
-  } catch {
-    return false;
-  }
+  return verifyEd25519Strict(publicKey, message, signature);
 }
 
 /** Signs with an Ed25519 secret key (32 bytes). */

@@ -226,7 +226,7 @@ export class Project implements CairnApi {
     return this.withOverlay(id, (overlay) => {
       const entries = [...new SqliteJournalStore(overlay.upper.db).entries()];
       const broken = verifyJournal(entries, record.journalHead);
-      const view: JournalView = { agentId: id, rows: journalRows(entries), verified: broken === undefined };
+      const view: JournalView = { agentId: id, rows: journalRows(entries), entries: entries.length, verified: broken === undefined };
       if (broken !== undefined) view.broken = broken;
       return view;
     });
@@ -245,7 +245,9 @@ export class Project implements CairnApi {
 
   async wait(id: string, states: readonly AgentState[] = ['reviewing', 'accepted', 'rejected', 'failed']): Promise<AgentInfo> {
     this.assertOpen();
-    const stream = this.bus.stream((event) => 'agentId' in event && event.agentId === id);
+    // Progress events (tool calls, logs, denials) never change an agent's state: only the others are worth a look.
+    const progress = new Set(['agent.tool-called', 'agent.denied', 'agent.log', 'agent.generating', 'agent.repairing']);
+    const stream = this.bus.stream((event) => 'agentId' in event && event.agentId === id && !progress.has(event.type));
     try {
       for (;;) {
         const record = this.store.require(id);

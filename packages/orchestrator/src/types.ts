@@ -74,6 +74,7 @@ export interface AgentInfo {
   lang: ProgramLang;
   model?: string;
   summary?: string;
+  /** What the proposal changes (for an accepted agent: what it changed when last accepted). */
   changes?: ChangeInfo[];
   /** One line on why the agent is where it is: the failure, the rejection reason. */
   reason?: string;
@@ -177,6 +178,8 @@ export interface JournalRow {
 export interface JournalView {
   agentId: string;
   rows: JournalRow[];
+  /** Journal entries read (rows show the ones a person needs). */
+  entries: number;
   verified: boolean;
   /** Where the chain breaks, when it does. */
   broken?: { seq: number; reason: string };

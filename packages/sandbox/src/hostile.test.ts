@@ -22,6 +22,8 @@ const tools = {
     return a;
   },
   huge: () => 'x'.repeat(5_000_000),
+  buffer: () => Buffer.from('file contents'),
+  typedInObject: () => ({ path: 'a', bytes: new Uint8Array(3) }),
 };
 
 type Case = [name: string, code: string, statuses: RunStatus[], extra?: Partial<RunRequest> & { check?: (r: RunResult) => void }];
@@ -37,7 +39,7 @@ const cases: Case[] = [
   ['Function constructor', "return new Function('return typeof process')()", ['ok'], { check: (r) => expect(r.value).toBe('undefined') }],
   ['async constructor chain to the global', "return (async () => {}).constructor('return typeof this.process')().then(x => x)", ['ok'], { check: (r) => expect(r.value).toBe('undefined') }],
   ['tool function constructor chain', "const G = echo.constructor('return this')(); return [typeof G.process, typeof G.require, typeof G.__cairn_call]", ['ok'], { check: (r) => expect(r.value).toEqual(['undefined', 'undefined', 'undefined']) }],
-  ['Error.prepareStackTrace call sites', "Error.prepareStackTrace = (_, sites) => sites.map(s => [typeof s.getThis(), typeof s.getFunction()]); return new Error('x').stack", ['ok', 'error']],
+  ['Error.prepareStackTrace call sites', "Error.prepareStackTrace = (_, sites) => sites.map(s => [typeof s.getThis(), typeof s.getFunction()]); return new Error('x').stack", ['ok'], { check: (r) => expect(new Set((r.value as string[][]).flat())).toEqual(new Set(['undefined'])) }],
   ['prepareStackTrace on a thrown error', "Error.prepareStackTrace = () => { throw new Error('nested') }; throw new Error('outer')", ['error']],
   ['the host reference is gone from the global', 'return [typeof __cairn_call, typeof __cairn_log, typeof globalThis.__cairn_call]', ['ok'], { check: (r) => expect(r.value).toEqual(['undefined', 'undefined', 'undefined']) }],
   ['calling the finisher directly', 'return await __cairn.finish(async () => 42)', ['ok'], { check: (r) => expect(typeof r.value).toBe('string') }],
@@ -50,18 +52,18 @@ const cases: Case[] = [
   ['prototype pollution stays in the run', 'Object.prototype.polluted = 1; Array.prototype.polluted = 2; globalThis.leaked = 3; return ({}).polluted', ['ok'], { check: (r) => expect(r.value).toBe(1) }],
   ['polluted Array.prototype.toJSON before a call', "Array.prototype.toJSON = () => 'not an array'; return await echo(1)", ['error']],
   ['replaced JSON before a call', "JSON.stringify = () => '[\"forged\"]'; JSON.parse = () => 'forged'; return await echo('real')", ['ok'], { check: (r) => expect(r.value).toBe('real') }],
-  ['a string too large for the heap', "return 'x'.repeat(2 ** 29).length", ['memory', 'error']],
+  ['a string too large for the heap', "return 'x'.repeat(2 ** 29).length", ['error'], { check: (r) => expect(r.error?.name).toBe('RangeError') }],
   ['a result larger than the output limit', "return 'x'.repeat(2_000_000)", ['limit'], { limits: { wallMs: 60_000, cpuMs: 30_000 } }],
   ['deep recursion', 'function f() { return f() } return f()', ['error']],
-  ['deep nesting in the result', 'let a = []; for (let i = 0; i < 1e6; i++) a = [a]; return a', ['error', 'memory']],
+  ['deep nesting in the result', 'let a = []; for (let i = 0; i < 1e6; i++) a = [a]; return a', ['memory']],
   ['an array memory bomb', 'const a = []; for (;;) a.push(new Array(1e5).fill(7))', ['memory']],
   ['a Map memory bomb', 'const m = new Map(); for (let i = 0; ; i++) m.set(i, { i })', ['memory']],
   ['a billion-element array, fatal to V8 itself', 'return new Array(1e9).fill(0).length', ['memory']],
   ['a result too large to copy out of the heap', "return 'x'.repeat(3e7)", ['memory']],
   ['resizable ArrayBuffer growth', 'const b = new ArrayBuffer(8, { maxByteLength: 2 ** 31 }); b.resize(2 ** 31); return b.byteLength', ['error']],
   ['ArrayBuffer transfer to a larger size', 'const b = new ArrayBuffer(8); return b.transfer(2 ** 31).byteLength', ['error']],
-  ['a huge ArrayBuffer', 'return new ArrayBuffer(2 ** 32).byteLength', ['memory', 'error']],
-  ['typed array copies', 'const parts = []; for (;;) parts.push(new Uint8Array(1 << 24).slice())', ['memory', 'error']],
+  ['a huge ArrayBuffer', 'return new ArrayBuffer(2 ** 32).byteLength', ['error'], { check: (r) => expect(r.error?.name).toBe('RangeError') }],
+  ['typed array copies', 'const parts = []; for (;;) parts.push(new Uint8Array(1 << 24).slice())', ['error'], { check: (r) => expect(r.error?.message).toMatch(/allocation failed/) }],
   ['an infinite loop', 'for (;;) {}', ['timeout']],
   ['a microtask loop', 'for (;;) await null', ['timeout']],
   ['a promise chain that never settles', 'await new Promise(() => {})', ['timeout']],
@@ -91,6 +93,12 @@ const cases: Case[] = [
       expect(r.calls[0]!.value).toBe('[16402 bytes of result not kept]');
     },
   }],
+  ['a handler returning a Buffer or a typed array', 'const out = []; for (const f of [buffer, typedInObject]) { try { await f() } catch (e) { out.push(e.name + ": " + e.message) } } return out', ['ok'], {
+    check: (r) => expect(r.value).toEqual([
+      expect.stringMatching(/^ToolError: buffer returned a value that is not plain JSON: the result is binary data \(Buffer\)/),
+      expect.stringMatching(/^ToolError: typedInObject returned a value that is not plain JSON: the result at \.bytes is binary data/),
+    ]),
+  }],
   ['calling a function that was not given', 'await read_file("x")', ['error']],
   ['overwriting a tool function', 'echo = null', ['error']],
   ['a thrown non-error with hostile toString', 'throw { get name() { throw 1 }, toString() { throw 2 } }', ['error']],
@@ -102,7 +110,11 @@ const cases: Case[] = [
 const probe = 'return [typeof process, typeof require, ({}).polluted ?? null, [].polluted ?? null, globalThis.leaked ?? null, typeof __cairn_call]';
 
 describe('hostile programs: every run ends cleanly, the host lives, the next run is unaffected', () => {
-  it('has at least 40 cases', () => expect(cases.length).toBeGreaterThanOrEqual(40));
+  it('the cases end in every way a run can end', () => {
+    const covered = new Set(cases.flatMap(([, , statuses]) => statuses));
+    for (const status of ['ok', 'error', 'timeout', 'memory', 'limit', 'rejected'] as RunStatus[]) expect(covered, status).toContain(status);
+    expect(cases.every(([, , statuses]) => statuses.length === 1), 'each case says which outcome is right').toBe(true);
+  });
 
   it.each(cases)('%s', async (_name, code, statuses, extra = {}) => {
     const { check, ...request } = extra;

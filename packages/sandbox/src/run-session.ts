@@ -1,3 +1,4 @@
+import { plainJsonProblem } from './plain-json.js';
 import type { ChildOutcome, ChildWorker } from './child-worker.js';
 import { scrubHostPaths } from './host-paths.js';
 import type { Limits } from './limits.js';
@@ -99,8 +100,9 @@ export async function runSession(worker: ChildWorker, request: SessionRequest): 
     record.args = argsJson.length <= MAX_RECORDED_JSON ? args : [`[${argsJson.length} bytes of arguments not kept]`];
     try {
       const value = await handler(...args);
+      const problem = value === undefined ? undefined : plainJsonProblem(value);
+      if (problem !== undefined) throw new TypeError(`${name} returned a value that is not plain JSON: ${problem}`);
       const json = value === undefined ? 'null' : JSON.stringify(value);
-      if (typeof json !== 'string') throw new TypeError(`${name} returned a value that is not JSON`);
       if (json.length > limits.messageBytes) throw new RangeError(`${name} returned more than ${limits.messageBytes} bytes`);
       record.ok = true;
       record.value = json.length <= MAX_RECORDED_JSON ? JSON.parse(json) : `[${json.length} bytes of result not kept]`;

@@ -79,8 +79,10 @@ return { length: text.length };`,
   });
 
   it('a child killed mid-run makes that run "crashed"; the next run is fine', async () => {
-    const running = sandbox.run({ code: 'for (;;) {}', limits: { wallMs: 20_000, cpuMs: 20_000 } });
-    await new Promise((r) => setTimeout(r, 300));
+    let inside: () => void = () => undefined;
+    const started = new Promise<void>((r) => (inside = r));
+    const running = sandbox.run({ code: 'await started(); for (;;) {}', functions: { started: () => inside() }, limits: { wallMs: 60_000, cpuMs: 60_000 } });
+    await started;
     const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(process.pid)], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
     for (const pid of children) {
       try {
@@ -97,8 +99,9 @@ return { length: text.length };`,
   });
 
   it('children killed while idle, or during a host call, are replaced', async () => {
+    const childPids = () => execFileSync('ps', ['-o', 'pid=', '--ppid', String(process.pid)], { encoding: 'utf8' }).trim().split(/\s+/).filter(Boolean).map(Number);
     const killChildren = () => {
-      const pids = execFileSync('ps', ['-o', 'pid=', '--ppid', String(process.pid)], { encoding: 'utf8' }).trim().split(/\s+/).filter(Boolean).map(Number);
+      const pids = childPids();
       for (const pid of pids) {
         try {
           process.kill(pid, 'SIGKILL');
@@ -106,14 +109,20 @@ return { length: text.length };`,
           // already gone
         }
       }
+      return pids;
+    };
+    // Waits for the event (the killed children reaped by the pool), not for a length of time.
+    const childrenGone = async (pids: number[]) => {
+      while (childPids().some((pid) => pids.includes(pid))) await new Promise((r) => setImmediate(r));
     };
     await sandbox.run({ code: 'return 1' });
-    killChildren();
-    await new Promise((r) => setTimeout(r, 100));
+    await childrenGone(killChildren());
     expect(await sandbox.run({ code: 'return 1' })).toMatchObject({ status: 'ok', value: 1 });
     let release: () => void = () => undefined;
-    const during = sandbox.run({ code: 'return await slow()', functions: { slow: () => new Promise<string>((r) => (release = () => r('late'))) } });
-    await new Promise((r) => setTimeout(r, 200));
+    let called: () => void = () => undefined;
+    const inCall = new Promise<void>((r) => (called = r));
+    const during = sandbox.run({ code: 'return await slow()', functions: { slow: () => new Promise<string>((r) => ((release = () => r('late')), called())) } });
+    await inCall;
     killChildren();
     expect((await during).status).toBe('crashed');
     release();

@@ -68,14 +68,22 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
           stats: { wallMs: 0, cpuMs: 0, calls: 0, heapBytes: 0 },
         };
       }
-      const worker = await pool.acquire();
-      let healthy = false;
-      try {
-        const outcome = await runSession(worker, { runId: nextRunId++, ...prepared });
-        healthy = outcome.healthy;
-        return outcome.result;
-      } finally {
-        pool.release(worker, healthy);
+      // A child can die while idle (killed from outside) before the pool hears of it. A run that crashed
+      // before making a single tool call has done nothing, so it is retried once on a fresh child; a program
+      // that really crashes its child crashes the second one too and is reported.
+      for (let attempt = 1; ; attempt++) {
+        const worker = await pool.acquire();
+        let healthy = false;
+        let result: RunResult;
+        try {
+          const outcome = await runSession(worker, { runId: nextRunId++, ...prepared });
+          healthy = outcome.healthy;
+          result = outcome.result;
+        } finally {
+          pool.release(worker, healthy);
+        }
+        if (attempt === 1 && result.status === 'crashed' && result.calls.length === 0 && !closed) continue;
+        return result;
       }
     },
     async close(): Promise<void> {

@@ -73,7 +73,7 @@ class Tour {
     const { out } = this;
     const p = out.paint;
     this.say(`A sample project in ${this.root}: five source files, a .env and a CI workflow.`);
-    this.step('cairn up --detach', 'skipped in the tour: without a daemon every command works on the databases directly');
+    this.say('No set-up: without a daemon every command works on the databases directly (`cairn up` adds one that watches your edits).');
     await this.project.sync();
 
     const consts = await this.spawn('examples/use-const.js', 'use const and let instead of var');

@@ -20,11 +20,11 @@ export function renderJournal(view: JournalView, paint: Paint, width = process.s
   for (const row of rows) {
     const decision = row[4]!;
     const coloured = fit(row).replace(decision.padEnd(widths[4]!), (cell) => (/denied|refused|error|exceeded/.test(decision) ? paint.red(cell) : cell));
-    const detail = row[7] === '' ? '' : paint.dim(`  ${row[7]}`);
-    const line = coloured + detail;
-    lines.push(line.length > width + 40 ? line.slice(0, width + 40) : line);
+    const room = Math.max(20, width - fit(row).length - 2);
+    const text = row[7]!.length > room ? row[7]!.slice(0, room - 1) + '…' : row[7]!;
+    lines.push(text === '' ? coloured : `${coloured}  ${paint.dim(text)}`);
   }
   lines.push('');
-  lines.push(view.verified ? paint.green(`journal verified: ${view.rows.length} rows, the hash chain is whole and reaches the recorded head`) : paint.red(`journal BROKEN at entry ${view.broken?.seq}: ${view.broken?.reason}`));
+  lines.push(view.verified ? paint.green(`journal verified: ${view.entries} entries, the hash chain is whole and reaches the recorded head`) : paint.red(`journal BROKEN at entry ${view.broken?.seq}: ${view.broken?.reason}`));
   return lines;
 }

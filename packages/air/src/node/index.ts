@@ -8,6 +8,7 @@ import type { SignatureVerifier, EffectIntent, Receipt } from '../kernel.js';
 import { signReceipt, type BlobAdapter, type EffectAdapter } from '../adapters.js';
 import type { CborValue } from '../cbor-value.js';
 import type { Hash } from '../node-hash.js';
+import { acceptableEd25519Key, acceptableSignatureShape } from '../ed25519-strict.js';
 
 /** `AirFiles` on the local disk; writes go through a temp file and a rename. */
 export const nodeAirFiles: AirFiles = {
@@ -55,21 +56,26 @@ const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 const publicKeys = new WeakMap<Uint8Array, KeyObject | null>();
 
 /**
- * Receipt signatures checked with OpenSSL (node:crypto): about fifteen times faster than the pure verifier and
- * in agreement with it on every Wycheproof Ed25519 case. Malformed keys or signatures are invalid, never thrown.
+ * Receipt signatures checked with OpenSSL (node:crypto), about fifteen times faster than the pure verifier and
+ * under the same rule: OpenSSL's cofactorless equation and S < L, plus AIR's checks that it does not make
+ * itself — the key is canonical, torsion-free and not of small order; R is canonical and not of small order.
+ * Malformed keys or signatures are invalid, never thrown.
  */
 export const nodeSignatureVerifier: SignatureVerifier = (key, message, signature) => {
   if (key.scheme === 'hmac-sha256') {
     const mac = createHmac('sha256', key.key).update(message).digest();
     return mac.length === signature.length && timingSafeEqual(mac, signature);
   }
-  if (key.key.length !== 32 || signature.length !== 64) return false;
+  if (key.key.length !== 32 || !acceptableSignatureShape(signature)) return false;
   let keyObject = publicKeys.get(key.key);
   if (keyObject === undefined) {
-    try {
-      keyObject = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, key.key]), format: 'der', type: 'spki' });
-    } catch {
-      keyObject = null;
+    keyObject = null;
+    if (acceptableEd25519Key(key.key)) {
+      try {
+        keyObject = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, key.key]), format: 'der', type: 'spki' });
+      } catch {
+        keyObject = null;
+      }
     }
     publicKeys.set(key.key, keyObject);
   }

@@ -1,10 +1,9 @@
-import type { JournalEntry } from '@cairn/air';
 import { modelCaller } from '../adapters/model-adapter.js';
 import { compileGovernance, compileGovernanceJson, type CompiledGovernance } from '../governance/compile.js';
 import { FS_GRANT, LLM_GRANT } from '../governance/default-manifest.js';
 import { runAttempts, type AttemptsOutcome } from '../programs/attempts.js';
 import type { ProjectCore } from '../project-core.js';
-import { createAgentKernel, spentFromJournal } from '../run/agent-kernel.js';
+import { createAgentKernel } from '../run/agent-kernel.js';
 import { AgentWorkspace } from '../run/agent-workspace.js';
 import type { RunLimits } from '../run/program-run.js';
 import type { RunContext } from '../run/run-context.js';
@@ -59,7 +58,7 @@ async function runStretch(core: ProjectCore, record: AgentRecord, workspace: Age
     const value = { ...segment, feedback: record.feedback ?? '' };
     workspace.transaction(() => journal.append('DomainEventAppended', { schema: REVISION_STARTED, value, origin: 'cairn' }));
   }
-  const kernel = createAgentKernel(governance, journal, core.signer, spentFromJournal(journal.entries()), () => BigInt(started) * 1_000_000n);
+  const kernel = createAgentKernel(governance, journal, core.signer, workspace.spent(), () => BigInt(started) * 1_000_000n);
   const fsParams = governance.grants.find((g) => g.name === FS_GRANT)?.params as { read_exclude?: string[]; write_exclude?: string[] } | undefined;
   const model = record.model ?? core.defaultModel;
   const contextFor = (run: number): RunContext => {
@@ -126,14 +125,10 @@ function budgetFailure(budget: string, amount: string): AgentFailure {
 
 /** The governance an agent started under, from its first journal entry. */
 export function governanceOf(workspace: AgentWorkspace): CompiledGovernance {
-  const first = firstEntry(workspace.journal.entries());
+  const first = workspace.firstEntry();
   const value = (first?.body as { schema?: string; value?: { governance_ref?: string } } | undefined);
   if (value?.schema !== AGENT_STARTED || typeof value.value?.governance_ref !== 'string') throw new Error('the journal does not start with the agent\'s governance');
   return compileGovernanceJson(workspace.blobs.text(value.value.governance_ref));
-}
-
-function firstEntry(entries: readonly JournalEntry[]): JournalEntry | undefined {
-  return entries[0];
 }
 
 /** The program of the agent's last run, from its journal. */
@@ -172,7 +167,7 @@ function finish(core: ProjectCore, record: AgentRecord, workspace: AgentWorkspac
 }
 
 function spendOf(workspace: AgentWorkspace): { tokens: number; bytes: number } {
-  return spentFromJournal(workspace.journal.entries());
+  return workspace.spent();
 }
 
 /** Marks an agent failed after an error of Cairn's own, keeping what its journal holds. */

@@ -67,9 +67,14 @@ export function completeOperation(core: ProjectCore, opId: string, kind: Pending
   return { written, yielded, agent };
 }
 
-/** The agent's state after an accept (accepted once nothing is left) or an undo (reviewing again). */
+/**
+ * The agent's state after an accept (accepted once nothing is left) or an undo (reviewing again). An accepted
+ * agent keeps the list of what it last proposed, so listings still say what it changed.
+ */
 function settleRecord(core: ProjectCore, record: AgentRecord, kind: PendingKind, changes: ChangeInfo[]): AgentRecord {
-  if (kind === 'accept' && record.state === 'reviewing' && changes.length === 0) return core.store.transition(record.id, ['reviewing'], 'accepted', { changes }, 'accept');
+  if (kind === 'accept' && record.state === 'reviewing' && changes.length === 0) {
+    return core.store.transition(record.id, ['reviewing'], 'accepted', { changes: record.changes ?? [] }, 'accept');
+  }
   if (kind === 'undo' && record.state === 'accepted') return core.store.transition(record.id, ['accepted'], 'reviewing', { changes }, 'undo');
   return core.store.update(record.id, { changes });
 }

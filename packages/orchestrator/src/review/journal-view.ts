@@ -10,7 +10,8 @@ type Body = Record<string, unknown>;
 export function journalRows(entries: readonly JournalEntry[]): JournalRow[] {
   const rows: JournalRow[] = [];
   const byIntent = new Map<string, JournalRow>();
-  let clock = 0;
+  // Rows before the first run carry that run's clock: the journal records no wall time of its own.
+  let clock = firstRunClock(entries);
   const time = () => new Date(clock).toISOString();
   for (const entry of entries) {
     const body = entry.body as Body;
@@ -38,7 +39,7 @@ export function journalRows(entries: readonly JournalEntry[]): JournalRow[] {
         const payload = receipt.receipt as Body;
         target.decision = receipt.status;
         if (typeof payload.path === 'string') target.path = payload.to === undefined ? payload.path : `${payload.path} -> ${String(payload.to)}`;
-        if (typeof payload.op === 'string') target.effect = `${target.effect} ${payload.op}`;
+        if (typeof payload.op === 'string' && payload.op !== 'write') target.effect = `${target.effect} ${payload.op}`;
         if (payload.size !== undefined && target.effect?.startsWith('fs.write')) target.bytes = Number(payload.size);
         const usage = payload.token_usage as { prompt?: unknown; completion?: unknown } | undefined;
         if (usage !== undefined) target.tokens = Number(usage.prompt ?? 0) + Number(usage.completion ?? 0);
@@ -92,6 +93,14 @@ export function journalRows(entries: readonly JournalEntry[]): JournalRow[] {
     }
   }
   return rows;
+}
+
+function firstRunClock(entries: readonly JournalEntry[]): number {
+  for (const entry of entries) {
+    const body = entry.body as Body;
+    if (entry.kind === 'DomainEventAppended' && body.schema === 'cairn/RunStarted@1') return Number((body.value as Body | undefined)?.clock_ms ?? 0);
+  }
+  return 0;
 }
 
 /** Verifies the chain of a journal and, when given, that it reaches the recorded head. */

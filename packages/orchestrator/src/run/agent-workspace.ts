@@ -1,8 +1,40 @@
 import { AgentFS, Overlay, SqliteJournalStore } from '@cairn/agentfs';
-import { Journal, type JournalEntry } from '@cairn/air';
+import { Journal, type JournalEntry, type JournalStore } from '@cairn/air';
 import { CairnError } from '../errors.js';
 import { BlobStore } from './blob-store.js';
 import { TouchedLog } from './touched-log.js';
+import { addSpend, type JournalSpend } from './agent-kernel.js';
+
+/**
+ * The agent's journal store, watched: what the agent has spent and its first entry (its governance) are kept
+ * up to date as entries are read on open and appended afterwards, so nothing reads the whole journal again.
+ */
+class WatchedJournalStore implements JournalStore {
+  readonly spent: JournalSpend = { tokens: 0, bytes: 0 };
+  first: JournalEntry | undefined;
+
+  constructor(private readonly inner: SqliteJournalStore) {}
+
+  append(entry: JournalEntry): void {
+    this.inner.append(entry);
+    this.see(entry);
+  }
+
+  *entries(): Iterable<JournalEntry> {
+    this.spent.tokens = 0;
+    this.spent.bytes = 0;
+    this.first = undefined;
+    for (const entry of this.inner.entries()) {
+      this.see(entry);
+      yield entry;
+    }
+  }
+
+  private see(entry: JournalEntry): void {
+    if (entry.seq === 0) this.first = entry;
+    addSpend(this.spent, entry);
+  }
+}
 
 /** An agent's database opened for work: its overlay of the project, its journal, its blobs and touched paths. */
 export class AgentWorkspace {
@@ -11,9 +43,12 @@ export class AgentWorkspace {
   readonly blobs: BlobStore;
   readonly touched: TouchedLog;
 
-  private constructor(overlay: Overlay, journal: Journal) {
+  private readonly watched: WatchedJournalStore;
+
+  private constructor(overlay: Overlay, journal: Journal, watched: WatchedJournalStore) {
     this.overlay = overlay;
     this.journal = journal;
+    this.watched = watched;
     this.blobs = new BlobStore(overlay.upper);
     this.touched = new TouchedLog(overlay.upper, this.blobs);
   }
@@ -25,18 +60,28 @@ export class AgentWorkspace {
   static open(agentId: string, path: string, stable: AgentFS, expectedHead?: { hash: string; length: number }): AgentWorkspace {
     const overlay = Overlay.open(path, stable);
     try {
-      const store = new SqliteJournalStore(overlay.upper.db);
+      const store = new WatchedJournalStore(new SqliteJournalStore(overlay.upper.db));
       const opened = Journal.open(store, expectedHead === undefined ? {} : { expectedHead: expectedHead as { hash: JournalEntry['hash']; length: number } });
       if (!opened.ok) {
         throw new CairnError('CAIRN_CORRUPT', `the journal of agent ${agentId} is broken at entry ${opened.broken.seq}: ${opened.broken.reason}`, {
           hint: 'the journal was altered or cut short after it was written; the agent cannot be resumed or replayed',
         });
       }
-      return new AgentWorkspace(overlay, opened.journal);
+      return new AgentWorkspace(overlay, opened.journal, store);
     } catch (error) {
       overlay.close();
       throw error;
     }
+  }
+
+  /** What the journal says the agent has spent so far (tokens of model calls, bytes written). */
+  spent(): JournalSpend {
+    return { ...this.watched.spent };
+  }
+
+  /** The journal's first entry (the agent's start, with its governance), without reading the rest. */
+  firstEntry(): JournalEntry | undefined {
+    return this.watched.first;
   }
 
   /** The journal's head, to keep in the agent's record. */

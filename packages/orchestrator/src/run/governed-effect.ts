@@ -53,7 +53,7 @@ export interface Subject {
 function admit(ctx: RunContext, kind: string, params: Record<string, unknown>, subject: Subject): Admission {
   const seq = ctx.calls++;
   const cap = kind === 'llm.generate' ? LLM_GRANT : FS_GRANT;
-  const admitted = ctx.kernel.enqueue({ kind, params, cap, idempotencyKey: idempotencyKey(ctx.agentId, ctx.run, seq), origin: { kind: 'agent', name: ctx.agentId } });
+  const admitted = ctx.kernel.enqueue({ kind, params, cap, idempotencyKey: idempotencyKey(ctx.agentId, ctx.run, seq), origin: { kind: 'agent', name: ctx.agentId }, instanceId: `${ctx.agentId}/${ctx.run}` });
   if (admitted.ok) return { ok: true, intentHash: admitted.intent.intentHash };
   const message = denialMessage(admitted.denial);
   if (isBudgetDenial(admitted.denial) && ctx.breach === undefined) ctx.breach = { budget: kind === 'llm.generate' ? 'tokens' : 'bytes', message };
