@@ -26,7 +26,12 @@ describe('stale builds are found before tests run old code', () => {
     pkg('unbuilt', { 'src/a.ts': 5 });
     pkg('only-tests-changed', { 'src/a.ts': 100, 'src/a.test.ts': 1, 'dist/a.js': 50 });
     const stale = staleBuilds(root);
-    expect(stale).toEqual(expect.arrayContaining([expect.stringMatching(/packages\/stale\/src\/a\.ts is newer than packages\/stale\/dist/), 'packages/unbuilt has no dist/']));
+    expect(stale).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/packages\/stale\/src\/a\.ts is newer than packages\/stale\/dist/),
+        'packages/unbuilt has no dist/',
+      ]),
+    );
     expect(stale.join('\n')).not.toMatch(/fresh|only-tests-changed/);
   });
 

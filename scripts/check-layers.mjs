@@ -93,7 +93,8 @@ export function findViolations(packages = listWorkspacePackages()) {
         const depLayer = LAYERS[depName];
         if (depLayer === undefined) continue;
         if (depLayer > layer) problems.push(`${where}: L${layer} ${name} imports L${depLayer} ${depName} (points up)`);
-        else if (depLayer === layer && layer !== 4) problems.push(`${where}: ${name} imports ${depName} of the same layer L${layer} (sideways)`);
+        else if (depLayer === layer && layer !== 4)
+          problems.push(`${where}: ${name} imports ${depName} of the same layer L${layer} (sideways)`);
       }
     }
   }

@@ -27,7 +27,9 @@ describe('layer check', () => {
     made.push(root);
     const problems: string[] = findViolations([
       fakePackage(root, '@cairn/air', { 'src/a.ts': `import { readFileSync } from 'node:fs';\nimport { x } from '@cairn/agentfs';\n` }),
-      fakePackage(root, '@cairn/agentfs', { 'src/b.ts': `import { run } from '@cairn/sandbox';\nexport { t } from '@cairn/triage/src/parse.js';\n` }),
+      fakePackage(root, '@cairn/agentfs', {
+        'src/b.ts': `import { run } from '@cairn/sandbox';\nexport { t } from '@cairn/triage/src/parse.js';\n`,
+      }),
       fakePackage(root, '@cairn/sandbox', { 'src/c.ts': `const m = await import('../../agentfs/src/b.js');\n` }),
       fakePackage(root, '@cairn/triage', {
         'src/ok.ts': `export const ok = 1;\n`,

@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 /** Writes a deterministic source-like tree of `count` files (nested directories, 200 B to 6 KB each). */
 export function generateTree(root: string, count: number): void {
   let seed = 42;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   for (let i = 0; i < count; i++) {
     const dir = join(root, `pkg${i % 10}`, `mod${Math.floor(i / 10) % 25}`, `part${Math.floor(i / 250) % 4}`);
     mkdirSync(dir, { recursive: true });
@@ -17,7 +17,23 @@ export function generateTree(root: string, count: number): void {
 
 /** Runs git quietly in `cwd` with a fixed identity. */
 export function git(cwd: string, ...args: string[]): void {
-  execFileSync('git', ['-c', 'user.email=bench@cairn.local', '-c', 'user.name=bench', '-c', 'init.defaultBranch=main', '-c', 'gc.auto=0', '-c', 'maintenance.auto=false', ...args], { cwd, stdio: 'ignore' });
+  execFileSync(
+    'git',
+    [
+      '-c',
+      'user.email=bench@cairn.local',
+      '-c',
+      'user.name=bench',
+      '-c',
+      'init.defaultBranch=main',
+      '-c',
+      'gc.auto=0',
+      '-c',
+      'maintenance.auto=false',
+      ...args,
+    ],
+    { cwd, stdio: 'ignore' },
+  );
 }
 
 /** Makes `root` a git repository with everything committed. */

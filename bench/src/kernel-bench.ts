@@ -22,7 +22,11 @@ const SECRET = new Uint8Array(32).fill(3);
 
 /** Effects gated per second on one core (enqueue + policy + receipt verification + journal appends), and journal throughput. */
 export function benchKernel(): BenchRow[] {
-  const policy: DefPolicyNode = { $kind: 'defpolicy', name: 'cairn/default@1', rules: [{ when: { effect_kind: 'fs.*' }, decision: 'allow' }] };
+  const policy: DefPolicyNode = {
+    $kind: 'defpolicy',
+    name: 'cairn/default@1',
+    rules: [{ when: { effect_kind: 'fs.*' }, decision: 'allow' }],
+  };
   const N = 2000;
   const rates: number[] = [];
   let journalEntries = 0;
@@ -48,10 +52,21 @@ export function benchKernel(): BenchRow[] {
     for (let i = 0; i < N; i++) {
       const key = new Uint8Array(32);
       new DataView(key.buffer).setUint32(0, i);
-      const admitted = kernel.enqueue({ kind: 'fs.write', params: { op: 'write', path: `src/f${i}.ts`, size: 100, content_ref: 'sha256:' + 'a'.repeat(64) }, cap: 'fs', idempotencyKey: key, origin: { kind: 'plan', name: 'cairn/agent@1' } });
+      const admitted = kernel.enqueue({
+        kind: 'fs.write',
+        params: { op: 'write', path: `src/f${i}.ts`, size: 100, content_ref: 'sha256:' + 'a'.repeat(64) },
+        cap: 'fs',
+        idempotencyKey: key,
+        origin: { kind: 'plan', name: 'cairn/agent@1' },
+      });
       if (!admitted.ok) throw new Error(admitted.denial.reason);
       const signStart = performance.now();
-      const body = { intentHash: admitted.intent.intentHash, adapterId: 'fs', status: 'ok' as const, receipt: { op: 'write', path: `src/f${i}.ts`, size: 100, created: true } };
+      const body = {
+        intentHash: admitted.intent.intentHash,
+        adapterId: 'fs',
+        status: 'ok' as const,
+        receipt: { op: 'write', path: `src/f${i}.ts`, size: 100, created: true },
+      };
       const receipt = { ...body, sig: signEd25519(SECRET, receiptSigningBytes(body)) };
       signMs += performance.now() - signStart;
       receipts.push(receipt);
@@ -74,14 +89,36 @@ export function benchKernel(): BenchRow[] {
     const opened = Journal.open(new MemoryJournalStore());
     if (!opened.ok) throw new Error('journal');
     const start = performance.now();
-    for (let n = 0; n < 10_000; n++) opened.journal.append('EffectQueued', { intent_hash: 'sha256:' + 'b'.repeat(64), kind: 'fs.write', n });
+    for (let n = 0; n < 10_000; n++)
+      opened.journal.append('EffectQueued', { intent_hash: 'sha256:' + 'b'.repeat(64), kind: 'fs.write', n });
     appendTimes.push(performance.now() - start);
   }
   return [
     benchVerify(),
-    { tree: 'AIR kernel', measure: `effects gated (enqueue, policy, Ed25519 receipt verify, ${journalEntries / N} journal appends each)`, unit: 'effects/s', cairn: median(rates), others: {}, goal: '>= 5,000/s on one core' },
-    { tree: 'AIR kernel', measure: 'journal append', unit: 'entries/s', cairn: 10_000 / (median(appendTimes) / 1000), others: {}, goal: '' },
-    { tree: 'AIR kernel', measure: 'journal verify (hash chain)', unit: 'entries/s', cairn: entries.length / (median(verifyTimes) / 1000), others: {}, goal: '' },
+    {
+      tree: 'AIR kernel',
+      measure: `effects gated (enqueue, policy, Ed25519 receipt verify, ${journalEntries / N} journal appends each)`,
+      unit: 'effects/s',
+      cairn: median(rates),
+      others: {},
+      goal: '>= 5,000/s on one core',
+    },
+    {
+      tree: 'AIR kernel',
+      measure: 'journal append',
+      unit: 'entries/s',
+      cairn: 10_000 / (median(appendTimes) / 1000),
+      others: {},
+      goal: '',
+    },
+    {
+      tree: 'AIR kernel',
+      measure: 'journal verify (hash chain)',
+      unit: 'entries/s',
+      cairn: entries.length / (median(verifyTimes) / 1000),
+      others: {},
+      goal: '',
+    },
   ];
 }
 
@@ -95,12 +132,17 @@ function benchVerify(): BenchRow {
   const messages = Array.from({ length: 200 }, (_, i) => new TextEncoder().encode(`receipt ${i} ${'x'.repeat(200)}`));
   const signatures = messages.map((m) => signEd25519(SECRET, m));
   const key = { scheme: 'ed25519' as const, key: public_ };
-  const spki = createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), public_]), format: 'der', type: 'spki' });
+  const spki = createPublicKey({
+    key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), public_]),
+    format: 'der',
+    type: 'spki',
+  });
   const time = (verify: (m: Uint8Array, s: Uint8Array) => boolean): number => {
     const runs: number[] = [];
     for (let r = 0; r < 5; r++) {
       const start = performance.now();
-      for (let i = 0; i < messages.length; i++) if (!verify(messages[i]!, signatures[i]!)) throw new Error('a genuine signature did not verify');
+      for (let i = 0; i < messages.length; i++)
+        if (!verify(messages[i]!, signatures[i]!)) throw new Error('a genuine signature did not verify');
       runs.push(((performance.now() - start) / messages.length) * 1000);
     }
     return median(runs);

@@ -10,7 +10,10 @@ import type { BenchRow } from './storage-bench.js';
 
 /** A trivial agent: reads three files and writes one. */
 function trivialProgram(files: readonly string[], out: string): string {
-  const reads = files.slice(0, 3).map((f) => `await read_file(${JSON.stringify(f)});`).join(' ');
+  const reads = files
+    .slice(0, 3)
+    .map((f) => `await read_file(${JSON.stringify(f)});`)
+    .join(' ');
   return `${reads} await write_file(${JSON.stringify(out)}, 'changed by an agent\\n' + Math.random());`;
 }
 
@@ -62,28 +65,67 @@ export async function benchOrchestrator(treeName: string, source: string, work: 
       );
       git(gitRoot, 'worktree', 'remove', '--force', dir);
     }
-    rows.push({ tree: treeName, measure: 'spawn -> reviewing, trivial program (read 3, write 1)', unit: 'ms', cairn: median(spawnTimes), others: { 'git worktree add + edit + git diff': median(worktreeTimes) }, goal: '<= 30 ms, flat in repo size' });
+    rows.push({
+      tree: treeName,
+      measure: 'spawn -> reviewing, trivial program (read 3, write 1)',
+      unit: 'ms',
+      cairn: median(spawnTimes),
+      others: { 'git worktree add + edit + git diff': median(worktreeTimes) },
+      goal: '<= 30 ms, flat in repo size',
+    });
 
     await project.close();
     project = openProject(root, { cairnHome: home, poolSize: 8 });
     const started = performance.now();
-    const ids = await Promise.all(Array.from({ length: 100 }, (_, i) => project.queue(`pool ${i}`, { code: trivialProgram(files, `pool/${i}.txt`) }).then((a) => a.id)));
+    const ids = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => project.queue(`pool ${i}`, { code: trivialProgram(files, `pool/${i}.txt`) }).then((a) => a.id)),
+    );
     const finals = await Promise.all(ids.map((id) => project.wait(id)));
     const poolMs = performance.now() - started;
     if (finals.some((a) => a.state !== 'reviewing')) throw new Error('a pooled agent did not reach reviewing');
-    rows.push({ tree: treeName, measure: '100 agents through a pool of 8', unit: 'ms', cairn: poolMs, others: { 'agents/s': 100 / (poolMs / 1000) }, goal: '>= 20 agents/s on 2 cores' });
+    rows.push({
+      tree: treeName,
+      measure: '100 agents through a pool of 8',
+      unit: 'ms',
+      cairn: poolMs,
+      others: { 'agents/s': 100 / (poolMs / 1000) },
+      goal: '>= 20 agents/s on 2 cores',
+    });
 
     const READS = 500;
     const small = files.find((f) => readFileSync(join(root, f)).length < 2048) ?? files[0]!;
     const governed: number[] = [];
     const baseline: number[] = [];
     for (let i = 0; i < 7; i++) {
-      governed.push(await timeOnceAsync(() => spawnAndWait(project, 'reads', `for (let i = 0; i < ${READS}; i++) await read_file(${JSON.stringify(small)}); await write_file('reads.txt', 'x' + Math.random());`)));
-      baseline.push(await timeOnceAsync(() => spawnAndWait(project, 'no reads', `for (let i = 0; i < ${READS}; i++) await Promise.resolve(i); await write_file('reads.txt', 'x' + Math.random());`)));
+      governed.push(
+        await timeOnceAsync(() =>
+          spawnAndWait(
+            project,
+            'reads',
+            `for (let i = 0; i < ${READS}; i++) await read_file(${JSON.stringify(small)}); await write_file('reads.txt', 'x' + Math.random());`,
+          ),
+        ),
+      );
+      baseline.push(
+        await timeOnceAsync(() =>
+          spawnAndWait(
+            project,
+            'no reads',
+            `for (let i = 0; i < ${READS}; i++) await Promise.resolve(i); await write_file('reads.txt', 'x' + Math.random());`,
+          ),
+        ),
+      );
     }
     const governedUs = ((median(governed) - median(baseline)) / READS) * 1000;
     const bareUs = await bareRoundTrip(readFileSync(join(root, small), 'utf8'), READS);
-    rows.push({ tree: treeName, measure: 'governed read_file round trip (gate, receipt, journal)', unit: 'µs', cairn: governedUs, others: { 'bare sandbox tool call': bareUs }, goal: '<= 2x the bare round trip' });
+    rows.push({
+      tree: treeName,
+      measure: 'governed read_file round trip (gate, receipt, journal)',
+      unit: 'µs',
+      cairn: governedUs,
+      others: { 'bare sandbox tool call': bareUs },
+      goal: '<= 2x the bare round trip',
+    });
 
     const hundred = files.slice(0, 100);
     const editAll = `for (const f of ${JSON.stringify(hundred)}) await write_file(f, (await read_file(f)) + '// agent ' + Math.random() + '\\n');`;
@@ -93,11 +135,25 @@ export async function benchOrchestrator(treeName: string, source: string, work: 
       await project.wait(agent.id);
       acceptTimes.push(await timeOnceAsync(() => project.accept(agent.id)));
     }
-    rows.push({ tree: treeName, measure: 'accept 100 files (stable.db and working tree)', unit: 'ms', cairn: median(acceptTimes), others: { 'agentfs accept alone': agentfsAccept(root, hundred, work) }, goal: '' });
+    rows.push({
+      tree: treeName,
+      measure: 'accept 100 files (stable.db and working tree)',
+      unit: 'ms',
+      cairn: median(acceptTimes),
+      others: { 'agentfs accept alone': agentfsAccept(root, hundred, work) },
+      goal: '',
+    });
 
     for (let i = 0; i < 50; i++) await project.queue(`hold ${i}`, { code: trivialProgram(files, `hold/${i}.txt`) });
     await Promise.all((await project.agents({ state: 'queued' })).map((a) => project.wait(a.id)));
-    rows.push({ tree: treeName, measure: 'resident memory of a process holding 50 reviewing agents', unit: 'MB', cairn: holdingRss(root, home), others: { 'bare node process': bareRss() }, goal: '' });
+    rows.push({
+      tree: treeName,
+      measure: 'resident memory of a process holding 50 reviewing agents',
+      unit: 'MB',
+      cairn: holdingRss(root, home),
+      others: { 'bare node process': bareRss() },
+      goal: '',
+    });
   } finally {
     await project.close();
     rmSync(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
@@ -112,7 +168,15 @@ async function bareRoundTrip(text: string, calls: number): Promise<number> {
     const withCalls: number[] = [];
     const empty: number[] = [];
     for (let i = 0; i < 7; i++) {
-      withCalls.push(await timeOnceAsync(() => sandbox.run({ code: `for (let i = 0; i < ${calls}; i++) await read_file('x'); return 1`, functions: { read_file: () => text }, limits: { calls } })));
+      withCalls.push(
+        await timeOnceAsync(() =>
+          sandbox.run({
+            code: `for (let i = 0; i < ${calls}; i++) await read_file('x'); return 1`,
+            functions: { read_file: () => text },
+            limits: { calls },
+          }),
+        ),
+      );
       empty.push(await timeOnceAsync(() => sandbox.run({ code: `for (let i = 0; i < ${calls}; i++) await Promise.resolve(i); return 1` })));
     }
     return ((median(withCalls) - median(empty)) / calls) * 1000;
@@ -141,7 +205,14 @@ function agentfsAccept(root: string, hundred: readonly string[], work: string): 
 /** RSS of a fresh process that opens the project and lists its agents (50 of them reviewing). */
 function holdingRss(root: string, home: string): number {
   const script = `import { openProject } from '@cairn/orchestrator'; const p = openProject(${JSON.stringify(root)}, { cairnHome: ${JSON.stringify(home)} }); const n = (await p.agents({ state: 'reviewing' })).length; if (n < 50) throw new Error('only ' + n); console.log(process.memoryUsage().rss); await p.close();`;
-  return Number(execFileSync(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', script], { cwd: new URL('..', import.meta.url).pathname, encoding: 'utf8' }).trim()) / 1e6;
+  return (
+    Number(
+      execFileSync(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', script], {
+        cwd: new URL('..', import.meta.url).pathname,
+        encoding: 'utf8',
+      }).trim(),
+    ) / 1e6
+  );
 }
 
 function bareRss(): number {

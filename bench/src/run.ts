@@ -20,7 +20,9 @@ function printRows(rows: readonly BenchRow[]): void {
     const others = Object.entries(row.others)
       .map(([name, value]) => `${name} ${format(value)} (${format(value / row.cairn)}x Cairn)`)
       .join(' | ');
-    console.log(`[${row.tree}] ${row.measure}: Cairn ${format(row.cairn)} ${row.unit}${others ? ' | ' + others : ''}${row.goal ? `  [goal: ${row.goal}]` : ''}`);
+    console.log(
+      `[${row.tree}] ${row.measure}: Cairn ${format(row.cairn)} ${row.unit}${others ? ' | ' + others : ''}${row.goal ? `  [goal: ${row.goal}]` : ''}`,
+    );
   }
 }
 
@@ -56,7 +58,10 @@ async function main(): Promise<void> {
     printRows(agentRows);
     all.push(...agentRows);
     mkdirSync(RESULTS, { recursive: true });
-    writeFileSync(join(RESULTS, 'latest.json'), JSON.stringify({ node: process.version, at: new Date().toISOString(), rows: all }, null, 2));
+    writeFileSync(
+      join(RESULTS, 'latest.json'),
+      JSON.stringify({ node: process.version, at: new Date().toISOString(), rows: all }, null, 2),
+    );
   } finally {
     rmSync(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   }

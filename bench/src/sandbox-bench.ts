@@ -19,7 +19,11 @@ export async function benchSandbox(): Promise<BenchRow[]> {
     const empty: number[] = [];
     for (let i = 0; i < 15; i++) {
       let start = performance.now();
-      await sandbox.run({ code: `for (let i = 0; i < ${CALLS}; i++) await ping(i); return 1`, functions: { ping: (x: unknown) => x }, limits: { calls: CALLS } });
+      await sandbox.run({
+        code: `for (let i = 0; i < ${CALLS}; i++) await ping(i); return 1`,
+        functions: { ping: (x: unknown) => x },
+        limits: { calls: CALLS },
+      });
       perCall.push(performance.now() - start);
       start = performance.now();
       await sandbox.run({ code: `for (let i = 0; i < ${CALLS}; i++) await Promise.resolve(i); return 1` });
@@ -29,15 +33,40 @@ export async function benchSandbox(): Promise<BenchRow[]> {
     const concurrent: number[] = [];
     for (let i = 0; i < 5; i++) {
       const start = performance.now();
-      const results = await Promise.all(Array.from({ length: 100 }, (_, n) => sandbox.run({ code: 'return await f(input)', input: n, functions: { f: (x: unknown) => x } })));
+      const results = await Promise.all(
+        Array.from({ length: 100 }, (_, n) =>
+          sandbox.run({ code: 'return await f(input)', input: n, functions: { f: (x: unknown) => x } }),
+        ),
+      );
       concurrent.push(performance.now() - start);
       if (results.some((r) => r.status !== 'ok')) throw new Error('a concurrent run failed');
     }
     const concurrentMs = median(concurrent);
     return [
-      { tree: 'sandbox', measure: 'trivial program end to end (warm pool of 2)', unit: 'ms', cairn: median(trivial), others: {}, goal: '<= 5 ms median' },
-      { tree: 'sandbox', measure: 'tool-call round trip (program -> host -> program)', unit: 'µs', cairn: roundTripUs, others: {}, goal: '<= 150 µs' },
-      { tree: 'sandbox', measure: '100 concurrent runs on 2 cores, each with one tool call', unit: 'ms', cairn: concurrentMs, others: { 'runs/s': 100 / (concurrentMs / 1000) }, goal: 'all finish' },
+      {
+        tree: 'sandbox',
+        measure: 'trivial program end to end (warm pool of 2)',
+        unit: 'ms',
+        cairn: median(trivial),
+        others: {},
+        goal: '<= 5 ms median',
+      },
+      {
+        tree: 'sandbox',
+        measure: 'tool-call round trip (program -> host -> program)',
+        unit: 'µs',
+        cairn: roundTripUs,
+        others: {},
+        goal: '<= 150 µs',
+      },
+      {
+        tree: 'sandbox',
+        measure: '100 concurrent runs on 2 cores, each with one tool call',
+        unit: 'ms',
+        cairn: concurrentMs,
+        others: { 'runs/s': 100 / (concurrentMs / 1000) },
+        goal: 'all finish',
+      },
     ];
   } finally {
     await sandbox.close();

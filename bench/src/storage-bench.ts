@@ -44,10 +44,31 @@ export async function benchStorage(treeName: string, project: string, work: stri
     rmSync(target, { recursive: true, force: true });
   }
   const importMs = median(importTimes);
-  rows.push({ tree: treeName, measure: `import ${files.length} files (${(bytes / 1e6).toFixed(1)} MB)`, unit: 'ms', cairn: importMs, others: { 'cp -r': median(cpTimes) }, goal: 'within 3x of cp -r' });
+  rows.push({
+    tree: treeName,
+    measure: `import ${files.length} files (${(bytes / 1e6).toFixed(1)} MB)`,
+    unit: 'ms',
+    cairn: importMs,
+    others: { 'cp -r': median(cpTimes) },
+    goal: 'within 3x of cp -r',
+  });
   const cpMs = median(cpTimes);
-  rows.push({ tree: treeName, measure: 'import throughput', unit: 'files/s', cairn: files.length / (importMs / 1000), others: { 'cp -r': files.length / (cpMs / 1000) }, goal: '' });
-  rows.push({ tree: treeName, measure: 'import throughput', unit: 'MB/s', cairn: bytes / 1e6 / (importMs / 1000), others: { 'cp -r': bytes / 1e6 / (cpMs / 1000) }, goal: '' });
+  rows.push({
+    tree: treeName,
+    measure: 'import throughput',
+    unit: 'files/s',
+    cairn: files.length / (importMs / 1000),
+    others: { 'cp -r': files.length / (cpMs / 1000) },
+    goal: '',
+  });
+  rows.push({
+    tree: treeName,
+    measure: 'import throughput',
+    unit: 'MB/s',
+    cairn: bytes / 1e6 / (importMs / 1000),
+    others: { 'cp -r': bytes / 1e6 / (cpMs / 1000) },
+    goal: '',
+  });
 
   const base = AgentFS.open(join(work, 'import-0.db'));
 
@@ -58,7 +79,14 @@ export async function benchStorage(treeName: string, project: string, work: stri
   const overlayClose = medianOf(created.length, (run) => created[run]!.close());
   const worktree = medianOf(3, (run) => git(project, 'worktree', 'add', '-q', '--detach', join(work, `wt-${run}`)), settle);
   const cpTree = medianOf(3, (run) => execFileSync('cp', ['-r', project, join(work, `copy-${run}`)]), settle);
-  rows.push({ tree: treeName, measure: 'create an agent overlay', unit: 'ms', cairn: overlayCreate, others: { 'git worktree add': worktree, 'cp -r': cpTree }, goal: '<= 5 ms, constant' });
+  rows.push({
+    tree: treeName,
+    measure: 'create an agent overlay',
+    unit: 'ms',
+    cairn: overlayCreate,
+    others: { 'git worktree add': worktree, 'cp -r': cpTree },
+    goal: '<= 5 ms, constant',
+  });
   rows.push({ tree: treeName, measure: 'close an agent overlay (checkpoint)', unit: 'ms', cairn: overlayClose, others: {}, goal: '' });
 
   // Read a small file through an overlay (fall-through) against readFileSync and the SDK on the same store.
@@ -71,12 +99,21 @@ export async function benchStorage(treeName: string, project: string, work: stri
   const sdk = await SdkAgentFS.open({ path: join(work, 'import-0.db') });
   const sdkTimes: number[] = [];
   for (let run = 0; run < 7; run++) {
-    sdkTimes.push(await timeOnceAsync(async () => {
-      for (const f of sample) await sdk.fs.readFile('/' + f);
-    }));
+    sdkTimes.push(
+      await timeOnceAsync(async () => {
+        for (const f of sample) await sdk.fs.readFile('/' + f);
+      }),
+    );
   }
   await sdk.close();
-  rows.push({ tree: treeName, measure: 'read a small file via overlay (fall-through)', unit: 'µs/read', cairn: overlayRead * 1000, others: { 'fs.readFileSync': fsRead * 1000, 'agentfs-sdk readFile': (median(sdkTimes) / sample.length) * 1000 }, goal: '<= 3x readFileSync; faster than the SDK' });
+  rows.push({
+    tree: treeName,
+    measure: 'read a small file via overlay (fall-through)',
+    unit: 'µs/read',
+    cairn: overlayRead * 1000,
+    others: { 'fs.readFileSync': fsRead * 1000, 'agentfs-sdk readFile': (median(sdkTimes) / sample.length) * 1000 },
+    goal: '<= 3x readFileSync; faster than the SDK',
+  });
 
   // Accept 100 modified files (fast-forward), and the same with the base moved (three-way merges).
   const targets = smallFiles.slice(0, 100);
@@ -85,7 +122,8 @@ export async function benchStorage(treeName: string, project: string, work: stri
       7,
       () => {
         const result = currentOverlay!.accept();
-        if (result.conflicts.length > 0 || result.applied.length !== targets.length) throw new Error('bench accept did not apply every file');
+        if (result.conflicts.length > 0 || result.applied.length !== targets.length)
+          throw new Error('bench accept did not apply every file');
       },
       (run) => {
         currentOverlay?.close();
@@ -101,7 +139,14 @@ export async function benchStorage(treeName: string, project: string, work: stri
   const acceptFf = acceptRuns(false);
   const acceptMerge = acceptRuns(true);
   currentOverlay?.close();
-  rows.push({ tree: treeName, measure: 'accept 100 modified files', unit: 'ms', cairn: acceptFf, others: { 'with base moved (3-way)': acceptMerge }, goal: '<= 50 ms' });
+  rows.push({
+    tree: treeName,
+    measure: 'accept 100 modified files',
+    unit: 'ms',
+    cairn: acceptFf,
+    others: { 'with base moved (3-way)': acceptMerge },
+    goal: '<= 50 ms',
+  });
 
   overlay.close();
   base.close();

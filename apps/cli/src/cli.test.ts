@@ -32,7 +32,26 @@ describe('usage', () => {
   it('prints help generated from the declared options, and exits 2 on usage errors', async () => {
     const help = await project.run(['--help']);
     expect(help.code).toBe(0);
-    for (const command of ['up', 'down', 'spawn', 'queue', 'list-agents|ls', 'status', 'diff', 'log', 'accept', 'undo', 'reject', 'restore', 'replay', 'events', 'gc', 'air', 'demo']) expect(help.stdout).toContain(command);
+    for (const command of [
+      'up',
+      'down',
+      'spawn',
+      'queue',
+      'list-agents|ls',
+      'status',
+      'diff',
+      'log',
+      'accept',
+      'undo',
+      'reject',
+      'restore',
+      'replay',
+      'events',
+      'gc',
+      'air',
+      'demo',
+    ])
+      expect(help.stdout).toContain(command);
     const spawnHelp = await project.run(['spawn', '--help']);
     expect(spawnHelp.stdout).toMatch(/--code <file>/);
     expect(spawnHelp.stdout).toMatch(/--project <dir>/);
@@ -67,7 +86,11 @@ describe('the daily loop without a daemon', () => {
     expect(lines.every((line) => typeof line.type === 'string')).toBe(true);
     expect(lines.some((line) => line.type === 'event')).toBe(true);
     const agent = resultOf(spawned).agent as Record<string, unknown>;
-    expect(agent).toMatchObject({ task: 'use const', state: 'reviewing', changes: [{ path: 'src/greet.js', status: 'modified', kind: 'file' }] });
+    expect(agent).toMatchObject({
+      task: 'use const',
+      state: 'reviewing',
+      changes: [{ path: 'src/greet.js', status: 'modified', kind: 'file' }],
+    });
     for (const key of ['id', 'createdAt', 'updatedAt', 'summary']) expect(agent).toHaveProperty(key);
     const id = agent.id as string;
 
@@ -91,7 +114,10 @@ describe('the daily loop without a daemon', () => {
     expect(accepted.code).toBe(0);
     expect(resultOf(accepted)).toMatchObject({ ok: true, applied: [{ path: 'src/greet.js', how: 'fast-forward' }], conflicts: [] });
     expect(readFileSync(join(project.root, 'src/greet.js'), 'utf8')).toContain('const text');
-    expect(resultOf(await project.run(['status', id, '--json'])).agent).toMatchObject({ state: 'accepted', changes: [{ path: 'src/greet.js', status: 'modified' }] });
+    expect(resultOf(await project.run(['status', id, '--json'])).agent).toMatchObject({
+      state: 'accepted',
+      changes: [{ path: 'src/greet.js', status: 'modified' }],
+    });
     const again = await project.run(['accept', id, '--json']);
     expect(again.code).toBe(1);
     expect(resultOf(again)).toMatchObject({ type: 'error', code: 'CAIRN_INVALID_STATE' });
@@ -174,7 +200,9 @@ describe('with a daemon', () => {
     const second = await project.run(['up', '--detach']);
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(/already serves/);
-    const runs = await Promise.all(Array.from({ length: 4 }, (_, i) => project.run(['spawn', '--code', 'fix.js', `task ${i}`, '--wait', '--json'])));
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => project.run(['spawn', '--code', 'fix.js', `task ${i}`, '--wait', '--json'])),
+    );
     for (const run of runs) {
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).not.toMatch(/SQLITE_BUSY|database is locked/);
@@ -230,7 +258,18 @@ describe('the demo', () => {
   it('runs the whole tour on a fresh sample project with no model', async () => {
     const run = await project.run(['demo']);
     expect(run.code, run.stderr).toBe(0);
-    for (const step of ['$ cairn spawn --code examples/use-const.js', '$ cairn accept', 'merged with your edits', 'conflict', '$ cairn reject', '$ cairn restore', '$ cairn undo', 'excluded from reading by ".env*"', 'reproduced', 'No Ollama server answers']) {
+    for (const step of [
+      '$ cairn spawn --code examples/use-const.js',
+      '$ cairn accept',
+      'merged with your edits',
+      'conflict',
+      '$ cairn reject',
+      '$ cairn restore',
+      '$ cairn undo',
+      'excluded from reading by ".env*"',
+      'reproduced',
+      'No Ollama server answers',
+    ]) {
       expect(run.stdout).toContain(step);
     }
   });

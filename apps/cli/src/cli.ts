@@ -40,7 +40,10 @@ function withSpawnOptions(command: Command): Command {
     .option('--bytes <n>', 'bytes the agent may write')
     .option('--calls <n>', 'tool calls the agent may make')
     .option('--repairs <n>', 'repair rounds the model gets')
-    .option('--scope <path>', 'only let the agent write under this path (repeatable)', (value: string, previous: string[] = []) => [...previous, value]);
+    .option('--scope <path>', 'only let the agent write under this path (repeatable)', (value: string, previous: string[] = []) => [
+      ...previous,
+      value,
+    ]);
 }
 
 /** Builds the program: every command, its options as data, help generated from them. */
@@ -51,24 +54,100 @@ function buildProgram(run: (action: Action, options: CommonOptions, ...args: unk
     .showHelpAfterError('(add --help for usage)')
     .showSuggestionAfterError(true);
 
-  withCommon(program.command('up').description('start the project\'s daemon: import, watch, serve, run the queue').option('--detach', 'run in the background (pid and log files)')).action((flags) => run(upCommand as Action, flags, flags));
-  withCommon(program.command('down').description('stop the project\'s daemon (running agents finish first)')).action((flags) => run(downCommand as Action, flags));
-  withCommon(withSpawnOptions(program.command('spawn').description('create an agent and start it as soon as a slot is free, ahead of queued ones'))).action((task, flags) => run(spawnCommand as Action, flags, task, flags, 'spawn'));
-  withCommon(withSpawnOptions(program.command('queue').description('create an agent at the back of the queue'))).action((task, flags) => run(spawnCommand as Action, flags, task, flags, 'queue'));
-  withCommon(program.command('list-agents').alias('ls').description('one line per agent: id, state, age, changed files, task').option('--state <states>', 'only agents in these states (comma-separated)')).action((flags) => run(listCommand as Action, flags, flags));
-  withCommon(program.command('status').description('an agent in full: state, task, summary, changes, failure, recent events').argument('<id>', 'the agent')).action((id, flags) => run(statusCommand as Action, flags, id));
-  withCommon(program.command('diff').description('the agent\'s proposal as a git-style diff').argument('<id>', 'the agent').argument('[paths...]', 'only these paths').option('--no-pager', 'never page the output')).action((id, paths, flags) => run(diffCommand as Action, flags, id, paths, flags));
-  withCommon(program.command('log').description('the agent\'s journal as a table; verifies its hash chain').argument('<id>', 'the agent').option('--no-pager', 'never page the output')).action((id, flags) => run(logCommand as Action, flags, id, flags));
-  withCommon(program.command('accept').description('merge the proposal (or some paths) into your working tree, three-way').argument('<id>', 'the agent').argument('[paths...]', 'only these paths').option('--force', 'take the agent\'s side of conflicts').option('--partial', 'apply what merges cleanly even when other paths conflict')).action((id, paths, flags) => run(acceptCommand as Action, flags, id, paths, flags));
-  withCommon(program.command('undo').description('undo the agent\'s accepts; the changes become a proposal again').argument('<id>', 'the agent').option('--force', 'restore files you changed since the accept too')).action((id, flags) => run(undoCommand as Action, flags, id, flags));
-  withCommon(program.command('reject').description('discard the proposal (kept in the ledger until collected)').argument('<id>', 'the agent').option('--reason <text>', 'why')).action((id, flags) => run(rejectCommand as Action, flags, id, flags));
-  withCommon(program.command('restore').description('bring a rejected agent back').argument('<id>', 'the agent')).action((id, flags) => run(restoreCommand as Action, flags, id));
-  withCommon(program.command('replay').description('re-run the agent from its journal; exit 0 only if it is reproduced').argument('<id>', 'the agent')).action((id, flags) => run(replayCommand as Action, flags, id));
-  withCommon(program.command('events').description('follow the daemon\'s event stream').option('--agent <id>', 'only this agent')).action((flags) => run(eventsCommand as Action, flags, flags));
-  withCommon(program.command('gc').description('delete rejected overlays for good').option('--older-than <age>', 'only those rejected at least this long ago (30m, 12h, 7d)', '7d')).action((flags) => run(gcCommand as Action, flags, flags));
+  withCommon(
+    program
+      .command('up')
+      .description("start the project's daemon: import, watch, serve, run the queue")
+      .option('--detach', 'run in the background (pid and log files)'),
+  ).action((flags) => run(upCommand as Action, flags, flags));
+  withCommon(program.command('down').description("stop the project's daemon (running agents finish first)")).action((flags) =>
+    run(downCommand as Action, flags),
+  );
+  withCommon(
+    withSpawnOptions(program.command('spawn').description('create an agent and start it as soon as a slot is free, ahead of queued ones')),
+  ).action((task, flags) => run(spawnCommand as Action, flags, task, flags, 'spawn'));
+  withCommon(withSpawnOptions(program.command('queue').description('create an agent at the back of the queue'))).action((task, flags) =>
+    run(spawnCommand as Action, flags, task, flags, 'queue'),
+  );
+  withCommon(
+    program
+      .command('list-agents')
+      .alias('ls')
+      .description('one line per agent: id, state, age, changed files, task')
+      .option('--state <states>', 'only agents in these states (comma-separated)'),
+  ).action((flags) => run(listCommand as Action, flags, flags));
+  withCommon(
+    program
+      .command('status')
+      .description('an agent in full: state, task, summary, changes, failure, recent events')
+      .argument('<id>', 'the agent'),
+  ).action((id, flags) => run(statusCommand as Action, flags, id));
+  withCommon(
+    program
+      .command('diff')
+      .description("the agent's proposal as a git-style diff")
+      .argument('<id>', 'the agent')
+      .argument('[paths...]', 'only these paths')
+      .option('--no-pager', 'never page the output'),
+  ).action((id, paths, flags) => run(diffCommand as Action, flags, id, paths, flags));
+  withCommon(
+    program
+      .command('log')
+      .description("the agent's journal as a table; verifies its hash chain")
+      .argument('<id>', 'the agent')
+      .option('--no-pager', 'never page the output'),
+  ).action((id, flags) => run(logCommand as Action, flags, id, flags));
+  withCommon(
+    program
+      .command('accept')
+      .description('merge the proposal (or some paths) into your working tree, three-way')
+      .argument('<id>', 'the agent')
+      .argument('[paths...]', 'only these paths')
+      .option('--force', "take the agent's side of conflicts")
+      .option('--partial', 'apply what merges cleanly even when other paths conflict'),
+  ).action((id, paths, flags) => run(acceptCommand as Action, flags, id, paths, flags));
+  withCommon(
+    program
+      .command('undo')
+      .description("undo the agent's accepts; the changes become a proposal again")
+      .argument('<id>', 'the agent')
+      .option('--force', 'restore files you changed since the accept too'),
+  ).action((id, flags) => run(undoCommand as Action, flags, id, flags));
+  withCommon(
+    program
+      .command('reject')
+      .description('discard the proposal (kept in the ledger until collected)')
+      .argument('<id>', 'the agent')
+      .option('--reason <text>', 'why'),
+  ).action((id, flags) => run(rejectCommand as Action, flags, id, flags));
+  withCommon(program.command('restore').description('bring a rejected agent back').argument('<id>', 'the agent')).action((id, flags) =>
+    run(restoreCommand as Action, flags, id),
+  );
+  withCommon(
+    program
+      .command('replay')
+      .description('re-run the agent from its journal; exit 0 only if it is reproduced')
+      .argument('<id>', 'the agent'),
+  ).action((id, flags) => run(replayCommand as Action, flags, id));
+  withCommon(program.command('events').description("follow the daemon's event stream").option('--agent <id>', 'only this agent')).action(
+    (flags) => run(eventsCommand as Action, flags, flags),
+  );
+  withCommon(
+    program
+      .command('gc')
+      .description('delete rejected overlays for good')
+      .option('--older-than <age>', 'only those rejected at least this long ago (30m, 12h, 7d)', '7d'),
+  ).action((flags) => run(gcCommand as Action, flags, flags));
   const air = program.command('air').description('governance: the AIR manifest');
-  withCommon(air.command('check').description('validate .cairn/manifest.air.json')).action((flags) => run(airCheckCommand as Action, flags));
-  withCommon(program.command('demo').description('a guided tour on a sample project (no model needed)').option('--keep', 'keep the sample project afterwards')).action((flags) => run(demoCommand as Action, flags, flags));
+  withCommon(air.command('check').description('validate .cairn/manifest.air.json')).action((flags) =>
+    run(airCheckCommand as Action, flags),
+  );
+  withCommon(
+    program
+      .command('demo')
+      .description('a guided tour on a sample project (no model needed)')
+      .option('--keep', 'keep the sample project afterwards'),
+  ).action((flags) => run(demoCommand as Action, flags, flags));
   return program;
 }
 
@@ -104,7 +183,14 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
-      if (json) createOutput({ json: true, debug: false }).error('CAIRN_USAGE', (usage || error.message).replace(/^error: /, '').split('\n')[0]!.trim());
+      if (json)
+        createOutput({ json: true, debug: false }).error(
+          'CAIRN_USAGE',
+          (usage || error.message)
+            .replace(/^error: /, '')
+            .split('\n')[0]!
+            .trim(),
+        );
       return 2;
     }
     return reportError(createOutput({ json, debug: argv.includes('--debug') }), error);

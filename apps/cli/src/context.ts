@@ -77,7 +77,14 @@ export function spawnOptionsOf(flags: SpawnFlags): SpawnOptions {
       options.code = readFileSync(path, 'utf8');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a folder' : (error as Error).message;
+      const why =
+        code === 'ENOENT'
+          ? 'no such file'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : code === 'EISDIR'
+              ? 'it is a folder'
+              : (error as Error).message;
       throw new UsageError(`cannot read the program ${flags.code}: ${why}`, 'give --code the path of a .js or .py file');
     }
     if (options.code.trim() === '') throw new UsageError(`the program ${flags.code} is empty`);
@@ -110,18 +117,22 @@ export function spawnOptionsOf(flags: SpawnFlags): SpawnOptions {
 function setNumber<K extends string>(target: Partial<Record<K, number>>, key: K, raw: string | undefined, flag: string): void {
   if (raw === undefined) return;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0 || raw.trim() === '') throw new UsageError(`${flag} must be a number (got ${JSON.stringify(raw)})`);
+  if (!Number.isFinite(value) || value < 0 || raw.trim() === '')
+    throw new UsageError(`${flag} must be a number (got ${JSON.stringify(raw)})`);
   target[key] = value;
 }
 
 /** A task given as words (`cairn spawn fix the bug`) or as one quoted argument. */
 export function taskOf(words: readonly string[]): string {
   const task = words.join(' ').trim();
-  if (task === '') throw new UsageError('a task is required: say what the agent should do', 'cairn spawn --code fix.js "use const instead of var"');
+  if (task === '')
+    throw new UsageError('a task is required: say what the agent should do', 'cairn spawn --code fix.js "use const instead of var"');
   return task;
 }
 
 /** A CairnError for something only a running daemon can do. */
 export function needsDaemon(what: string): CairnError {
-  return new CairnError('CAIRN_DAEMON', `${what} needs a running daemon, and none runs for this project`, { hint: 'start one with `cairn up` (or `cairn up --detach`)' });
+  return new CairnError('CAIRN_DAEMON', `${what} needs a running daemon, and none runs for this project`, {
+    hint: 'start one with `cairn up` (or `cairn up --detach`)',
+  });
 }

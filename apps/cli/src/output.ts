@@ -36,7 +36,15 @@ export function createOutput(options: { json: boolean; debug: boolean; color?: b
   const tty = process.stdout.isTTY === true;
   const color = !options.json && (options.color ?? (tty && !('NO_COLOR' in process.env) && process.env.TERM !== 'dumb'));
   const colors = pc.createColors(color);
-  const paint: Paint = { bold: colors.bold, dim: colors.dim, red: colors.red, green: colors.green, yellow: colors.yellow, cyan: colors.cyan, magenta: colors.magenta };
+  const paint: Paint = {
+    bold: colors.bold,
+    dim: colors.dim,
+    red: colors.red,
+    green: colors.green,
+    yellow: colors.yellow,
+    cyan: colors.cyan,
+    magenta: colors.magenta,
+  };
   const write = (stream: NodeJS.WriteStream, text: string) => stream.write(text + '\n');
   return {
     json: options.json,
@@ -58,7 +66,10 @@ export function createOutput(options: { json: boolean; debug: boolean; color?: b
     },
     error(code, message, hint) {
       if (options.json) {
-        write(process.stdout, JSON.stringify(hint === undefined ? { type: 'error', code, message } : { type: 'error', code, message, hint }));
+        write(
+          process.stdout,
+          JSON.stringify(hint === undefined ? { type: 'error', code, message } : { type: 'error', code, message, hint }),
+        );
         return;
       }
       const c = pc.createColors(process.stderr.isTTY === true && !('NO_COLOR' in process.env));

@@ -93,7 +93,8 @@ describe('accept is atomic under SIGKILL', () => {
       // The child reports every step synchronously, so `reached` is exactly how far it got before the kill.
       if (reached.phase === 'committed') expect(state).toBe('after');
       else if (reached.phase === 'applying' && reached.applied < FILES) expect(state).toBe('before');
-      else if (reached.phase === 'applying') expect(['before', 'after']).toContain(state); // between the last file and the commit
+      else if (reached.phase === 'applying')
+        expect(['before', 'after']).toContain(state); // between the last file and the commit
       else expect(state).toBe('before');
     }
   });

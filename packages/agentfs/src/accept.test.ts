@@ -141,7 +141,11 @@ describe('accept: overlay changes into the base', () => {
     expect(base.fs.readFile('/gone.txt', 'utf8')).toBe('g');
     expect(base.fs.stat('/gone.txt').mode).toBe(0o100600);
     expect(base.fs.exists('/new')).toBe(false);
-    undoAccept(base.fs, preImages.filter((p) => p.path === 'b.txt'), { force: true });
+    undoAccept(
+      base.fs,
+      preImages.filter((p) => p.path === 'b.txt'),
+      { force: true },
+    );
     expect(base.fs.readFile('/b.txt', 'utf8')).toBe('b1');
   });
 

@@ -68,7 +68,8 @@ export function acceptChanges(base: StoreFileSystem, changes: readonly Change[],
     return base.transaction(() => {
       const result = applyChanges(base, changes, options);
       if (options.dryRun) throw new RollBack(result);
-      if (options.atomic && !options.force && result.conflicts.length > 0) throw new RollBack({ applied: [], conflicts: result.conflicts, preImages: [] });
+      if (options.atomic && !options.force && result.conflicts.length > 0)
+        throw new RollBack({ applied: [], conflicts: result.conflicts, preImages: [] });
       return result;
     });
   } catch (error) {
@@ -80,36 +81,34 @@ export function acceptChanges(base: StoreFileSystem, changes: readonly Change[],
 function applyChanges(base: StoreFileSystem, changes: readonly Change[], options: AcceptOptions): AcceptResult {
   const selected = selectChanges(changes, options.paths);
   const result: AcceptResult = { applied: [], conflicts: [], preImages: [] };
-  {
-    for (const change of orderForApply(selected)) {
-      const path = '/' + change.path;
-      const current = stateOf(base, path);
-      if (sameState(current, change.after)) {
-        result.applied.push({ path: change.path, how: 'already', after: current });
-        continue;
-      }
-      const decision = decide(base, path, change, current);
-      let target: EntryState;
-      let how: AppliedHow;
-      if (decision.ok) {
-        ({ target, how } = decision);
-      } else if (options.force) {
-        target = change.after;
-        how = 'forced';
-      } else {
-        result.conflicts.push({ path: change.path, reason: decision.reason, hunks: decision.hunks });
-        continue;
-      }
-      if (current.kind === 'dir' && target.kind !== 'dir' && target.kind !== 'absent' && base.readdir(path).length > 0) {
-        result.conflicts.push({ path: change.path, reason: 'not-empty', hunks: [] });
-        continue;
-      }
-      if (target.kind === 'absent' && current.kind === 'dir') base.rm(path, { recursive: true });
-      else applyState(base, path, target);
-      result.applied.push({ path: change.path, how, after: target });
-      result.preImages.push({ path: change.path, before: current, after: target });
-      if (!options.dryRun) options.onApply?.(change.path);
+  for (const change of orderForApply(selected)) {
+    const path = '/' + change.path;
+    const current = stateOf(base, path);
+    if (sameState(current, change.after)) {
+      result.applied.push({ path: change.path, how: 'already', after: current });
+      continue;
     }
+    const decision = decide(base, path, change, current);
+    let target: EntryState;
+    let how: AppliedHow;
+    if (decision.ok) {
+      ({ target, how } = decision);
+    } else if (options.force) {
+      target = change.after;
+      how = 'forced';
+    } else {
+      result.conflicts.push({ path: change.path, reason: decision.reason, hunks: decision.hunks });
+      continue;
+    }
+    if (current.kind === 'dir' && target.kind !== 'dir' && target.kind !== 'absent' && base.readdir(path).length > 0) {
+      result.conflicts.push({ path: change.path, reason: 'not-empty', hunks: [] });
+      continue;
+    }
+    if (target.kind === 'absent' && current.kind === 'dir') base.rm(path, { recursive: true });
+    else applyState(base, path, target);
+    result.applied.push({ path: change.path, how, after: target });
+    result.preImages.push({ path: change.path, before: current, after: target });
+    if (!options.dryRun) options.onApply?.(change.path);
   }
   return result;
 }
@@ -176,7 +175,11 @@ export interface UndoConflict {
 }
 
 /** Restores the pre-images of an accept in one transaction; paths changed since are reported, not overwritten, unless forced. */
-export function undoAccept(base: StoreFileSystem, preImages: readonly PreImage[], options: { force?: boolean } = {}): { restored: string[]; conflicts: UndoConflict[] } {
+export function undoAccept(
+  base: StoreFileSystem,
+  preImages: readonly PreImage[],
+  options: { force?: boolean } = {},
+): { restored: string[]; conflicts: UndoConflict[] } {
   const restored: string[] = [];
   const conflicts: UndoConflict[] = [];
   base.transaction(() => {

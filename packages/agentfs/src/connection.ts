@@ -50,7 +50,8 @@ function createFromTemplate(path: string, clock: Clock): boolean {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') return false;
-    if (code === 'ENOENT') throw new AgentFSError('ENOENT', 'open', path, 'cannot create the database: its folder does not exist', { cause: error });
+    if (code === 'ENOENT')
+      throw new AgentFSError('ENOENT', 'open', path, 'cannot create the database: its folder does not exist', { cause: error });
     throw new AgentFSError('EINVAL', 'open', path, `cannot create the database (${code ?? (error as Error).message})`, { cause: error });
   }
 }
@@ -89,7 +90,8 @@ function refusePreparingWhenClosed(db: Database.Database, path: string): void {
 export function unreadableDatabase(path: string, cause: unknown): unknown {
   const code = (cause as { code?: unknown }).code;
   if (code === 'SQLITE_NOTADB') return new AgentFSError('EINVAL', 'open', path, 'not a SQLite database', { cause });
-  if (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT')) return new AgentFSError('ECORRUPT', 'open', path, `the database file is damaged (${(cause as Error).message})`, { cause });
+  if (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT'))
+    return new AgentFSError('ECORRUPT', 'open', path, `the database file is damaged (${(cause as Error).message})`, { cause });
   return cause;
 }
 
@@ -99,7 +101,12 @@ export function ensureStoreSchema(db: Database.Database, clock: Clock): number {
   if (existing !== undefined && (db.readonly || hasCairnTables(db))) return existing;
   if (db.readonly) throw new AgentFSError('EINVAL', 'open', db.name, 'not an AgentFS database (no fs_config.chunk_size)');
   if (existing === undefined && hasForeignTables(db)) {
-    throw new AgentFSError('EINVAL', 'open', db.name, 'a SQLite database of another application (it has tables but no fs_config); refusing to add AgentFS tables to it');
+    throw new AgentFSError(
+      'EINVAL',
+      'open',
+      db.name,
+      'a SQLite database of another application (it has tables but no fs_config); refusing to add AgentFS tables to it',
+    );
   }
   const nowSec = Math.floor(clock() / 1000);
   db.transaction(() => {

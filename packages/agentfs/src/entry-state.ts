@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
+import { lstatSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { isAgentFSError } from './errors.js';
 import type { FileSystem } from './file-system.js';
@@ -33,7 +33,7 @@ export function sameContent(a: EntryState, b: EntryState): boolean {
 
 /** The state of `path` in a file system, not following a final symlink. */
 export function stateOf(fs: FileSystem, path: string): EntryState {
-  let stats;
+  let stats: ReturnType<FileSystem['lstat']>;
   try {
     stats = fs.lstat(path);
   } catch (error) {
@@ -48,7 +48,7 @@ export function stateOf(fs: FileSystem, path: string): EntryState {
 /** The state of a project-relative path on disk, not following a final symlink (`absent` when missing). */
 export function readDiskState(root: string, rel: string): EntryState {
   const full = join(root, rel);
-  let stats;
+  let stats: Stats;
   try {
     stats = lstatSync(full);
   } catch (error) {

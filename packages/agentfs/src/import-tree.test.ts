@@ -1,4 +1,15 @@
-import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importPath, importTree, type ImportProgress } from './import-tree.js';
@@ -68,7 +79,13 @@ describe('project mirror', () => {
     rmSync(join(root, 'd'), { recursive: true });
     write(root, 'f.txt', 'new');
     const summary = importTree(store, root);
-    expect(summary).toMatchObject({ added: 1, updated: 1, removed: 1, unchanged: 2, bytes: 'b'.length + 'C changed'.length + 'new'.length });
+    expect(summary).toMatchObject({
+      added: 1,
+      updated: 1,
+      removed: 1,
+      unchanged: 2,
+      bytes: 'b'.length + 'C changed'.length + 'new'.length,
+    });
     expect(store.fs.stat('/a.txt').ino).toBe(inoA);
     expect(store.fs.readFile('/c.txt', 'utf8')).toBe('C changed');
     expect(store.fs.readdir('/')).toEqual(['a.txt', 'b.txt', 'c.txt', 'f.txt']);
@@ -102,7 +119,11 @@ describe('project mirror', () => {
     overlay.fs.rm('/gone', { recursive: true });
     overlay.fs.symlink('edit.txt', '/alias');
     const result = overlay.accept();
-    writeBack(base.fs, root, result.applied.map((a) => a.path));
+    writeBack(
+      base.fs,
+      root,
+      result.applied.map((a) => a.path),
+    );
     expect(readFileSync(join(root, 'edit.txt'), 'utf8')).toBe('new');
     expect(lstatSync(join(root, 'tool.sh')).mode & 0o777).toBe(0o750);
     expect(readlinkSync(join(root, 'alias'))).toBe('edit.txt');
@@ -120,9 +141,15 @@ describe('project mirror', () => {
     overlay.fs.writeFile('/a.txt', 'changed');
     overlay.fs.writeFile('/linked/planted.txt', 'x');
     const result = overlay.accept();
-    expect(() => writeBack(base.fs, root, ['/a.txt', '/linked/planted.txt'])).toThrow(expect.objectContaining({ code: 'EPERM', message: expect.stringContaining("'linked' is a symbolic link on disk") }));
+    expect(() => writeBack(base.fs, root, ['/a.txt', '/linked/planted.txt'])).toThrow(
+      expect.objectContaining({ code: 'EPERM', message: expect.stringContaining("'linked' is a symbolic link on disk") }),
+    );
     expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('a');
-    writeBack(base.fs, root, result.applied.map((a) => a.path));
+    writeBack(
+      base.fs,
+      root,
+      result.applied.map((a) => a.path),
+    );
     expect(lstatSync(join(root, 'linked')).isDirectory()).toBe(true);
     expect(readFileSync(join(root, 'linked/planted.txt'), 'utf8')).toBe('x');
     expect(readdirSync(outside)).toEqual([]);

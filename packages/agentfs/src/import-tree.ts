@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readFileSync, readlinkSync, type Stats as NodeStats } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, readlinkSync, type Dirent, type Stats as NodeStats } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentFS } from './agentfs.js';
 import { AgentFSError } from './errors.js';
@@ -53,7 +53,12 @@ export function importTree(store: AgentFS, root: string, options: ImportOptions 
     store.transaction(() => {
       for (const entry of entries.slice(start, start + batchSize)) importEntry(store, root, entry, summary);
     });
-    options.onProgress?.({ phase: 'import', done: Math.min(entries.length, start + batchSize), total: entries.length, bytes: summary.bytes });
+    options.onProgress?.({
+      phase: 'import',
+      done: Math.min(entries.length, start + batchSize),
+      total: entries.length,
+      bytes: summary.bytes,
+    });
   }
   const keep = new Set(entries.map((e) => '/' + e.rel));
   store.transaction(() => pruneMissing(store, '/', keep, summary));
@@ -82,7 +87,8 @@ export function importPath(store: AgentFS, root: string, rel: string): ImportPat
   }
   const summary: ImportSummary = { files: 0, dirs: 0, added: 0, updated: 0, unchanged: 0, removed: 0, bytes: 0 };
   if (isProtectedPath(clean) || IgnoreRules.ignoresPath(root, clean, stats?.isDirectory() ?? false)) {
-    if (!isProtectedPath(clean) && store.fs.locate(path, false) !== undefined) store.transaction(() => store.fs.rm(path, { recursive: true }));
+    if (!isProtectedPath(clean) && store.fs.locate(path, false) !== undefined)
+      store.transaction(() => store.fs.rm(path, { recursive: true }));
     return 'ignored';
   }
   if (stats !== undefined && !stats.isDirectory() && !stats.isFile() && !stats.isSymbolicLink()) return 'ignored';
@@ -106,7 +112,7 @@ function scanTree(root: string, rootRules: IgnoreRules, onProgress?: (p: ImportP
   const pending: { rel: string; rules: IgnoreRules }[] = [{ rel: '', rules: rootRules }];
   while (pending.length > 0) {
     const { rel, rules } = pending.pop()!;
-    let names;
+    let names: Dirent[];
     try {
       names = readdirSync(join(root, rel), { withFileTypes: true });
     } catch (cause) {

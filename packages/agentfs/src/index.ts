@@ -26,7 +26,14 @@ export {
   type PreImage,
   type UndoConflict,
 } from './accept.js';
-export { importTree, importPath, type ImportOptions, type ImportProgress, type ImportSummary, type ImportPathResult } from './import-tree.js';
+export {
+  importTree,
+  importPath,
+  type ImportOptions,
+  type ImportProgress,
+  type ImportSummary,
+  type ImportPathResult,
+} from './import-tree.js';
 export { IgnoreRules, ALWAYS_SKIPPED, isProtectedPath } from './ignore-rules.js';
 export { writeBack, type WriteBackOptions, type WriteBackResult } from './write-back.js';
 export { materialize } from './materialize.js';

@@ -49,14 +49,22 @@ export class InodeStore {
     this.clock = clock;
     const p = (source: string) => db.prepare(source);
     this.stmt = {
-      child: p(`SELECT d.ino AS ino, i.mode AS mode FROM fs_dentry d JOIN fs_inode i ON i.ino = d.ino WHERE d.parent_ino = ? AND d.name = ?`),
-      children: p(`SELECT d.name AS name, d.ino AS ino, i.mode AS mode FROM fs_dentry d JOIN fs_inode i ON i.ino = d.ino WHERE d.parent_ino = ? ORDER BY d.name`),
+      child: p(
+        `SELECT d.ino AS ino, i.mode AS mode FROM fs_dentry d JOIN fs_inode i ON i.ino = d.ino WHERE d.parent_ino = ? AND d.name = ?`,
+      ),
+      children: p(
+        `SELECT d.name AS name, d.ino AS ino, i.mode AS mode FROM fs_dentry d JOIN fs_inode i ON i.ino = d.ino WHERE d.parent_ino = ? ORDER BY d.name`,
+      ),
       hasChildren: p(`SELECT 1 FROM fs_dentry WHERE parent_ino = ? LIMIT 1`),
       inode: p(`SELECT ino, mode, nlink, uid, gid, size, atime, mtime, ctime, mtime_nsec FROM fs_inode WHERE ino = ?`),
       chunks: p(`SELECT data FROM fs_data WHERE ino = ? ORDER BY chunk_index`).pluck(),
       chunkRange: p(`SELECT chunk_index, data FROM fs_data WHERE ino = ? AND chunk_index BETWEEN ? AND ? ORDER BY chunk_index`),
-      insertInode: p(`INSERT INTO fs_inode (mode, nlink, uid, gid, size, atime, mtime, ctime, atime_nsec, mtime_nsec, ctime_nsec) VALUES (?, 0, 0, 0, 0, ?, ?, ?, ?, ?, ?)`),
-      insertFileInode: p(`INSERT INTO fs_inode (mode, nlink, uid, gid, size, atime, mtime, ctime, atime_nsec, mtime_nsec, ctime_nsec) VALUES (?, 1, 0, 0, ?, ?, ?, ?, ?, ?, ?)`),
+      insertInode: p(
+        `INSERT INTO fs_inode (mode, nlink, uid, gid, size, atime, mtime, ctime, atime_nsec, mtime_nsec, ctime_nsec) VALUES (?, 0, 0, 0, 0, ?, ?, ?, ?, ?, ?)`,
+      ),
+      insertFileInode: p(
+        `INSERT INTO fs_inode (mode, nlink, uid, gid, size, atime, mtime, ctime, atime_nsec, mtime_nsec, ctime_nsec) VALUES (?, 1, 0, 0, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
       insertDentry: p(`INSERT INTO fs_dentry (name, parent_ino, ino) VALUES (?, ?, ?)`),
       deleteDentry: p(`DELETE FROM fs_dentry WHERE parent_ino = ? AND name = ?`),
       moveDentry: p(`UPDATE fs_dentry SET parent_ino = ?, name = ? WHERE parent_ino = ? AND name = ?`),

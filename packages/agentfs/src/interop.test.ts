@@ -80,8 +80,11 @@ describe('interop with agentfs-sdk 0.6', () => {
       cairn.close();
     }
     expect(
-      inSdkProcess(path, `await sdk.tools.record('after', 1, 2, {}, 'ok');
-        return [await sdk.fs.readFile('/docs/readme.md', 'utf8'), (await sdk.tools.getByName('write_file', 10)).length];`),
+      inSdkProcess(
+        path,
+        `await sdk.tools.record('after', 1, 2, {}, 'ok');
+        return [await sdk.fs.readFile('/docs/readme.md', 'utf8'), (await sdk.tools.getByName('write_file', 10)).length];`,
+      ),
     ).toEqual(['# Changed by Cairn\n', 1]);
     const reopened = AgentFS.open(path);
     try {

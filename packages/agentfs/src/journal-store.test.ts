@@ -22,7 +22,10 @@ describe('SQLite journal store', () => {
       expect(reopened.journal.append('PlanEnded', { status: 'ok' }).seq).toBe(2);
     }
     again.db.prepare(`UPDATE cairn_journal SET kind = 'PlanEnded' WHERE seq = 1`).run();
-    expect(Journal.open(new SqliteJournalStore(again.db))).toMatchObject({ ok: false, broken: { seq: 1, reason: 'entry 1 was changed after it was written' } });
+    expect(Journal.open(new SqliteJournalStore(again.db))).toMatchObject({
+      ok: false,
+      broken: { seq: 1, reason: 'entry 1 was changed after it was written' },
+    });
     again.close();
   });
 });

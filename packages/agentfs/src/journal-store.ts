@@ -23,13 +23,25 @@ export class SqliteJournalStore implements JournalStore {
     try {
       this.insert.run(entry.seq, entry.kind, encodeCanonical(entry.body), entry.prev, entry.hash);
     } catch (cause) {
-      throw new AgentFSError('EEXIST', 'journal.append', String(entry.seq), `journal entry ${entry.seq} could not be appended: ${(cause as Error).message}`, { cause });
+      throw new AgentFSError(
+        'EEXIST',
+        'journal.append',
+        String(entry.seq),
+        `journal entry ${entry.seq} could not be appended: ${(cause as Error).message}`,
+        { cause },
+      );
     }
   }
 
   *entries(): Iterable<JournalEntry> {
     for (const row of this.select.iterate() as Iterable<{ seq: number; kind: string; body: Buffer; prev: string | null; hash: string }>) {
-      yield { seq: row.seq, kind: row.kind as JournalKind, body: decodeCanonical(row.body), prev: row.prev as JournalEntry['prev'], hash: row.hash as JournalEntry['hash'] };
+      yield {
+        seq: row.seq,
+        kind: row.kind as JournalKind,
+        body: decodeCanonical(row.body),
+        prev: row.prev as JournalEntry['prev'],
+        hash: row.hash as JournalEntry['hash'],
+      };
     }
   }
 }

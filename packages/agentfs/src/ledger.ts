@@ -62,7 +62,11 @@ export class Ledger {
     mkdirSync(this.trashDir, { recursive: true });
     const retiredAt = this.clock();
     const row = this.db.transaction(() => {
-      const inserted = this.orm.insert(cairnLedger).values({ agentId, originalPath: overlayPath, retiredPath: '', reason, retiredAt }).returning().get();
+      const inserted = this.orm
+        .insert(cairnLedger)
+        .values({ agentId, originalPath: overlayPath, retiredPath: '', reason, retiredAt })
+        .returning()
+        .get();
       const retiredPath = join(this.trashDir, `${basename(overlayPath, '.db')}.${inserted.id}.db`);
       this.orm.update(cairnLedger).set({ retiredPath }).where(eq(cairnLedger.id, inserted.id)).run();
       return { ...inserted, retiredPath };
@@ -87,7 +91,8 @@ export class Ledger {
     if (entry === undefined) throw new AgentFSError('ENOENT', 'restore', String(id), 'no ledger entry with this id');
     if (entry.collectedAt !== null) throw new AgentFSError('ENOENT', 'restore', entry.originalPath, 'the overlay was already collected');
     if (entry.restoredAt !== null) throw new AgentFSError('EINVAL', 'restore', entry.originalPath, 'the overlay was already restored');
-    if (existsSync(entry.originalPath)) throw new AgentFSError('EEXIST', 'restore', entry.originalPath, 'a database already exists at the original path');
+    if (existsSync(entry.originalPath))
+      throw new AgentFSError('EEXIST', 'restore', entry.originalPath, 'a database already exists at the original path');
     moveWithSideFiles(entry.retiredPath, entry.originalPath);
     const restoredAt = this.clock();
     this.orm.update(cairnLedger).set({ restoredAt }).where(eq(cairnLedger.id, id)).run();
@@ -111,7 +116,13 @@ export class Ledger {
     const due = this.orm
       .select()
       .from(cairnLedger)
-      .where(and(isNull(cairnLedger.restoredAt), isNull(cairnLedger.collectedAt), lte(cairnLedger.retiredAt, Math.min(olderThan, Number.MAX_SAFE_INTEGER))))
+      .where(
+        and(
+          isNull(cairnLedger.restoredAt),
+          isNull(cairnLedger.collectedAt),
+          lte(cairnLedger.retiredAt, Math.min(olderThan, Number.MAX_SAFE_INTEGER)),
+        ),
+      )
       .orderBy(asc(cairnLedger.id))
       .all();
     const collectedAt = this.clock();

@@ -65,8 +65,18 @@ describe('opening databases, and input the store refuses', () => {
     overlay.close();
     expect(codeOf(() => overlay.fs.readFile('/a.txt'))).toBe('EBADF');
     store.close();
-    const calls = [() => store.fs.readFile('/a.txt'), () => store.fs.writeFile('/b.txt', 'b'), () => store.fs.readdir('/'), () => store.fs.stat('/a.txt')];
-    calls.push(() => store.kv.get('k'), () => store.kv.set('k', 1), () => store.tools.list(), () => overlay.kv.list());
+    const calls = [
+      () => store.fs.readFile('/a.txt'),
+      () => store.fs.writeFile('/b.txt', 'b'),
+      () => store.fs.readdir('/'),
+      () => store.fs.stat('/a.txt'),
+    ];
+    calls.push(
+      () => store.kv.get('k'),
+      () => store.kv.set('k', 1),
+      () => store.tools.list(),
+      () => overlay.kv.list(),
+    );
     for (const call of calls) {
       const error = errorOf(call);
       expect(error.code).toBe('EBADF');

@@ -133,7 +133,13 @@ export class OverlayFileSystem extends TreeFileSystem<OverlayEntry> implements F
     });
   }
 
-  private writeResolved(path: string, dirPath: string, existing: OverlayEntry | undefined, bytes: Uint8Array, options: WriteFileOptions): void {
+  private writeResolved(
+    path: string,
+    dirPath: string,
+    existing: OverlayEntry | undefined,
+    bytes: Uint8Array,
+    options: WriteFileOptions,
+  ): void {
     this.keepMergeBase(path);
     const mtime = options.mtimeMs === undefined ? undefined : toTimestamp(options.mtimeMs);
     if (existing?.upper !== undefined) {
@@ -197,7 +203,8 @@ export class OverlayFileSystem extends TreeFileSystem<OverlayEntry> implements F
       const dstPath = joinPath(dstDir.path, baseName(target));
       if (dstPath === src.path) return;
       if (isWithin(dstPath, src.path)) throw new AgentFSError('EINVAL', 'rename', target, 'cannot move a directory into itself');
-      if (isWithin(src.path, dstPath)) throw new AgentFSError('ENOTEMPTY', 'rename', target, 'cannot replace a directory with something inside it');
+      if (isWithin(src.path, dstPath))
+        throw new AgentFSError('ENOTEMPTY', 'rename', target, 'cannot replace a directory with something inside it');
       const existing = this.lookup(dstDir.entry, dstDir.path, baseName(target));
       if (existing !== undefined) {
         assertReplaceable(this.tree.modeOf(src.entry), { mode: this.tree.modeOf(existing) }, target);
@@ -237,7 +244,9 @@ export class OverlayFileSystem extends TreeFileSystem<OverlayEntry> implements F
     const kind = kindOfMode(mode);
     if (kind === 'symlink') this.up.setSymlink(ino, layer.readlink(sourceIno));
     else if (kind === 'file') this.up.writeData(ino, layer.readData(sourceIno), { sec: row.mtime, nsec: row.mtime_nsec });
-    else for (const child of this.namesIn(src)) this.copyUp({ entry: this.lookup(entry, src.path, child)!, path: joinPath(src.path, child) }, ino, child);
+    else
+      for (const child of this.namesIn(src))
+        this.copyUp({ entry: this.lookup(entry, src.path, child)!, path: joinPath(src.path, child) }, ino, child);
   }
 
   link(existingPath: string, newPath: string): void {
@@ -289,7 +298,8 @@ export class OverlayFileSystem extends TreeFileSystem<OverlayEntry> implements F
       if (found.entry.upper === undefined && kind !== 'dir') {
         this.copyUp(found, this.upperDir(parentPath(found.path)), baseName(found.path));
       }
-      const ino = kind === 'dir' ? this.upperDir(found.path) : this.up.child(this.upperDir(parentPath(found.path)), baseName(found.path))!.ino;
+      const ino =
+        kind === 'dir' ? this.upperDir(found.path) : this.up.child(this.upperDir(parentPath(found.path)), baseName(found.path))!.ino;
       this.up.setMode(ino, (this.tree.modeOf(found.entry) & S_IFMT) | (mode & 0o7777));
     });
   }
@@ -362,7 +372,8 @@ export class OverlayFileSystem extends TreeFileSystem<OverlayEntry> implements F
   }
 
   private keepMergeBaseTree(located: Located<OverlayEntry>): void {
-    for (const relative of this.subtreePaths(located)) this.keepMergeBase(relative === '' ? located.path : joinPath(located.path, relative));
+    for (const relative of this.subtreePaths(located))
+      this.keepMergeBase(relative === '' ? located.path : joinPath(located.path, relative));
   }
 }
 
@@ -373,5 +384,6 @@ export function compareNames(a: string, b: string): number {
 
 /** An overlay never creates a protected name (`.git`, `.agentfs`, `.cairn`, …): accepting it would reach the live repository or Cairn's own files. */
 function refuseProtected(path: string, syscall: string): void {
-  if (isProtectedPath(path)) throw new AgentFSError('EPERM', syscall, path, 'a protected path (version control or Cairn\'s own files); an overlay never creates it');
+  if (isProtectedPath(path))
+    throw new AgentFSError('EPERM', syscall, path, "a protected path (version control or Cairn's own files); an overlay never creates it");
 }

@@ -33,7 +33,7 @@ function outcome(fn: () => void): string {
     fn();
     return 'ok';
   } catch (error) {
-    const code = isAgentFSError(error) ? error.code : (error as NodeJS.ErrnoException).code ?? 'unknown';
+    const code = isAgentFSError(error) ? error.code : ((error as NodeJS.ErrnoException).code ?? 'unknown');
     return code === 'ERR_FS_EISDIR' ? 'EISDIR' : code;
   }
 }
@@ -111,7 +111,8 @@ describe('model-based: random operations give the same tree as a real directory'
         mkdirSync(root);
         const store = AgentFS.open(join(dir, 's.db'), { durability: 'normal' });
         try {
-          for (const op of ops) expect(comparable(op, applyToStore(store.fs, op)), JSON.stringify(op)).toBe(comparable(op, applyToDisk(root, op)));
+          for (const op of ops)
+            expect(comparable(op, applyToStore(store.fs, op)), JSON.stringify(op)).toBe(comparable(op, applyToDisk(root, op)));
           expect(storeTree(store.fs)).toEqual(diskTree(root));
         } finally {
           store.close();

@@ -5,7 +5,10 @@ import { AgentFSError } from './errors.js';
 const FORMAT = 'cairn-pre-images';
 const VERSION = 1;
 
-type EncodedState = { kind: 'absent' } | { kind: 'dir'; mode: number } | { kind: 'file' | 'symlink'; mode: number; hash: string; content: string };
+type EncodedState =
+  | { kind: 'absent' }
+  | { kind: 'dir'; mode: number }
+  | { kind: 'file' | 'symlink'; mode: number; hash: string; content: string };
 
 /**
  * Pre-images as durable bytes, so an accept can be undone by a later process: UTF-8 JSON
@@ -59,5 +62,11 @@ function decodeState(value: unknown, index: number): EntryState {
 }
 
 function corrupt(why: string, cause?: unknown): AgentFSError {
-  return new AgentFSError('ECORRUPT', 'decodePreImages', undefined, `the pre-images cannot be read: ${why}`, cause === undefined ? undefined : { cause });
+  return new AgentFSError(
+    'ECORRUPT',
+    'decodePreImages',
+    undefined,
+    `the pre-images cannot be read: ${why}`,
+    cause === undefined ? undefined : { cause },
+  );
 }

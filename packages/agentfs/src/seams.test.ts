@@ -100,7 +100,7 @@ describe('accept modes', () => {
     expect(overlay.fs.readFile('/a.txt', 'utf8')).toBe('ONE\n');
   });
 
-  it('an accept inside an outer transaction that rolls back keeps the agent\'s change when not settled', () => {
+  it("an accept inside an outer transaction that rolls back keeps the agent's change when not settled", () => {
     const { base, overlay } = openTempOverlay();
     base.fs.writeFile('/a.txt', 'one\n');
     overlay.fs.writeFile('/a.txt', 'ONE\n');
@@ -139,7 +139,11 @@ describe('pre-images are durable', () => {
 
   it('refuses damaged bytes', () => {
     expect(codeOf(() => decodePreImages(Buffer.from('{"format":"other"}')))).toBe('ECORRUPT');
-    const good = Buffer.from(encodePreImages([{ path: 'a', before: { kind: 'absent' }, after: { kind: 'file', mode: 0o100644, hash: 'x'.repeat(64), content: Buffer.from('a') } }]));
+    const good = Buffer.from(
+      encodePreImages([
+        { path: 'a', before: { kind: 'absent' }, after: { kind: 'file', mode: 0o100644, hash: 'x'.repeat(64), content: Buffer.from('a') } },
+      ]),
+    );
     expect(codeOf(() => decodePreImages(good))).toBe('ECORRUPT');
   });
 });

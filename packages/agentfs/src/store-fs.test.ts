@@ -311,11 +311,28 @@ describe('AgentFS file system compliance (FS)', () => {
 
   it('FS-25 the schema holds every v0.4 table and the config rows', () => {
     const store = openTempStore();
-    const tables = store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).pluck().all();
+    const tables = store.db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+      .pluck()
+      .all();
     expect(tables).toEqual(
-      expect.arrayContaining(['fs_config', 'fs_data', 'fs_dentry', 'fs_inode', 'fs_origin', 'fs_symlink', 'fs_whiteout', 'kv_store', 'tool_calls']),
+      expect.arrayContaining([
+        'fs_config',
+        'fs_data',
+        'fs_dentry',
+        'fs_inode',
+        'fs_origin',
+        'fs_symlink',
+        'fs_whiteout',
+        'kv_store',
+        'tool_calls',
+      ]),
     );
-    expect(tables.filter((t) => !String(t).startsWith('fs_') && !['kv_store', 'tool_calls'].includes(String(t))).every((t) => String(t).startsWith('cairn_'))).toBe(true);
+    expect(
+      tables
+        .filter((t) => !String(t).startsWith('fs_') && !['kv_store', 'tool_calls'].includes(String(t)))
+        .every((t) => String(t).startsWith('cairn_')),
+    ).toBe(true);
     expect(store.db.prepare(`SELECT key, value FROM fs_config ORDER BY key`).all()).toEqual([
       { key: 'chunk_size', value: '4096' },
       { key: 'schema_version', value: '0.4' },

@@ -91,7 +91,8 @@ export class StoreFileSystem extends TreeFileSystem<Dentry> implements FileSyste
       const dstPath = joinPath(dstDir.path, dstName);
       if (dstPath === src.path) return;
       if (isWithin(dstPath, src.path)) throw new AgentFSError('EINVAL', 'rename', target, 'cannot move a directory into itself');
-      if (isWithin(src.path, dstPath)) throw new AgentFSError('ENOTEMPTY', 'rename', target, 'cannot replace a directory with something inside it');
+      if (isWithin(src.path, dstPath))
+        throw new AgentFSError('ENOTEMPTY', 'rename', target, 'cannot replace a directory with something inside it');
       const existing = this.inodes.child(dstDir.entry.ino, dstName);
       if (existing !== undefined) {
         assertReplaceable(src.entry.mode, existing, target);
@@ -182,7 +183,6 @@ export class StoreFileSystem extends TreeFileSystem<Dentry> implements FileSyste
     const parent = this.walk(parentPath(found.path), 'rm', true);
     this.inodes.unlink(parent.entry.ino, baseName(found.path), found.entry.ino);
   }
-
 }
 
 /** POSIX rename rules for an existing destination. */

@@ -21,7 +21,10 @@ describe('three-way line merge', () => {
 
   it('never throws, and a clean merge keeps both sides’ edits when they are far apart', () => {
     const base = 'l1\nl2\nl3\nl4\nl5\nl6\nl7\n';
-    expect(mergeText(base, base.replace('l1', 'L1'), base.replace('l7', 'L7'))).toEqual({ clean: true, text: base.replace('l1', 'L1').replace('l7', 'L7') });
+    expect(mergeText(base, base.replace('l1', 'L1'), base.replace('l7', 'L7'))).toEqual({
+      clean: true,
+      text: base.replace('l1', 'L1').replace('l7', 'L7'),
+    });
     fc.assert(fc.property(textArb, textArb, textArb, (b, o, t) => void mergeText(b, o, t)));
   });
 

@@ -21,7 +21,14 @@ describe('tool-call log compliance (TC)', () => {
 
   it('TC-2 a failed call keeps its error and no result', () => {
     const { tools } = openTempStore();
-    const id = tools.record({ name: 'write_file', parameters: { path: '.env' }, error: 'denied by policy', startedAt: 5, completedAt: 5, durationMs: 3 });
+    const id = tools.record({
+      name: 'write_file',
+      parameters: { path: '.env' },
+      error: 'denied by policy',
+      startedAt: 5,
+      completedAt: 5,
+      durationMs: 3,
+    });
     expect(tools.get(id)).toMatchObject({ error: 'denied by policy', result: null, status: 'error', durationMs: 3 });
   });
 
@@ -60,6 +67,9 @@ describe('tool-call log compliance (TC)', () => {
   it('TC-7 parameters and results are stored as JSON text', () => {
     const store = openTempStore();
     const id = store.tools.record({ name: 'n', parameters: ['p'], result: { r: 1 }, startedAt: 0, completedAt: 0 });
-    expect(store.db.prepare('SELECT parameters, result FROM tool_calls WHERE id = ?').get(id)).toEqual({ parameters: '["p"]', result: '{"r":1}' });
+    expect(store.db.prepare('SELECT parameters, result FROM tool_calls WHERE id = ?').get(id)).toEqual({
+      parameters: '["p"]',
+      result: '{"r":1}',
+    });
   });
 });

@@ -38,7 +38,8 @@ export class ToolCalls {
 
   /** Appends one finished call; returns its id. */
   record(call: ToolCallInput): number {
-    if (typeof call.name !== 'string' || call.name.length === 0) throw new AgentFSError('EINVAL', 'tools.record', undefined, 'name is required');
+    if (typeof call.name !== 'string' || call.name.length === 0)
+      throw new AgentFSError('EINVAL', 'tools.record', undefined, 'name is required');
     const hasError = call.error !== undefined;
     if (hasError === (call.result !== undefined)) {
       throw new AgentFSError('EINVAL', 'tools.record', call.name, 'exactly one of result and error must be set');
@@ -72,7 +73,11 @@ export class ToolCalls {
   list(options: { name?: string; limit?: number } = {}): ToolCall[] {
     const query = this.db.select().from(toolCalls);
     const filtered = options.name === undefined ? query : query.where(eq(toolCalls.name, options.name));
-    return filtered.orderBy(toolCalls.id).limit(options.limit ?? -1).all().map(toToolCall);
+    return filtered
+      .orderBy(toolCalls.id)
+      .limit(options.limit ?? -1)
+      .all()
+      .map(toToolCall);
   }
 
   /** The most recent calls first. */

@@ -100,7 +100,13 @@ export function resolveRealPath<H>(tree: WalkableTree<H>, normalized: string, sy
     if (kindOfMode(tree.modeOf(child)) === 'symlink') {
       if (++hops > MAX_SYMLINK_HOPS) throw new AgentFSError('ELOOP', syscall, normalized);
       const target = tree.linkTarget(child);
-      if (target.startsWith('/')) throw new AgentFSError('EPERM', syscall, normalized, `the symbolic link ${joinPath(top.path, name)} points outside the project (${target})`);
+      if (target.startsWith('/'))
+        throw new AgentFSError(
+          'EPERM',
+          syscall,
+          normalized,
+          `the symbolic link ${joinPath(top.path, name)} points outside the project (${target})`,
+        );
       pending = [...target.split('/'), ...pending.slice(index)];
       index = 0;
       continue;

@@ -1,4 +1,17 @@
-import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmdirSync, rmSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readDiskState, sameState, stateOf, type EntryState } from './entry-state.js';
 import type { FileSystem } from './file-system.js';
@@ -34,7 +47,8 @@ export function writeBack(fs: FileSystem, root: string, paths: readonly string[]
   const ordered = paths.map((p) => toRelative(normalizePath(p, 'writeBack'))).sort();
   for (const rel of ordered) {
     if (rel === '') throw new AgentFSError('EINVAL', 'writeBack', rel, 'cannot write back the root itself');
-    if (isProtectedPath(rel)) throw new AgentFSError('EPERM', 'writeBack', rel, 'a protected path (version control or Cairn\'s own files) is never written back');
+    if (isProtectedPath(rel))
+      throw new AgentFSError('EPERM', 'writeBack', rel, "a protected path (version control or Cairn's own files) is never written back");
   }
   refuseLinkedAncestors(root, ordered);
   const moved: WriteBackResult['moved'] = [];

@@ -14,4 +14,6 @@ mkdirSync(spec + 'defs', { recursive: true });
 write('schemas/common.schema.json', commonSchema);
 for (const [kind, schema] of Object.entries(KIND_SCHEMAS)) write(`schemas/${kind}.schema.json`, schema);
 write('defs/builtin-schemas.air.json', [...BUILTIN_SCHEMAS, ...BUILTIN_CAPS]);
-console.log(`wrote ${Object.keys(KIND_SCHEMAS).length + 1} schemas and ${BUILTIN_SCHEMAS.length + BUILTIN_CAPS.length} built-in definitions to ${spec}`);
+console.log(
+  `wrote ${Object.keys(KIND_SCHEMAS).length + 1} schemas and ${BUILTIN_SCHEMAS.length + BUILTIN_CAPS.length} built-in definitions to ${spec}`,
+);

@@ -12,7 +12,15 @@ const KEY = new Uint8Array(32).fill(11);
 const policy: DefPolicyNode = { $kind: 'defpolicy', name: 'cairn/p@1', rules: [{ when: { origin_kind: 'plan' }, decision: 'allow' }] };
 
 function runtimeFor(plan: DefPlanNode, grants: CapGrantJson[], adapters: EffectAdapter[], clock = 0n): AirRuntime {
-  const manifest = { $kind: 'manifest', schemas: [], modules: [], plans: [{ name: plan.name }], caps: [], policies: [{ name: policy.name }], defaults: { policy: policy.name, cap_grants: grants } };
+  const manifest = {
+    $kind: 'manifest',
+    schemas: [],
+    modules: [],
+    plans: [{ name: plan.name }],
+    caps: [],
+    policies: [{ name: policy.name }],
+    defaults: { policy: policy.name, cap_grants: grants },
+  };
   const validated = validateManifest(manifest, [plan, policy]);
   if (!validated.ok) throw new Error(JSON.stringify(validated.diagnostics, null, 2));
   let runtime: AirRuntime;
@@ -25,7 +33,8 @@ function runtimeFor(plan: DefPlanNode, grants: CapGrantJson[], adapters: EffectA
     adapters: Object.fromEntries(adapters.map((a) => [a.id, { scheme: 'ed25519' as const, key: ed25519PublicKey(KEY) }])),
     nowNs: () => clock,
     verifySignature: nodeSignatureVerifier,
-    onIntent: (_i, _s, intent) => queueMicrotask(() => void byKind.get(intent.kind)!.execute(intent, (receipt) => runtime.receipt(receipt))),
+    onIntent: (_i, _s, intent) =>
+      queueMicrotask(() => void byKind.get(intent.kind)!.execute(intent, (receipt) => runtime.receipt(receipt))),
   };
   runtime = new AirRuntime(config);
   return runtime;
@@ -50,13 +59,32 @@ describe('adapters', () => {
       input: { record: { ref: { hash: {} }, key: { text: {} } } },
       output: { nat: {} },
       steps: [
-        { id: 'a', op: 'emit_effect', kind: 'blob.put', params: { record: { namespace: { text: 'docs' }, blob_ref: { ref: '@plan.input.ref' } } }, cap: 'blobs', bind: { effect_id_as: 'put' } },
+        {
+          id: 'a',
+          op: 'emit_effect',
+          kind: 'blob.put',
+          params: { record: { namespace: { text: 'docs' }, blob_ref: { ref: '@plan.input.ref' } } },
+          cap: 'blobs',
+          bind: { effect_id_as: 'put' },
+        },
         { id: 'b', op: 'await_receipt', for: { ref: '@var:put' }, bind: { as: 'put_r' } },
-        { id: 'c', op: 'emit_effect', kind: 'blob.get', params: { record: { namespace: { text: 'docs' }, key: { ref: '@plan.input.key' } } }, cap: 'blobs', bind: { effect_id_as: 'get' } },
+        {
+          id: 'c',
+          op: 'emit_effect',
+          kind: 'blob.get',
+          params: { record: { namespace: { text: 'docs' }, key: { ref: '@plan.input.key' } } },
+          cap: 'blobs',
+          bind: { effect_id_as: 'get' },
+        },
         { id: 'd', op: 'await_receipt', for: { ref: '@var:get' }, bind: { as: 'get_r' } },
         { id: 'e', op: 'end', result: { ref: '@var:get_r.size' } },
       ],
-      edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }, { from: 'c', to: 'd' }, { from: 'd', to: 'e' }],
+      edges: [
+        { from: 'a', to: 'b' },
+        { from: 'b', to: 'c' },
+        { from: 'c', to: 'd' },
+        { from: 'd', to: 'e' },
+      ],
       required_caps: ['blobs'],
       allowed_effects: ['blob.put', 'blob.get'],
     };
@@ -74,11 +102,21 @@ describe('adapters', () => {
       input: { unit: {} },
       output: { nat: {} },
       steps: [
-        { id: 'a', op: 'emit_effect', kind: 'timer.set', params: { record: { deliver_at_ns: { nat: 1000 }, key: { text: 'wake' } } }, cap: 'timers', bind: { effect_id_as: 't' } },
+        {
+          id: 'a',
+          op: 'emit_effect',
+          kind: 'timer.set',
+          params: { record: { deliver_at_ns: { nat: 1000 }, key: { text: 'wake' } } },
+          cap: 'timers',
+          bind: { effect_id_as: 't' },
+        },
         { id: 'b', op: 'await_receipt', for: { ref: '@var:t' }, bind: { as: 'fired' } },
         { id: 'c', op: 'end', result: { ref: '@var:fired.delivered_at_ns' } },
       ],
-      edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }],
+      edges: [
+        { from: 'a', to: 'b' },
+        { from: 'b', to: 'c' },
+      ],
       required_caps: ['timers'],
       allowed_effects: ['timer.set'],
     };
@@ -120,15 +158,36 @@ describe('adapters', () => {
         input: { record: { url: { text: {} }, body: { hash: {} } } },
         output: { record: { status: { int: {} }, body: { hash: {} } } },
         steps: [
-          { id: 'a', op: 'emit_effect', kind: 'http.request', params: { record: { method: { text: 'POST' }, url: { ref: '@plan.input.url' }, headers: { map: [] }, body_ref: { ref: '@plan.input.body' } } }, cap: 'local', bind: { effect_id_as: 'req' } },
+          {
+            id: 'a',
+            op: 'emit_effect',
+            kind: 'http.request',
+            params: {
+              record: {
+                method: { text: 'POST' },
+                url: { ref: '@plan.input.url' },
+                headers: { map: [] },
+                body_ref: { ref: '@plan.input.body' },
+              },
+            },
+            cap: 'local',
+            bind: { effect_id_as: 'req' },
+          },
           { id: 'b', op: 'await_receipt', for: { ref: '@var:req' }, bind: { as: 'res' } },
           { id: 'c', op: 'end', result: { record: { status: { ref: '@var:res.status' }, body: { ref: '@var:res.body_ref' } } } },
         ],
-        edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }],
+        edges: [
+          { from: 'a', to: 'b' },
+          { from: 'b', to: 'c' },
+        ],
         required_caps: ['local'],
         allowed_effects: ['http.request'],
       };
-      const runtime = runtimeFor(plan, [{ name: 'local', cap: 'sys/http.out@1', params: { hosts: ['127.0.0.1'], verbs: ['POST'] } }], [http]);
+      const runtime = runtimeFor(
+        plan,
+        [{ name: 'local', cap: 'sys/http.out@1', params: { hosts: ['127.0.0.1'], verbs: ['POST'] } }],
+        [http],
+      );
       const instance = runtime.start(plan.name, { url: `${base}/echo?x=1`, body: bodyRef }, 'h1');
       await until(() => instance.status === 'ended' || instance.status === 'failed', 'the HTTP plan to end');
       expect(instance.error).toBeUndefined();

@@ -53,7 +53,8 @@ export class BlobAdapter implements EffectAdapter {
     const namespace = String(p.namespace);
     const ref = intent.kind === 'blob.put' ? hexOf(p.blob_ref!) : (String(p.key) as Hash);
     const bytes = this.content.get(ref);
-    const known = intent.kind === 'blob.put' ? bytes !== undefined : this.namespaces.get(namespace)?.has(ref) === true && bytes !== undefined;
+    const known =
+      intent.kind === 'blob.put' ? bytes !== undefined : this.namespaces.get(namespace)?.has(ref) === true && bytes !== undefined;
     if (known && intent.kind === 'blob.put') {
       const set = this.namespaces.get(namespace) ?? new Set<Hash>();
       set.add(ref);

@@ -44,7 +44,15 @@ export class AirRuntime {
   constructor(config: RuntimeConfig, journal: Journal = Journal.create()) {
     this.config = config;
     this.journal = journal;
-    this.kernel = new EffectKernel({ world: config.world, grants: config.grants, ...(config.policy ? { policy: config.policy } : {}), journal: this.journal, adapters: config.adapters, nowNs: config.nowNs, ...(config.verifySignature ? { verifySignature: config.verifySignature } : {}) });
+    this.kernel = new EffectKernel({
+      world: config.world,
+      grants: config.grants,
+      ...(config.policy ? { policy: config.policy } : {}),
+      journal: this.journal,
+      adapters: config.adapters,
+      nowNs: config.nowNs,
+      ...(config.verifySignature ? { verifySignature: config.verifySignature } : {}),
+    });
     this.runner = new PlanRunner({
       world: config.world,
       kernel: this.kernel,
@@ -103,13 +111,26 @@ export class AirRuntime {
   /** A reducer's micro-effect `{ kind, params, cap }` goes through the same gate as a plan's, with origin kind "reducer". */
   private emitFromReducer(reducer: string, keyId: string, index: number, effect: CborValue): void {
     const e = effect as Record<string, CborValue>;
-    if (typeof e !== 'object' || e === null || typeof e.kind !== 'string' || typeof e.cap !== 'string' || typeof e.params !== 'object' || e.params === null) {
+    if (
+      typeof e !== 'object' ||
+      e === null ||
+      typeof e.kind !== 'string' ||
+      typeof e.cap !== 'string' ||
+      typeof e.params !== 'object' ||
+      e.params === null
+    ) {
       this.journal.append('ReducerFailed', { reducer, error: `effect ${index} is not { kind, params, cap }` });
       return;
     }
     const seed = hashBytes(encodeCanonical([reducer, keyId, this.journal.headHash ?? '', index]));
     const idempotencyKey = Uint8Array.from(seed.slice(7).match(/../g)!, (h) => Number.parseInt(h, 16));
-    const admitted = this.kernel.enqueue({ kind: e.kind, params: e.params as Record<string, unknown>, cap: e.cap, idempotencyKey, origin: { kind: 'reducer', name: reducer } });
+    const admitted = this.kernel.enqueue({
+      kind: e.kind,
+      params: e.params as Record<string, unknown>,
+      cap: e.cap,
+      idempotencyKey,
+      origin: { kind: 'reducer', name: reducer },
+    });
     if (admitted.ok) this.config.onIntent?.(`reducer:${reducer}`, String(index), admitted.intent);
   }
 
@@ -126,7 +147,9 @@ export class AirRuntime {
 
   /** The hash of the plans' and the reducers' state together. */
   stateHash(): Hash {
-    const reducers = [...this.states.keys()].sort().map((name) => [name, [...this.states.get(name)!.entries()].sort(([a], [b]) => (a < b ? -1 : 1))] as CborValue);
+    const reducers = [...this.states.keys()]
+      .sort()
+      .map((name) => [name, [...this.states.get(name)!.entries()].sort(([a], [b]) => (a < b ? -1 : 1))] as CborValue);
     return hashNode({ plans: this.runner.stateHash(), reducers });
   }
 }
@@ -153,21 +176,28 @@ export type ReplayOutcome =
  */
 export function replayJournal(config: RuntimeConfig, entries: readonly JournalEntry[], expectedHead?: JournalHead): ReplayOutcome {
   const broken = verifyChain(entries, expectedHead);
-  if (broken !== undefined) return { ok: false, seq: broken.seq, reason: `the recorded journal does not verify: ${broken.reason}`, produced: [] };
+  if (broken !== undefined)
+    return { ok: false, seq: broken.seq, reason: `the recorded journal does not verify: ${broken.reason}`, produced: [] };
   const runtime = new AirRuntime(config);
   for (const entry of entries) {
     const body = entry.body as Record<string, CborValue>;
     if (entry.kind === 'PlanStarted' && body.trigger === null) runtime.start(String(body.plan_name), body.input, String(body.instance_id));
     else if (entry.kind === 'ReceiptAppended' || entry.kind === 'ReceiptRejected') {
       const receipt = receiptFromRecord(body.submitted ?? null);
-      if (receipt === undefined) return { ok: false, seq: entry.seq, reason: 'a receipt entry does not hold its receipt', produced: runtime.journal.entries() };
+      if (receipt === undefined)
+        return { ok: false, seq: entry.seq, reason: 'a receipt entry does not hold its receipt', produced: runtime.journal.entries() };
       runtime.receipt(receipt);
     } else if (entry.kind === 'DomainEventAppended' && body.origin === 'external') runtime.event(String(body.schema), body.value ?? null);
   }
   const produced = runtime.journal.entries();
   for (let i = 0; i < Math.max(produced.length, entries.length); i++) {
     if (produced[i]?.hash !== entries[i]?.hash) {
-      const reason = produced[i] === undefined ? `the replay stopped before entry ${i}` : entries[i] === undefined ? `the replay wrote an extra entry ${i}` : `entry ${i} differs: recorded ${entries[i]!.kind}, replayed ${produced[i]!.kind}`;
+      const reason =
+        produced[i] === undefined
+          ? `the replay stopped before entry ${i}`
+          : entries[i] === undefined
+            ? `the replay wrote an extra entry ${i}`
+            : `entry ${i} differs: recorded ${entries[i]!.kind}, replayed ${produced[i]!.kind}`;
       const divergence: { recorded?: JournalEntry; replayed?: JournalEntry } = {};
       if (entries[i] !== undefined) divergence.recorded = entries[i]!;
       if (produced[i] !== undefined) divergence.replayed = produced[i]!;
@@ -190,12 +220,21 @@ export interface ShadowReport {
 /** Runs a plan with effects stubbed (no receipt ever arrives) on a scratch journal and reports what it would do. */
 export function shadowRun(config: RuntimeConfig, plan: string, input: unknown): ShadowReport {
   const intents: ShadowReport['intents'] = [];
-  const runtime = new AirRuntime({ ...config, onIntent: (_instance, step, intent) => intents.push({ step, kind: intent.kind, cap: intent.cap, params: intent.params, intentHash: intent.intentHash }) });
+  const runtime = new AirRuntime({
+    ...config,
+    onIntent: (_instance, step, intent) =>
+      intents.push({ step, kind: intent.kind, cap: intent.cap, params: intent.params, intentHash: intent.intentHash }),
+  });
   const instance = runtime.start(plan, input, 'shadow');
   const report: ShadowReport = { intents, path: [...instance.completed], status: instance.status };
   const definition = config.world.get('defplan', plan)?.node;
   if (instance.status === 'waiting' && definition !== undefined) {
-    const waiting = definition.steps.find((s) => !instance.completed.includes(s.id) && (s.op === 'await_receipt' || s.op === 'await_event') && definition.edges.filter((e) => e.to === s.id).every((e) => instance.completed.includes(e.from)));
+    const waiting = definition.steps.find(
+      (s) =>
+        !instance.completed.includes(s.id) &&
+        (s.op === 'await_receipt' || s.op === 'await_event') &&
+        definition.edges.filter((e) => e.to === s.id).every((e) => instance.completed.includes(e.from)),
+    );
     if (waiting !== undefined) report.waitsAt = waiting.id;
   }
   if (instance.error !== undefined) report.error = `${instance.error.code}: ${instance.error.message}`;

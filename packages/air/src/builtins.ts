@@ -32,7 +32,13 @@ const receiptEvent = (params: string, receipt: string) => ({
 export const BUILTIN_SCHEMAS: readonly AirDefinitionJson[] = [
   schema('sys/HttpRequestParams@1', { record: { method: T.text, url: T.text, headers: T.textMap, body_ref: option(T.hash) } }),
   schema('sys/HttpRequestReceipt@1', {
-    record: { status: T.int, headers: T.textMap, body_ref: option(T.hash), timings: { record: { start_ns: T.nat, end_ns: T.nat } }, adapter_id: T.text },
+    record: {
+      status: T.int,
+      headers: T.textMap,
+      body_ref: option(T.hash),
+      timings: { record: { start_ns: T.nat, end_ns: T.nat } },
+      adapter_id: T.text,
+    },
   }),
   schema('sys/BlobPutParams@1', { record: { namespace: T.text, blob_ref: T.hash } }),
   schema('sys/BlobPutReceipt@1', { record: { blob_ref: T.hash, size: T.nat } }),
@@ -41,7 +47,14 @@ export const BUILTIN_SCHEMAS: readonly AirDefinitionJson[] = [
   schema('sys/TimerSetParams@1', { record: { deliver_at_ns: T.nat, key: option(T.text) } }),
   schema('sys/TimerSetReceipt@1', { record: { delivered_at_ns: T.nat, key: option(T.text) } }),
   schema('sys/LlmGenerateParams@1', {
-    record: { provider: T.text, model: T.text, temperature: T.dec128, max_tokens: T.nat, input_ref: T.hash, tools: option({ list: T.text }) },
+    record: {
+      provider: T.text,
+      model: T.text,
+      temperature: T.dec128,
+      max_tokens: T.nat,
+      input_ref: T.hash,
+      tools: option({ list: T.text }),
+    },
   }),
   schema('sys/LlmGenerateReceipt@1', {
     record: { output_ref: T.hash, token_usage: { record: { prompt: T.nat, completion: T.nat } }, cost_cents: T.nat, provider_id: T.text },
@@ -51,20 +64,34 @@ export const BUILTIN_SCHEMAS: readonly AirDefinitionJson[] = [
   schema('sys/BlobGetResult@1', receiptEvent('sys/BlobGetParams@1', 'sys/BlobGetReceipt@1')),
   schema('sys/HttpOutCapParams@1', { record: { hosts: T.textSet, verbs: T.textSet, path_prefixes: option(T.textSet) } }),
   schema('sys/LlmBasicCapParams@1', {
-    record: { providers: option(T.textSet), models: option(T.textSet), max_tokens_max: option(T.nat), temperature_max: option(T.dec128), tools_allow: option(T.textSet) },
+    record: {
+      providers: option(T.textSet),
+      models: option(T.textSet),
+      max_tokens_max: option(T.nat),
+      temperature_max: option(T.dec128),
+      tools_allow: option(T.textSet),
+    },
   }),
   schema('sys/BlobCapParams@1', { record: { namespaces: option(T.textSet) } }),
   schema('sys/TimerCapParams@1', { record: {} }),
   schema('sys/FsReadParams@1', { record: { path: T.text, stat_only: option({ bool: {} }) } }),
   schema('sys/FsReadReceipt@1', { record: { path: T.text, kind: T.text, size: T.nat, content_ref: option(T.hash) } }),
-  schema('sys/FsWriteParams@1', { record: { op: T.text, path: T.text, to: option(T.text), size: T.nat, content_ref: option(T.hash), content: option(T.bytes) } }),
+  schema('sys/FsWriteParams@1', {
+    record: { op: T.text, path: T.text, to: option(T.text), size: T.nat, content_ref: option(T.hash), content: option(T.bytes) },
+  }),
   schema('sys/FsWriteReceipt@1', { record: { op: T.text, path: T.text, to: option(T.text), size: T.nat, created: { bool: {} } } }),
   schema('sys/FsListParams@1', { record: { path: T.text, recursive: option({ bool: {} }) } }),
   schema('sys/FsListReceipt@1', { record: { entries: { list: T.text }, truncated: option({ bool: {} }), result_ref: option(T.hash) } }),
   schema('sys/FsSearchParams@1', { record: { pattern: T.text, path: T.text, content: { bool: {} } } }),
   schema('sys/FsSearchReceipt@1', { record: { matches: { list: T.text }, truncated: option({ bool: {} }), result_ref: option(T.hash) } }),
   schema('sys/FsCapParams@1', {
-    record: { read_prefixes: T.textSet, write_prefixes: option(T.textSet), max_write_bytes: option(T.nat), read_exclude: option(T.textSet), write_exclude: option(T.textSet) },
+    record: {
+      read_prefixes: T.textSet,
+      write_prefixes: option(T.textSet),
+      max_write_bytes: option(T.nat),
+      read_exclude: option(T.textSet),
+      write_exclude: option(T.textSet),
+    },
   }),
 ];
 

@@ -71,7 +71,15 @@ describe('canonical CBOR against an independent implementation (cbor2)', () => {
 
   it('gives the same bytes for integers at every width boundary', () => {
     const edges = [0, 23, 24, 255, 256, 65535, 65536, 2 ** 32 - 1, 2 ** 32, Number.MAX_SAFE_INTEGER];
-    const values: CborValue[] = [...edges, ...edges.map((n) => -n - 1), 2n ** 64n - 1n, -(2n ** 64n), 2n ** 64n, -(2n ** 64n) - 1n, 2n ** 200n];
+    const values: CborValue[] = [
+      ...edges,
+      ...edges.map((n) => -n - 1),
+      2n ** 64n - 1n,
+      -(2n ** 64n),
+      2n ** 64n,
+      -(2n ** 64n) - 1n,
+      2n ** 200n,
+    ];
     for (const value of values) expect(toHex(encodeCanonical(value)), String(value)).toBe(toHex(encodeWithCbor2(value)));
   });
 

@@ -23,7 +23,10 @@ describe('canonical CBOR', () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string({ maxLength: 8 }), fc.integer()), fc.integer(), (dict, seed) => {
         const entries = Object.entries(dict);
-        const shuffled = entries.map((e, i) => [((i * 7919 + seed) >>> 0) % 1000, e] as const).sort((a, b) => a[0] - b[0]).map(([, e]) => e);
+        const shuffled = entries
+          .map((e, i) => [((i * 7919 + seed) >>> 0) % 1000, e] as const)
+          .sort((a, b) => a[0] - b[0])
+          .map(([, e]) => e);
         expect(encodeCanonical(Object.fromEntries(shuffled))).toEqual(encodeCanonical(dict));
       }),
     );
@@ -31,7 +34,17 @@ describe('canonical CBOR', () => {
 
   it('orders keys by their encoded bytes: shorter text first, integers by encoding', () => {
     expect(toHex(encodeCanonical({ aa: 1, b: 2, a: 3 }))).toBe('a361610361620262616101');
-    expect(toHex(encodeCanonical(new Map<CborValue, CborValue>([[-1, 'n'], [100, 'h'], [10, 't']])))).toBe('a30a61741864616820616e');
+    expect(
+      toHex(
+        encodeCanonical(
+          new Map<CborValue, CborValue>([
+            [-1, 'n'],
+            [100, 'h'],
+            [10, 't'],
+          ]),
+        ),
+      ),
+    ).toBe('a30a61741864616820616e');
   });
 
   it('dec128 is tag 2000 over 16 bytes; big integers are bigints', () => {

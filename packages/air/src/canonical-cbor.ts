@@ -169,7 +169,8 @@ function checkEncodable(value: unknown, depth: number, pointer: string): void {
   }
   if (value instanceof Map) {
     for (const [k, v] of value) {
-      if (!(typeof k === 'string' || typeof k === 'number' || typeof k === 'bigint' || k instanceof Uint8Array)) bad('map keys must be integers, text or byte strings');
+      if (!(typeof k === 'string' || typeof k === 'number' || typeof k === 'bigint' || k instanceof Uint8Array))
+        bad('map keys must be integers, text or byte strings');
       checkEncodable(k, depth + 1, pointer);
       checkEncodable(v, depth + 1, `${pointer}/${String(k)}`);
     }
@@ -182,7 +183,7 @@ function checkEncodable(value: unknown, depth: number, pointer: string): void {
     }
     return;
   }
-  bad(`${typeof value === 'object' ? (value as object).constructor?.name ?? 'object' : typeof value} is not in the data model`);
+  bad(`${typeof value === 'object' ? ((value as object).constructor?.name ?? 'object') : typeof value} is not in the data model`);
 }
 
 const TAG_DECODERS = new Proxy([] as unknown[], {
@@ -195,7 +196,8 @@ const TAG_DECODERS = new Proxy([] as unknown[], {
 
 function decodeTagged(tag: number, content: unknown): unknown {
   if (tag === DEC128_TAG) {
-    if (!(content instanceof Uint8Array) || content.length !== 16) throw new AirError('AIR_CBOR_MALFORMED', 'tag 2000 (dec128) must wrap a 16-byte string');
+    if (!(content instanceof Uint8Array) || content.length !== 16)
+      throw new AirError('AIR_CBOR_MALFORMED', 'tag 2000 (dec128) must wrap a 16-byte string');
     return new Dec128(content);
   }
   if ((tag === 2 || tag === 3) && content instanceof Uint8Array) {
@@ -230,7 +232,11 @@ export function decodeCanonical(bytes: Uint8Array, options: { maxDepth?: number 
   } catch (cause) {
     if (cause instanceof AirError) throw cause;
     const message = (cause as Error).message ?? String(cause);
-    const code = /duplicate|repeat map key/i.test(message) ? 'AIR_CBOR_DUPLICATE_KEY' : /minimal|canonical|strict/i.test(message) ? 'AIR_CBOR_NOT_CANONICAL' : 'AIR_CBOR_MALFORMED';
+    const code = /duplicate|repeat map key/i.test(message)
+      ? 'AIR_CBOR_DUPLICATE_KEY'
+      : /minimal|canonical|strict/i.test(message)
+        ? 'AIR_CBOR_NOT_CANONICAL'
+        : 'AIR_CBOR_MALFORMED';
     throw new AirError(code, `CBOR rejected: ${message}`, { cause });
   }
   const value = fromDecoded(decoded);
@@ -238,7 +244,9 @@ export function decodeCanonical(bytes: Uint8Array, options: { maxDepth?: number 
   if (compareBytes(again, bytes) !== 0) {
     let at = 0;
     while (at < again.length && again[at] === bytes[at]) at++;
-    throw new AirError('AIR_CBOR_NOT_CANONICAL', `CBOR is well-formed but not in canonical form (first difference at byte ${at})`, { offset: at });
+    throw new AirError('AIR_CBOR_NOT_CANONICAL', `CBOR is well-formed but not in canonical form (first difference at byte ${at})`, {
+      offset: at,
+    });
   }
   return value;
 }
@@ -251,7 +259,8 @@ function fromDecoded(value: unknown): CborValue {
     const entries = [...value.entries()].map(([k, v]) => [fromDecoded(k), fromDecoded(v)] as const);
     if (entries.every(([k]) => typeof k === 'string')) {
       const out: Record<string, CborValue> = {};
-      for (const [k, v] of entries) Object.defineProperty(out, k as string, { value: v, enumerable: true, writable: true, configurable: true });
+      for (const [k, v] of entries)
+        Object.defineProperty(out, k as string, { value: v, enumerable: true, writable: true, configurable: true });
       return out;
     }
     return new Map(entries);

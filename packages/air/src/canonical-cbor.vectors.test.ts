@@ -102,6 +102,7 @@ function toPlain(value: CborValue): unknown {
   if (value instanceof Uint8Array) return value;
   if (Array.isArray(value)) return value.map(toPlain);
   if (value instanceof Map) return Object.fromEntries([...value].map(([k, v]) => [String(k), toPlain(v)]));
-  if (typeof value === 'object' && value !== null && value.constructor === Object) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toPlain(v)]));
+  if (typeof value === 'object' && value !== null && value.constructor === Object)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toPlain(v)]));
   return value;
 }

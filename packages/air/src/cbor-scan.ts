@@ -13,7 +13,11 @@ export const MAX_CBOR_DEPTH = 128;
 export function scanCbor(bytes: Uint8Array, maxDepth = MAX_CBOR_DEPTH): void {
   const remaining: number[] = [1];
   let pos = 0;
-  const fail = (code: 'AIR_CBOR_MALFORMED' | 'AIR_CBOR_UNSUPPORTED' | 'AIR_CBOR_INVALID_UTF8' | 'AIR_CBOR_TOO_DEEP', why: string, at = pos): never => {
+  const fail = (
+    code: 'AIR_CBOR_MALFORMED' | 'AIR_CBOR_UNSUPPORTED' | 'AIR_CBOR_INVALID_UTF8' | 'AIR_CBOR_TOO_DEEP',
+    why: string,
+    at = pos,
+  ): never => {
     throw new AirError(code, `CBOR ${why} at byte ${at}`, { offset: at });
   };
   const need = (count: number) => {
@@ -69,7 +73,8 @@ export function scanCbor(bytes: Uint8Array, maxDepth = MAX_CBOR_DEPTH): void {
       case 6: {
         if (remaining.length > maxDepth) fail('AIR_CBOR_TOO_DEEP', `nesting deeper than ${maxDepth} levels`, start);
         const items = major === 5 ? argument * 2 : major === 6 ? 1 : argument;
-        if (major !== 6 && items > bytes.length - pos) fail('AIR_CBOR_MALFORMED', `container of ${argument} items runs past the end of the input`, start);
+        if (major !== 6 && items > bytes.length - pos)
+          fail('AIR_CBOR_MALFORMED', `container of ${argument} items runs past the end of the input`, start);
         if (items > 0) remaining.push(items);
         break;
       }
@@ -83,7 +88,13 @@ export function scanCbor(bytes: Uint8Array, maxDepth = MAX_CBOR_DEPTH): void {
   if (pos !== bytes.length) fail('AIR_CBOR_MALFORMED', `${bytes.length - pos} bytes after the end of the item`);
 }
 
-function checkFloat(bytes: Uint8Array, pos: number, size: number, start: number, fail: (code: 'AIR_CBOR_UNSUPPORTED', why: string, at: number) => never): void {
+function checkFloat(
+  bytes: Uint8Array,
+  pos: number,
+  size: number,
+  start: number,
+  fail: (code: 'AIR_CBOR_UNSUPPORTED', why: string, at: number) => never,
+): void {
   let exponentAllOnes: boolean;
   if (size === 2) exponentAllOnes = (bytes[pos]! & 0x7c) === 0x7c;
   else if (size === 4) exponentAllOnes = (bytes[pos]! & 0x7f) === 0x7f && (bytes[pos + 1]! & 0x80) === 0x80;

@@ -22,7 +22,10 @@ const num = (bytes: Uint8Array) => bytes.reduceRight((n, b) => (n << 8n) | BigIn
 const cat = (...parts: Uint8Array[]) => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
-  for (const p of parts) (out.set(p, at), (at += p.length));
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
   return out;
 };
 const mod = (n: bigint) => ((n % L) + L) % L;
@@ -42,13 +45,18 @@ function craft(a: bigint, A: Uint8Array, msg: Uint8Array, r: bigint, extra: Pt =
 
 const torsion: Pt[] = SMALL_ORDER_ENCODINGS.map((h) => Point.fromBytes(fromHex(h)));
 const order8 = torsion.find((t) => !t.double().double().is0())!;
-const bothVerifiers = (key: AdapterKey, msg: Uint8Array, sig: Uint8Array) => [verifyReceiptSignature(key, msg, sig), nodeSignatureVerifier(key, msg, sig)];
+const bothVerifiers = (key: AdapterKey, msg: Uint8Array, sig: Uint8Array) => [
+  verifyReceiptSignature(key, msg, sig),
+  nodeSignatureVerifier(key, msg, sig),
+];
 
 describe('Ed25519 under one rule: strict, cofactorless, no small order', () => {
   it('the small-order list is exactly the eight torsion points', () => {
     expect(new Set(SMALL_ORDER_ENCODINGS).size).toBe(8);
     for (const t of torsion) expect(t.isSmallOrder()).toBe(true);
-    const generated = new Set(Array.from({ length: 8 }, (_, i) => toHex((i === 0 ? Point.ZERO : order8.multiply(BigInt(i), false)).toBytes())));
+    const generated = new Set(
+      Array.from({ length: 8 }, (_, i) => toHex((i === 0 ? Point.ZERO : order8.multiply(BigInt(i), false)).toBytes())),
+    );
     expect([...generated].sort()).toEqual([...SMALL_ORDER_ENCODINGS].sort());
   });
 
@@ -56,7 +64,9 @@ describe('Ed25519 under one rule: strict, cofactorless, no small order', () => {
     const identityEncodings = ['01' + '00'.repeat(31), '01' + '00'.repeat(30) + '80', toHex(le(P + 1n))];
     for (const h of [...identityEncodings, ...SMALL_ORDER_ENCODINGS, toHex(le(P)), toHex(le(P + 2n)), 'ff'.repeat(32)]) {
       expect(ed25519KeyProblem(fromHex(h)), h).toBeDefined();
-      expect(() => new EffectKernel({ adapters: { bad: { scheme: 'ed25519', key: fromHex(h) } } } as never)).toThrow(expect.objectContaining({ code: 'AIR_KEY_INVALID' }));
+      expect(() => new EffectKernel({ adapters: { bad: { scheme: 'ed25519', key: fromHex(h) } } } as never)).toThrow(
+        expect.objectContaining({ code: 'AIR_KEY_INVALID' }),
+      );
     }
     const mixed = keyPair(7).A.add(order8).toBytes();
     expect(ed25519KeyProblem(mixed)).toMatch(/small-order component/);
@@ -74,7 +84,11 @@ describe('Ed25519 under one rule: strict, cofactorless, no small order', () => {
     const msgs = [new Uint8Array(0), new TextEncoder().encode('any receipt at all')];
     for (const keyHex of ['01' + '00'.repeat(31), '01' + '00'.repeat(30) + '80', toHex(le(P + 1n))]) {
       for (const rHex of ['01' + '00'.repeat(31), '01' + '00'.repeat(30) + '80', toHex(le(P + 1n))]) {
-        for (const msg of msgs) expect(bothVerifiers({ scheme: 'ed25519', key: fromHex(keyHex) }, msg, cat(fromHex(rHex), new Uint8Array(32)))).toEqual([false, false]);
+        for (const msg of msgs)
+          expect(bothVerifiers({ scheme: 'ed25519', key: fromHex(keyHex) }, msg, cat(fromHex(rHex), new Uint8Array(32)))).toEqual([
+            false,
+            false,
+          ]);
       }
     }
   });
@@ -84,7 +98,8 @@ describe('Ed25519 under one rule: strict, cofactorless, no small order', () => {
     const key = A.toBytes();
     const msg = new TextEncoder().encode('receipt');
     expect(bothVerifiers({ scheme: 'ed25519', key }, msg, craft(a, key, msg, 12345n))).toEqual([true, true]);
-    for (const t of torsion.slice(1)) expect(bothVerifiers({ scheme: 'ed25519', key }, msg, craft(a, key, msg, 12345n, t))).toEqual([false, false]);
+    for (const t of torsion.slice(1))
+      expect(bothVerifiers({ scheme: 'ed25519', key }, msg, craft(a, key, msg, 12345n, t))).toEqual([false, false]);
     // The cofactored equation (what ZIP-215 and some libraries use) would have accepted them:
     expect(ed.verify(craft(a, key, msg, 12345n, order8), msg, key, { zip215: false })).toBe(true);
   });

@@ -71,13 +71,15 @@ export function inferExprType(expr: unknown, scope: TypeScope, path: string, pro
     }
     case 'map':
     case 'variant':
-      if (key === 'map' && Array.isArray(body)) body.forEach((entry, i) => {
-        if (typeof entry === 'object' && entry !== null) {
-          inferExprType((entry as { key?: unknown }).key, scope, pointer(pointer(at, i), 'key'), problems);
-          inferExprType((entry as { value?: unknown }).value, scope, pointer(pointer(at, i), 'value'), problems);
-        }
-      });
-      if (key === 'variant' && typeof body === 'object' && body !== null && 'value' in body) inferExprType((body as { value: unknown }).value, scope, pointer(at, 'value'), problems);
+      if (key === 'map' && Array.isArray(body))
+        body.forEach((entry, i) => {
+          if (typeof entry === 'object' && entry !== null) {
+            inferExprType((entry as { key?: unknown }).key, scope, pointer(pointer(at, i), 'key'), problems);
+            inferExprType((entry as { value?: unknown }).value, scope, pointer(pointer(at, i), 'value'), problems);
+          }
+        });
+      if (key === 'variant' && typeof body === 'object' && body !== null && 'value' in body)
+        inferExprType((body as { value: unknown }).value, scope, pointer(at, 'value'), problems);
       return undefined;
     default:
       return undefined;
@@ -92,7 +94,10 @@ function inferRef(text: unknown, scope: TypeScope, path: string, problems: AirDi
   else {
     const table = ref.root === 'var' ? scope.vars : scope.steps;
     if (!table.has(ref.name)) {
-      const what = ref.root === 'var' ? `variable "${ref.name}" is not bound by an earlier step` : `step "${ref.name}" does not come before this point`;
+      const what =
+        ref.root === 'var'
+          ? `variable "${ref.name}" is not bound by an earlier step`
+          : `step "${ref.name}" does not come before this point`;
       problems.push(diagnostic('expr.unbound-ref', `${text as string}: ${what}`, path));
       return undefined;
     }
@@ -106,7 +111,13 @@ function inferRef(text: unknown, scope: TypeScope, path: string, problems: AirDi
       return undefined;
     }
     if (!Object.hasOwn(record.fields, field)) {
-      problems.push(diagnostic('expr.no-field', `${text as string}: the record has no field "${field}" (fields: ${Object.keys(record.fields).join(', ') || 'none'})`, path));
+      problems.push(
+        diagnostic(
+          'expr.no-field',
+          `${text as string}: the record has no field "${field}" (fields: ${Object.keys(record.fields).join(', ') || 'none'})`,
+          path,
+        ),
+      );
       return undefined;
     }
     type = record.fields[field];
@@ -120,7 +131,9 @@ function inferOp(op: unknown, args: unknown, scope: TypeScope, path: string, pro
   const expect = (i: number, ok: (t: AirType) => boolean, what: string) => {
     const t = types[i];
     if (t !== undefined && (t === 'null' || !ok(t))) {
-      problems.push(diagnostic('expr.type', `"${op}" needs ${what}; argument ${i} is ${describeType(t)}`, pointer(pointer(path, 'args'), i)));
+      problems.push(
+        diagnostic('expr.type', `"${op}" needs ${what}; argument ${i} is ${describeType(t)}`, pointer(pointer(path, 'args'), i)),
+      );
     }
   };
   const isPrim = (names: string[]) => (t: AirType) => t.kind === 'primitive' && names.includes(t.name);
@@ -153,7 +166,13 @@ function inferOp(op: unknown, args: unknown, scope: TypeScope, path: string, pro
     case 'mod': {
       types.forEach((_, i) => expect(i, isPrim([...INTEGERS]), 'integers'));
       const first = types[0];
-      return first !== undefined && first !== 'null' && first.kind === 'primitive' && INTEGERS.has(first.name) && types.every((t) => t !== undefined && t !== 'null' && t.kind === 'primitive' && t.name === first.name) ? first : prim('int');
+      return first !== undefined &&
+        first !== 'null' &&
+        first.kind === 'primitive' &&
+        INTEGERS.has(first.name) &&
+        types.every((t) => t !== undefined && t !== 'null' && t.kind === 'primitive' && t.name === first.name)
+        ? first
+        : prim('int');
     }
     case 'concat': {
       const first = types[0];
@@ -175,7 +194,8 @@ function inferOp(op: unknown, args: unknown, scope: TypeScope, path: string, pro
 export function isAssignable(actual: InferredType, expected: AirType): boolean {
   if (actual === undefined || (actual !== 'null' && actual.kind === 'ref')) return true;
   if (actual === 'null') return expected.kind === 'option';
-  if (expected.kind === 'option') return actual.kind === 'option' ? isAssignable(actual.item, expected.item) : isAssignable(actual, expected.item);
+  if (expected.kind === 'option')
+    return actual.kind === 'option' ? isAssignable(actual.item, expected.item) : isAssignable(actual, expected.item);
   // Reading an optional field where a value is required is allowed statically; evaluation fails if it is absent.
   if (actual.kind === 'option') return isAssignable(actual.item, expected);
   switch (expected.kind) {
@@ -184,14 +204,21 @@ export function isAssignable(actual: InferredType, expected: AirType): boolean {
     case 'record':
       if (actual.kind !== 'record') return false;
       if (Object.keys(actual.fields).some((f) => !Object.hasOwn(expected.fields, f))) return false;
-      return Object.entries(expected.fields).every(([f, t]) => (Object.hasOwn(actual.fields, f) ? isAssignable(actual.fields[f], t) : t.kind === 'option'));
+      return Object.entries(expected.fields).every(([f, t]) =>
+        Object.hasOwn(actual.fields, f) ? isAssignable(actual.fields[f], t) : t.kind === 'option',
+      );
     case 'list':
     case 'set':
       return actual.kind === expected.kind && isAssignable(actual.item, expected.item);
     case 'map':
       return actual.kind === 'map' && actual.key === expected.key && isAssignable(actual.value, expected.value);
     case 'variant':
-      return actual.kind === 'variant' && Object.entries(actual.alternatives).every(([k, t]) => Object.hasOwn(expected.alternatives, k) && isAssignable(t, expected.alternatives[k]!));
+      return (
+        actual.kind === 'variant' &&
+        Object.entries(actual.alternatives).every(
+          ([k, t]) => Object.hasOwn(expected.alternatives, k) && isAssignable(t, expected.alternatives[k]!),
+        )
+      );
     case 'ref':
       return true;
   }
@@ -205,7 +232,9 @@ export function describeType(type: InferredType): string {
     case 'primitive':
       return type.name;
     case 'record':
-      return `record {${Object.entries(type.fields).map(([f, t]) => `${f}: ${describeType(t)}`).join(', ')}}`;
+      return `record {${Object.entries(type.fields)
+        .map(([f, t]) => `${f}: ${describeType(t)}`)
+        .join(', ')}}`;
     case 'variant':
       return `variant [${Object.keys(type.alternatives).join(', ')}]`;
     case 'list':

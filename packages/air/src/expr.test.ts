@@ -65,9 +65,19 @@ describe('expressions', () => {
     [ref('var:x'), 'expr.ref', 'a reference is "@plan.input[.field…]", "@var:<name>[.field…]" or "@step:<id>[.field…]"', '/ref'],
     [op('div', { int: 1 }, { int: 0 }), 'expr.division-by-zero', '"div" by zero', '/args/1'],
     [op('mod', { int: 1 }, op('sub', { int: 2 }, { int: 2 })), 'expr.division-by-zero', '"mod" by zero', '/args/1'],
-    [op('mul', ref('@var:big'), { int: 8 }), 'expr.overflow', 'integer overflow: 36893488147419103232 is outside -9223372036854775808..18446744073709551615', ''],
+    [
+      op('mul', ref('@var:big'), { int: 8 }),
+      'expr.overflow',
+      'integer overflow: 36893488147419103232 is outside -9223372036854775808..18446744073709551615',
+      '',
+    ],
     [op('add', { text: 'a' }, { int: 1 }), 'expr.type', '"add" takes integers; argument 0 is text', '/args/0'],
-    [op('add', { dec128: '1.5' }, { int: 1 }), 'expr.type', '"add" takes integers; argument 0 is a dec128 (arithmetic on dec128 is not in AIR v1; compare with lt/le/gt/ge)', '/args/0'],
+    [
+      op('add', { dec128: '1.5' }, { int: 1 }),
+      'expr.type',
+      '"add" takes integers; argument 0 is a dec128 (arithmetic on dec128 is not in AIR v1; compare with lt/le/gt/ge)',
+      '/args/0',
+    ],
     [op('lt', { text: 'a' }, { int: 1 }), 'expr.type', '"lt" compares two numbers or two texts; found text and an integer', '/args'],
     [op('and', { bool: true }, { int: 1 }), 'expr.type', '"and" takes bools; argument 1 is an integer', '/args/1'],
     [op('not', { bool: true }, { bool: true }), 'expr.arity', '"not" takes 1 argument; found 2', '/args'],
@@ -77,7 +87,17 @@ describe('expressions', () => {
     [{ float: 1.5 }, 'expr.unknown', 'unknown expression "float"', ''],
     [{ text: 'a', int: 1 }, 'expr.shape', 'an expression has exactly one key; found "text", "int"', ''],
     [{ nat: -1 }, 'expr.const', 'a nat constant cannot be negative', '/nat'],
-    [{ map: [{ key: { int: 1 }, value: { int: 1 } }, { key: { int: 1 }, value: { int: 2 } }] }, 'expr.duplicate-key', 'this key appears twice in the map', '/map/1/key'],
+    [
+      {
+        map: [
+          { key: { int: 1 }, value: { int: 1 } },
+          { key: { int: 1 }, value: { int: 2 } },
+        ],
+      },
+      'expr.duplicate-key',
+      'this key appears twice in the map',
+      '/map/1/key',
+    ],
   ])('%j is a diagnostic: %s', (expr, code, message, path) => {
     expect(evaluateExpr(expr, env)).toEqual({ ok: false, diagnostics: [{ code, message, path }] });
   });

@@ -8,7 +8,29 @@ import { isHash } from './node-hash.js';
 import { isWellFormedString } from './utf8.js';
 
 /** The operators of AIR v1 expressions. */
-export const OPERATORS = ['len', 'get', 'has', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'and', 'or', 'not', 'concat', 'add', 'sub', 'mul', 'div', 'mod', 'starts_with', 'ends_with', 'contains'] as const;
+export const OPERATORS = [
+  'len',
+  'get',
+  'has',
+  'eq',
+  'ne',
+  'lt',
+  'le',
+  'gt',
+  'ge',
+  'and',
+  'or',
+  'not',
+  'concat',
+  'add',
+  'sub',
+  'mul',
+  'div',
+  'mod',
+  'starts_with',
+  'ends_with',
+  'contains',
+] as const;
 export type Operator = (typeof OPERATORS)[number];
 
 /** What references resolve to while evaluating: the plan input, variables, and step outputs (canonical values). */
@@ -23,9 +45,27 @@ export const MAX_EXPR_DEPTH = 64;
 const INT_MIN = -(2n ** 63n);
 const UINT_MAX = 2n ** 64n - 1n;
 const ARITY: Partial<Record<Operator, [number, number]>> = {
-  len: [1, 1], get: [2, 2], has: [2, 2], eq: [2, 2], ne: [2, 2], lt: [2, 2], le: [2, 2], gt: [2, 2], ge: [2, 2],
-  not: [1, 1], sub: [2, 2], div: [2, 2], mod: [2, 2], starts_with: [2, 2], ends_with: [2, 2], contains: [2, 2],
-  and: [1, Infinity], or: [1, Infinity], concat: [1, Infinity], add: [1, Infinity], mul: [1, Infinity],
+  len: [1, 1],
+  get: [2, 2],
+  has: [2, 2],
+  eq: [2, 2],
+  ne: [2, 2],
+  lt: [2, 2],
+  le: [2, 2],
+  gt: [2, 2],
+  ge: [2, 2],
+  not: [1, 1],
+  sub: [2, 2],
+  div: [2, 2],
+  mod: [2, 2],
+  starts_with: [2, 2],
+  ends_with: [2, 2],
+  contains: [2, 2],
+  and: [1, Infinity],
+  or: [1, Infinity],
+  concat: [1, Infinity],
+  add: [1, Infinity],
+  mul: [1, Infinity],
 };
 
 class ExprFailure {
@@ -43,7 +83,10 @@ export function evaluateExpr(expr: unknown, env: ExprEnv = {}, path = ''): AirRe
     return { ok: true, value: evaluate(expr, env, path, 0) };
   } catch (error) {
     if (error instanceof ExprFailure) return { ok: false, diagnostics: [error.diagnostic] };
-    const message = error instanceof RangeError ? 'expression too large to evaluate' : `expression could not be evaluated: ${String((error as Error)?.message ?? error)}`;
+    const message =
+      error instanceof RangeError
+        ? 'expression too large to evaluate'
+        : `expression could not be evaluated: ${String((error as Error)?.message ?? error)}`;
     return { ok: false, diagnostics: [diagnostic('expr.internal', message, path)] };
   }
 }
@@ -53,18 +96,32 @@ function fail(code: string, message: string, path: string): never {
 }
 
 function isRecord(value: unknown): value is Readonly<Record<string, CborValue>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array) && !(value instanceof Map) && !(value instanceof Dec128) && Object.getPrototypeOf(value) === Object.prototype;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof Uint8Array) &&
+    !(value instanceof Map) &&
+    !(value instanceof Dec128) &&
+    Object.getPrototypeOf(value) === Object.prototype
+  );
 }
 
 function evaluate(expr: unknown, env: ExprEnv, path: string, depth: number): CborValue {
   if (depth > MAX_EXPR_DEPTH) fail('expr.too-deep', `expressions may nest at most ${MAX_EXPR_DEPTH} levels`, path);
-  if (!isRecord(expr)) fail('expr.shape', 'an expression is an object such as {"ref":"@var:x"}, {"text":"…"} or {"op":"eq","args":[…]}', path);
+  if (!isRecord(expr))
+    fail('expr.shape', 'an expression is an object such as {"ref":"@var:x"}, {"text":"…"} or {"op":"eq","args":[…]}', path);
   const keys = Object.keys(expr);
   if ('op' in expr) {
     if (keys.some((k) => k !== 'op' && k !== 'args')) fail('expr.shape', 'an operator expression has only "op" and "args"', path);
     return evaluateOp(expr.op, expr.args, env, path, depth);
   }
-  if (keys.length !== 1) fail('expr.shape', `an expression has exactly one key; found ${keys.length === 0 ? 'none' : keys.map((k) => `"${k}"`).join(', ')}`, path);
+  if (keys.length !== 1)
+    fail(
+      'expr.shape',
+      `an expression has exactly one key; found ${keys.length === 0 ? 'none' : keys.map((k) => `"${k}"`).join(', ')}`,
+      path,
+    );
   const key = keys[0]!;
   const body = expr[key];
   const at = pointer(path, key);
@@ -80,7 +137,14 @@ function evaluate(expr: unknown, env: ExprEnv, path: string, depth: number): Cbo
     case 'nat':
     case 'time_ns':
     case 'duration_ns': {
-      const n = typeof body === 'number' && Number.isSafeInteger(body) ? BigInt(body) : typeof body === 'string' && /^-?(0|[1-9]\d*)$/.test(body) ? BigInt(body) : typeof body === 'bigint' ? body : undefined;
+      const n =
+        typeof body === 'number' && Number.isSafeInteger(body)
+          ? BigInt(body)
+          : typeof body === 'string' && /^-?(0|[1-9]\d*)$/.test(body)
+            ? BigInt(body)
+            : typeof body === 'bigint'
+              ? body
+              : undefined;
       if (n === undefined) fail('expr.const', `a ${key} constant is an integer`, at);
       if ((key === 'nat' || key === 'time_ns') && n < 0n) fail('expr.const', `a ${key} constant cannot be negative`, at);
       return checkRange(n, at);
@@ -99,12 +163,19 @@ function evaluate(expr: unknown, env: ExprEnv, path: string, depth: number): Cbo
       if (!isHash(body)) fail('expr.const', 'a hash constant is "sha256:<64 hex digits>"', at);
       return bytesFromHex(body.slice(7));
     case 'uuid':
-      if (typeof body !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(body)) fail('expr.const', 'a uuid constant is the lowercase 8-4-4-4-12 form', at);
+      if (typeof body !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(body))
+        fail('expr.const', 'a uuid constant is the lowercase 8-4-4-4-12 form', at);
       return bytesFromHex(body.replace(/-/g, ''));
     case 'record': {
       if (!isRecord(body)) fail('expr.shape', 'a record expression maps field names to expressions', at);
       const out: Record<string, CborValue> = {};
-      for (const [field, sub] of Object.entries(body)) Object.defineProperty(out, field, { value: evaluate(sub, env, pointer(at, field), depth + 1), enumerable: true, writable: true, configurable: true });
+      for (const [field, sub] of Object.entries(body))
+        Object.defineProperty(out, field, {
+          value: evaluate(sub, env, pointer(at, field), depth + 1),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       return out;
     }
     case 'list':
@@ -122,18 +193,21 @@ function evaluate(expr: unknown, env: ExprEnv, path: string, depth: number): Cbo
       const seen = new Set<string>();
       body.forEach((entry, i) => {
         const entryAt = pointer(at, i);
-        if (!isRecord(entry) || !('key' in entry) || !('value' in entry) || Object.keys(entry).length !== 2) fail('expr.shape', 'a map entry is {"key":…, "value":…}', entryAt);
+        if (!isRecord(entry) || !('key' in entry) || !('value' in entry) || Object.keys(entry).length !== 2)
+          fail('expr.shape', 'a map entry is {"key":…, "value":…}', entryAt);
         const k = evaluate(entry.key, env, pointer(entryAt, 'key'), depth + 1);
-        if (!(typeof k === 'string' || typeof k === 'number' || typeof k === 'bigint' || k instanceof Uint8Array)) fail('expr.type', 'map keys are integers, text, uuids or hashes', pointer(entryAt, 'key'));
+        if (!(typeof k === 'string' || typeof k === 'number' || typeof k === 'bigint' || k instanceof Uint8Array))
+          fail('expr.type', 'map keys are integers, text, uuids or hashes', pointer(entryAt, 'key'));
         const id = keyOf(k, entryAt);
         if (seen.has(id)) fail('expr.duplicate-key', 'this key appears twice in the map', pointer(entryAt, 'key'));
         seen.add(id);
         out.set(k, evaluate(entry.value, env, pointer(entryAt, 'value'), depth + 1));
       });
-      return [...out.keys()].every((k) => typeof k === 'string') ? Object.fromEntries(out) as Record<string, CborValue> : out;
+      return [...out.keys()].every((k) => typeof k === 'string') ? (Object.fromEntries(out) as Record<string, CborValue>) : out;
     }
     case 'variant': {
-      if (!isRecord(body) || typeof body.tag !== 'string' || Object.keys(body).some((k) => k !== 'tag' && k !== 'value')) fail('expr.shape', 'a variant expression is {"tag":"<alternative>", "value"?: …}', at);
+      if (!isRecord(body) || typeof body.tag !== 'string' || Object.keys(body).some((k) => k !== 'tag' && k !== 'value'))
+        fail('expr.shape', 'a variant expression is {"tag":"<alternative>", "value"?: …}', at);
       return { $tag: body.tag, $value: 'value' in body ? evaluate(body.value, env, pointer(at, 'value'), depth + 1) : {} };
     }
     default:
@@ -150,7 +224,12 @@ function resolveRef(text: unknown, env: ExprEnv, path: string): CborValue {
     const table = ref.root === 'var' ? env.vars : env.steps;
     value = table !== undefined && Object.hasOwn(table, ref.name) ? table[ref.name] : undefined;
   }
-  if (value === undefined) fail('expr.missing-ref', `${text as string}: ${ref.root === 'input' ? 'the plan has no input' : `no ${ref.root === 'var' ? 'variable' : 'step output'} "${ref.name}"`}`, path);
+  if (value === undefined)
+    fail(
+      'expr.missing-ref',
+      `${text as string}: ${ref.root === 'input' ? 'the plan has no input' : `no ${ref.root === 'var' ? 'variable' : 'step output'} "${ref.name}"`}`,
+      path,
+    );
   for (const field of ref.path) {
     const next = fieldOf(value, field);
     if (next === undefined) fail('expr.missing-ref', `${text as string}: no field "${field}"`, path);
@@ -166,12 +245,17 @@ function fieldOf(value: CborValue, field: string): CborValue | undefined {
 }
 
 function evaluateOp(op: unknown, args: unknown, env: ExprEnv, path: string, depth: number): CborValue {
-  if (typeof op !== 'string' || !(OPERATORS as readonly string[]).includes(op)) fail('expr.op', `unknown operator ${JSON.stringify(op)}; expected one of ${OPERATORS.join(', ')}`, pointer(path, 'op'));
+  if (typeof op !== 'string' || !(OPERATORS as readonly string[]).includes(op))
+    fail('expr.op', `unknown operator ${JSON.stringify(op)}; expected one of ${OPERATORS.join(', ')}`, pointer(path, 'op'));
   const operator = op as Operator;
   if (!Array.isArray(args)) fail('expr.shape', `"${operator}" needs "args": an array of expressions`, pointer(path, 'args'));
   const [min, max] = ARITY[operator]!;
   if (args.length < min || args.length > max) {
-    fail('expr.arity', `"${operator}" takes ${min === max ? min : `${min} or more`} argument${min === 1 && max === 1 ? '' : 's'}; found ${args.length}`, pointer(path, 'args'));
+    fail(
+      'expr.arity',
+      `"${operator}" takes ${min === max ? min : `${min} or more`} argument${min === 1 && max === 1 ? '' : 's'}; found ${args.length}`,
+      pointer(path, 'args'),
+    );
   }
   const at = (i: number) => pointer(pointer(path, 'args'), i);
   const arg = (i: number) => evaluate(args[i], env, at(i), depth + 1);
@@ -242,7 +326,11 @@ function evaluateOp(op: unknown, args: unknown, env: ExprEnv, path: string, dept
         }
         return out;
       }
-      return fail('expr.type', `"concat" takes all text, all lists or all bytes; found ${values.map(kindOf).join(', ')}`, pointer(path, 'args'));
+      return fail(
+        'expr.type',
+        `"concat" takes all text, all lists or all bytes; found ${values.map(kindOf).join(', ')}`,
+        pointer(path, 'args'),
+      );
     }
     case 'add':
     case 'sub':
@@ -262,7 +350,16 @@ function evaluateOp(op: unknown, args: unknown, env: ExprEnv, path: string, dept
       for (let i = 1; i < numbers.length; i++) {
         const n = numbers[i]!;
         if ((operator === 'div' || operator === 'mod') && n === 0n) fail('expr.division-by-zero', `"${operator}" by zero`, at(i));
-        result = operator === 'add' ? result + n : operator === 'sub' ? result - n : operator === 'mul' ? result * n : operator === 'div' ? result / n : result % n;
+        result =
+          operator === 'add'
+            ? result + n
+            : operator === 'sub'
+              ? result - n
+              : operator === 'mul'
+                ? result * n
+                : operator === 'div'
+                  ? result / n
+                  : result % n;
         checkRange(result, path);
       }
       return checkRange(result, path);
@@ -274,9 +371,17 @@ function evaluateOp(op: unknown, args: unknown, env: ExprEnv, path: string, dept
       const needle = arg(1);
       if (operator === 'contains' && Array.isArray(haystack)) return haystack.some((item) => keyOf(item, path) === keyOf(needle, path));
       if (typeof haystack !== 'string' || typeof needle !== 'string') {
-        fail('expr.type', `"${operator}" takes two texts${operator === 'contains' ? ' (or a list and an element)' : ''}; found ${kindOf(haystack)} and ${kindOf(needle)}`, pointer(path, 'args'));
+        fail(
+          'expr.type',
+          `"${operator}" takes two texts${operator === 'contains' ? ' (or a list and an element)' : ''}; found ${kindOf(haystack)} and ${kindOf(needle)}`,
+          pointer(path, 'args'),
+        );
       }
-      return operator === 'starts_with' ? haystack.startsWith(needle) : operator === 'ends_with' ? haystack.endsWith(needle) : haystack.includes(needle);
+      return operator === 'starts_with'
+        ? haystack.startsWith(needle)
+        : operator === 'ends_with'
+          ? haystack.endsWith(needle)
+          : haystack.includes(needle);
     }
   }
 }

@@ -20,9 +20,12 @@ describe('fs exclusions', () => {
     expect(fsExclusionOf(path, DEFAULTS)).toBe(pattern);
   });
 
-  it.each(['src/env.ts', '.github/dependabot.yml', 'docs/git/guide.md', 'a/secrets/prod.txt', 'src/environment.ts', ''])('leaves %s alone', (path) => {
-    expect(fsPathExcluded(path, DEFAULTS)).toBe(false);
-  });
+  it.each(['src/env.ts', '.github/dependabot.yml', 'docs/git/guide.md', 'a/secrets/prod.txt', 'src/environment.ts', ''])(
+    'leaves %s alone',
+    (path) => {
+      expect(fsPathExcluded(path, DEFAULTS)).toBe(false);
+    },
+  );
 
   it('anchors patterns with a slash at the root, and matches ? within a segment', () => {
     expect(fsPathExcluded('x/.github/workflows/a.yml', ['.github/workflows/'])).toBe(false);

@@ -3,10 +3,13 @@ import { fsExclusionOf } from './fs-exclusions.js';
 
 type Json = Record<string, unknown>;
 
-const asSet = (value: unknown): string[] | undefined => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : undefined);
+const asSet = (value: unknown): string[] | undefined =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : undefined;
 
 /** The WHATWG URL parser, global in every runtime AIR targets (this package is built without DOM or Node types). */
-declare const URL: new (input: string) => { protocol: string; username: string; password: string; hostname: string; pathname: string; href: string };
+declare const URL: new (
+  input: string,
+) => { protocol: string; username: string; password: string; hostname: string; pathname: string; href: string };
 
 /** An http(s) URL as `fetch` will see it, or why it is refused. */
 export type ParsedHttpUrl = { ok: true; href: string; host: string; path: string } | { ok: false; problem: string };
@@ -26,7 +29,8 @@ export function parseHttpUrl(raw: unknown): ParsedHttpUrl {
     return { ok: false, problem: `${JSON.stringify(raw)} is not a URL` };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, problem: `${JSON.stringify(raw)} is not an http(s) URL` };
-  if (url.username !== '' || url.password !== '') return { ok: false, problem: `${JSON.stringify(raw)} carries userinfo, which is refused` };
+  if (url.username !== '' || url.password !== '')
+    return { ok: false, problem: `${JSON.stringify(raw)} carries userinfo, which is refused` };
   if (url.hostname === '') return { ok: false, problem: `${JSON.stringify(raw)} has no host` };
   return { ok: true, href: url.href, host: url.hostname.toLowerCase(), path: url.pathname };
 }
@@ -76,29 +80,39 @@ export function checkGrantConstraints(kind: string, params: Json, grant: Json): 
       const method = String(params.method ?? '').toUpperCase();
       if (!(asSet(grant.verbs) ?? []).map((v) => v.toUpperCase()).includes(method)) return `method "${method}" is not in the grant's verbs`;
       const prefixes = asSet(grant.path_prefixes);
-      if (prefixes !== undefined && !prefixes.some((p) => url.path.startsWith(p))) return `path "${url.path}" is outside the grant's path prefixes`;
+      if (prefixes !== undefined && !prefixes.some((p) => url.path.startsWith(p)))
+        return `path "${url.path}" is outside the grant's path prefixes`;
       return undefined;
     }
     case 'llm.generate': {
-      for (const [field, list] of [['provider', 'providers'], ['model', 'models']] as const) {
+      for (const [field, list] of [
+        ['provider', 'providers'],
+        ['model', 'models'],
+      ] as const) {
         const allowed = asSet(grant[list]);
-        if (allowed !== undefined && !allowed.includes(String(params[field]))) return `${field} "${String(params[field])}" is not in the grant's ${list}`;
+        if (allowed !== undefined && !allowed.includes(String(params[field])))
+          return `${field} "${String(params[field])}" is not in the grant's ${list}`;
       }
-      if (typeof grant.max_tokens_max === 'number' && Number(params.max_tokens) > grant.max_tokens_max) return `max_tokens ${String(params.max_tokens)} exceeds the grant's ${grant.max_tokens_max}`;
+      if (typeof grant.max_tokens_max === 'number' && Number(params.max_tokens) > grant.max_tokens_max)
+        return `max_tokens ${String(params.max_tokens)} exceeds the grant's ${grant.max_tokens_max}`;
       if (typeof grant.temperature_max === 'string') {
         const limit = parseDec128(grant.temperature_max);
         const wanted = typeof params.temperature === 'string' ? parseDec128(params.temperature) : undefined;
-        if (limit === undefined || wanted === undefined || compareDec128(wanted, limit) > 0) return `temperature ${String(params.temperature)} exceeds the grant's ${grant.temperature_max}`;
+        if (limit === undefined || wanted === undefined || compareDec128(wanted, limit) > 0)
+          return `temperature ${String(params.temperature)} exceeds the grant's ${grant.temperature_max}`;
       }
       const toolsAllowed = asSet(grant.tools_allow);
       const tools = asSet(params.tools) ?? [];
-      if (toolsAllowed !== undefined && tools.some((t) => !toolsAllowed.includes(t))) return 'a requested tool is not in the grant\'s tools_allow';
+      if (toolsAllowed !== undefined && tools.some((t) => !toolsAllowed.includes(t)))
+        return "a requested tool is not in the grant's tools_allow";
       return undefined;
     }
     case 'blob.put':
     case 'blob.get': {
       const namespaces = asSet(grant.namespaces);
-      return namespaces === undefined || namespaces.includes(String(params.namespace)) ? undefined : `namespace "${String(params.namespace)}" is not in the grant's namespaces`;
+      return namespaces === undefined || namespaces.includes(String(params.namespace))
+        ? undefined
+        : `namespace "${String(params.namespace)}" is not in the grant's namespaces`;
     }
     case 'timer.set':
       return undefined;
@@ -118,7 +132,8 @@ const FS_WRITE_OPS = ['write', 'delete', 'move', 'mkdir'];
 /** Why a path may not be read (or written) under an `fs` grant: outside the prefixes, or excluded. */
 function checkFsPath(raw: unknown, grant: Json, access: 'read' | 'write'): string | undefined {
   const path = normalProjectPath(raw);
-  if (path === undefined) return `path ${JSON.stringify(raw)} is not a project-relative path (absolute paths, "..", NUL and backslashes are refused)`;
+  if (path === undefined)
+    return `path ${JSON.stringify(raw)} is not a project-relative path (absolute paths, "..", NUL and backslashes are refused)`;
   const prefixes = asSet(access === 'read' ? grant.read_prefixes : grant.write_prefixes) ?? [];
   if (!within(path, prefixes)) return `"${path}" is outside the grant's ${access} prefixes`;
   const excluded = fsExclusionOf(path, asSet(access === 'read' ? grant.read_exclude : grant.write_exclude) ?? []);
@@ -135,10 +150,12 @@ function checkFsWrite(params: Json, grant: Json): string | undefined {
     const hasRef = params.content_ref !== undefined && params.content_ref !== null;
     const hasContent = params.content !== undefined && params.content !== null;
     if (hasRef === hasContent) return 'a write needs exactly one of content_ref and content';
-    if (hasContent && !(params.content instanceof Uint8Array && params.content.length === Number(params.size))) return 'size must be the length of content';
+    if (hasContent && !(params.content instanceof Uint8Array && params.content.length === Number(params.size)))
+      return 'size must be the length of content';
   }
   const misfit = checkFsPath(params.path, grant, 'write') ?? (op === 'move' ? checkFsPath(params.to, grant, 'write') : undefined);
   if (misfit !== undefined) return misfit;
-  if (typeof grant.max_write_bytes === 'number' && Number(params.size) > grant.max_write_bytes) return `writing ${String(params.size)} bytes exceeds the grant's ${grant.max_write_bytes}`;
+  if (typeof grant.max_write_bytes === 'number' && Number(params.size) > grant.max_write_bytes)
+    return `writing ${String(params.size)} bytes exceeds the grant's ${grant.max_write_bytes}`;
   return undefined;
 }

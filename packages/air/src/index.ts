@@ -19,7 +19,20 @@ export {
 } from './types.js';
 export { encodeTypedValue, checkValue, hashTypedValue, zeroValue } from './values.js';
 export { AirError, isAirError, type AirErrorCode } from './errors.js';
-export { parseNode, type AirNode, type AirDefinition, type DefSchemaNode, type DefModuleNode, type DefPlanNode, type DefCapNode, type DefPolicyNode, type ManifestNode, type PlanStep, type PolicyRule, type CapGrantJson } from './nodes.js';
+export {
+  parseNode,
+  type AirNode,
+  type AirDefinition,
+  type DefSchemaNode,
+  type DefModuleNode,
+  type DefPlanNode,
+  type DefCapNode,
+  type DefPolicyNode,
+  type ManifestNode,
+  type PlanStep,
+  type PolicyRule,
+  type CapGrantJson,
+} from './nodes.js';
 export type { AirKind } from './structure.js';
 export { evaluateExpr, type ExprEnv, type Operator } from './expr.js';
 export { inferExprType, type InferredType, type TypeScope } from './expr-types.js';
@@ -29,11 +42,35 @@ export { BUILTIN_SCHEMAS, BUILTIN_CAPS, EFFECT_CATALOG, type EffectSpec, type Ai
 export { loadManifestDir, writeManifestStore, MANIFEST_FILE, type AirFiles, type FileDiagnostic } from './manifest-store.js';
 export { verifyEd25519, signEd25519, ed25519PublicKey, hmacSha256, equalBytes, type SignatureScheme } from './signing.js';
 export { ed25519KeyProblem } from './ed25519-strict.js';
-export { Journal, MemoryJournalStore, verifyChain, type JournalEntry, type JournalKind, type JournalStore, type ChainBreak, type JournalHead } from './journal.js';
+export {
+  Journal,
+  MemoryJournalStore,
+  verifyChain,
+  type JournalEntry,
+  type JournalKind,
+  type JournalStore,
+  type ChainBreak,
+  type JournalHead,
+} from './journal.js';
 export { fsPathExcluded } from './fs-exclusions.js';
 export { checkGrantConstraints, parseHttpUrl, normalProjectPath, type ParsedHttpUrl } from './grant-constraints.js';
 export { decidePolicy, type EffectOrigin, type PolicyDecision, type PolicySubject } from './policy.js';
-export { EffectKernel, intentHash, receiptSigningBytes, receiptRecord, receiptFromRecord, verifyReceiptSignature, adapterKeyProblem, type SignatureVerifier, type EffectRequest, type EffectIntent, type Denial, type Receipt, type AdapterKey, type KernelOptions } from './kernel.js';
+export {
+  EffectKernel,
+  intentHash,
+  receiptSigningBytes,
+  receiptRecord,
+  receiptFromRecord,
+  verifyReceiptSignature,
+  adapterKeyProblem,
+  type SignatureVerifier,
+  type EffectRequest,
+  type EffectIntent,
+  type Denial,
+  type Receipt,
+  type AdapterKey,
+  type KernelOptions,
+} from './kernel.js';
 export { PlanRunner, type PlanInstance, type InstanceStatus, type PlanRunnerOptions } from './plan-runner.js';
 export { AirRuntime, replayJournal, shadowRun, type RuntimeConfig, type ReplayOutcome, type ShadowReport } from './air-runtime.js';
 export { BlobAdapter, TimerAdapter, signReceipt, type EffectAdapter } from './adapters.js';

@@ -90,9 +90,11 @@ export function verifyChain(entries: Iterable<JournalEntry>, expectedHead?: Jour
     expected++;
   }
   if (expectedHead !== undefined) {
-    if (expected < expectedHead.length) return { seq: expected, reason: `the journal stops at entry ${expected}; ${expectedHead.length} entries were recorded` };
+    if (expected < expectedHead.length)
+      return { seq: expected, reason: `the journal stops at entry ${expected}; ${expectedHead.length} entries were recorded` };
     const at = expectedHead.length - 1;
-    if (expectedHead.length > 0 && atHead !== expectedHead.hash) return { seq: at, reason: `entry ${at} is not the recorded head of the journal` };
+    if (expectedHead.length > 0 && atHead !== expectedHead.hash)
+      return { seq: at, reason: `entry ${at} is not the recorded head of the journal` };
   }
   return undefined;
 }
@@ -108,7 +110,10 @@ export class Journal {
   }
 
   /** Opens a journal on a store, refusing one whose chain is broken or that stops short of `expectedHead`. */
-  static open(store: JournalStore = new MemoryJournalStore(), options: { expectedHead?: JournalHead } = {}): { ok: true; journal: Journal } | { ok: false; broken: ChainBreak } {
+  static open(
+    store: JournalStore = new MemoryJournalStore(),
+    options: { expectedHead?: JournalHead } = {},
+  ): { ok: true; journal: Journal } | { ok: false; broken: ChainBreak } {
     // One pass over the store: the entries are verified as they stream by, and the last one is the head.
     let last: JournalEntry | undefined;
     const streamed = function* (): Iterable<JournalEntry> {

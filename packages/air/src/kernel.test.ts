@@ -16,8 +16,18 @@ const adapters: Record<string, AdapterKey> = {
   'fs.overlay': { scheme: 'hmac-sha256', key: hmacKey },
 };
 const grants: CapGrantJson[] = [
-  { name: 'llm', cap: 'sys/llm.basic@1', params: { models: ['qwen2.5-coder:7b'], max_tokens_max: 4000, temperature_max: '1.0' }, budget: { tokens: 1000 } },
-  { name: 'fs_src', cap: 'sys/fs@1', params: { read_prefixes: [''], write_prefixes: ['src'], max_write_bytes: 1000 }, budget: { bytes: 2500 } },
+  {
+    name: 'llm',
+    cap: 'sys/llm.basic@1',
+    params: { models: ['qwen2.5-coder:7b'], max_tokens_max: 4000, temperature_max: '1.0' },
+    budget: { tokens: 1000 },
+  },
+  {
+    name: 'fs_src',
+    cap: 'sys/fs@1',
+    params: { read_prefixes: [''], write_prefixes: ['src'], max_write_bytes: 1000 },
+    budget: { bytes: 2500 },
+  },
   { name: 'web', cap: 'sys/http.out@1', params: { hosts: ['*.example.com'], verbs: ['GET'] } },
   { name: 'old', cap: 'sys/timer@1', params: {}, expiry_ns: 100 },
 ];
@@ -43,12 +53,24 @@ function setup() {
 
 const llm = (maxTokens: number, origin: EffectOrigin = plan): EffectRequest => ({
   kind: 'llm.generate',
-  params: { provider: 'ollama', model: 'qwen2.5-coder:7b', temperature: '0.2', max_tokens: maxTokens, input_ref: 'sha256:' + 'a'.repeat(64) },
+  params: {
+    provider: 'ollama',
+    model: 'qwen2.5-coder:7b',
+    temperature: '0.2',
+    max_tokens: maxTokens,
+    input_ref: 'sha256:' + 'a'.repeat(64),
+  },
   cap: 'llm',
   idempotencyKey: key(maxTokens % 256),
   origin,
 });
-const write = (path: string, size: number): EffectRequest => ({ kind: 'fs.write', params: { op: 'write', path, size, content_ref: 'sha256:' + 'b'.repeat(64) }, cap: 'fs_src', idempotencyKey: key(size % 256), origin: plan });
+const write = (path: string, size: number): EffectRequest => ({
+  kind: 'fs.write',
+  params: { op: 'write', path, size, content_ref: 'sha256:' + 'b'.repeat(64) },
+  cap: 'fs_src',
+  idempotencyKey: key(size % 256),
+  origin: plan,
+});
 
 function sign(receipt: Omit<Receipt, 'sig'>): Receipt {
   const bytes = receiptSigningBytes(receipt);
@@ -56,14 +78,33 @@ function sign(receipt: Omit<Receipt, 'sig'>): Receipt {
   return { ...receipt, sig };
 }
 
-const web = (url: string, n = 5): EffectRequest => ({ kind: 'http.request', params: { method: 'GET', url, headers: {} }, cap: 'web', idempotencyKey: key(n), origin: plan });
+const web = (url: string, n = 5): EffectRequest => ({
+  kind: 'http.request',
+  params: { method: 'GET', url, headers: {} },
+  cap: 'web',
+  idempotencyKey: key(n),
+  origin: plan,
+});
 
 describe('http.request: the host and path checked are the ones fetch goes to', () => {
-  const prefixed: CapGrantJson[] = [...grants.filter((g) => g.name !== 'web'), { name: 'web', cap: 'sys/http.out@1', params: { hosts: ['*.example.com'], verbs: ['GET'], path_prefixes: ['/v1/'] } }];
+  const prefixed: CapGrantJson[] = [
+    ...grants.filter((g) => g.name !== 'web'),
+    { name: 'web', cap: 'sys/http.out@1', params: { hosts: ['*.example.com'], verbs: ['GET'], path_prefixes: ['/v1/'] } },
+  ];
   const open = (rules = policy.rules) => {
     const opened = Journal.open(new MemoryJournalStore());
     if (!opened.ok) throw new Error('journal');
-    return { kernel: new EffectKernel({ world: createWorld(), grants: prefixed, policy: { ...policy, rules: [...rules, { when: { effect_kind: 'http.request', host: 'example.com' }, decision: 'allow' }] }, journal: opened.journal, adapters, nowNs: () => 1_000n }), journal: opened.journal };
+    return {
+      kernel: new EffectKernel({
+        world: createWorld(),
+        grants: prefixed,
+        policy: { ...policy, rules: [...rules, { when: { effect_kind: 'http.request', host: 'example.com' }, decision: 'allow' }] },
+        journal: opened.journal,
+        adapters,
+        nowNs: () => 1_000n,
+      }),
+      journal: opened.journal,
+    };
   };
 
   it.each([
@@ -100,17 +141,31 @@ describe('http.request: the host and path checked are the ones fetch goes to', (
     expect(kernel.enqueue(web('https://api.example.com/v1/x', 6)).ok).toBe(true);
     const tricked = kernel.enqueue(web('https://evil.com\\@api.example.com/v1/x', 7));
     expect(tricked.ok).toBe(false);
-    expect(decidePolicy({ $kind: 'defpolicy', name: 'p', rules: [{ when: { host: 'example.com' }, decision: 'allow' }] }, { kind: 'http.request', capName: 'web', params: { url: 'https://x@evil.com/' }, origin: plan }).decision).toBe('deny');
-    expect(decidePolicy({ $kind: 'defpolicy', name: 'p', rules: [{ when: { host: 'example.com' }, decision: 'allow' }] }, { kind: 'http.request', capName: 'web', params: { url: 'https://evil.com\\.example.com/' }, origin: plan }).decision).toBe('deny');
+    expect(
+      decidePolicy(
+        { $kind: 'defpolicy', name: 'p', rules: [{ when: { host: 'example.com' }, decision: 'allow' }] },
+        { kind: 'http.request', capName: 'web', params: { url: 'https://x@evil.com/' }, origin: plan },
+      ).decision,
+    ).toBe('deny');
+    expect(
+      decidePolicy(
+        { $kind: 'defpolicy', name: 'p', rules: [{ when: { host: 'example.com' }, decision: 'allow' }] },
+        { kind: 'http.request', capName: 'web', params: { url: 'https://evil.com\\.example.com/' }, origin: plan },
+      ).decision,
+    ).toBe('deny');
   });
 
   it('EffectQueued carries instance_id (AIR v1 §15), null when the origin has none', () => {
     const { kernel, journal } = setup();
     kernel.enqueue({ ...llm(10), instanceId: 'run-1' });
     kernel.enqueue(llm(11));
-    const queued = journal.entries().filter((e) => e.kind === 'EffectQueued').map((e) => e.body as Record<string, unknown>);
+    const queued = journal
+      .entries()
+      .filter((e) => e.kind === 'EffectQueued')
+      .map((e) => e.body as Record<string, unknown>);
     expect(queued.map((b) => b.instance_id)).toEqual(['run-1', null]);
-    for (const body of queued) for (const field of ['instance_id', 'intent_hash', 'origin_kind', 'origin_name']) expect(body).toHaveProperty(field);
+    for (const body of queued)
+      for (const field of ['instance_id', 'intent_hash', 'origin_kind', 'origin_name']) expect(body).toHaveProperty(field);
   });
 });
 
@@ -119,7 +174,9 @@ describe('effect kernel: enforcement in order', () => {
     const { kernel, journal } = setup();
     const result = kernel.enqueue(llm(400));
     expect(result.ok).toBe(true);
-    expect(journal.entries().map((e) => [e.kind, (e.body as Record<string, unknown>).decision ?? (e.body as Record<string, unknown>).kind])).toEqual([
+    expect(
+      journal.entries().map((e) => [e.kind, (e.body as Record<string, unknown>).decision ?? (e.body as Record<string, unknown>).kind]),
+    ).toEqual([
       ['PolicyDecisionRecorded', 'allow'],
       ['EffectQueued', 'llm.generate'],
     ]);
@@ -130,19 +187,71 @@ describe('effect kernel: enforcement in order', () => {
     ['an unknown kind', { ...llm(1), kind: 'email.send' }, 'unknown-kind', 'unknown effect kind "email.send"'],
     ['params that do not fit the schema', { ...llm(1), params: { model: 'x' } }, 'params', ''],
     ['a missing grant', { ...llm(1), cap: 'nope' }, 'grant', 'no grant named "nope"'],
-    ['an expired grant', { kind: 'timer.set', params: { deliver_at_ns: 5 }, cap: 'old', idempotencyKey: key(1), origin: plan }, 'expired', 'grant "old" has expired'],
-    ['a grant of another capability type', { ...write('src/a.ts', 1), cap: 'llm' }, 'cap-type', 'grant "llm" is a llm.basic capability; fs.write needs fs'],
-    ['a model outside the grant', { ...llm(1), params: { ...llm(1).params, model: 'gpt-4o' } }, 'constraint', 'model "gpt-4o" is not in the grant\'s models'],
-    ['too many tokens for the grant', llm(5000), 'constraint', 'max_tokens 5000 exceeds the grant\'s 4000'],
-    ['too hot a temperature', { ...llm(1), params: { ...llm(1).params, temperature: '1.5' } }, 'constraint', 'temperature 1.5 exceeds the grant\'s 1.0'],
+    [
+      'an expired grant',
+      { kind: 'timer.set', params: { deliver_at_ns: 5 }, cap: 'old', idempotencyKey: key(1), origin: plan },
+      'expired',
+      'grant "old" has expired',
+    ],
+    [
+      'a grant of another capability type',
+      { ...write('src/a.ts', 1), cap: 'llm' },
+      'cap-type',
+      'grant "llm" is a llm.basic capability; fs.write needs fs',
+    ],
+    [
+      'a model outside the grant',
+      { ...llm(1), params: { ...llm(1).params, model: 'gpt-4o' } },
+      'constraint',
+      'model "gpt-4o" is not in the grant\'s models',
+    ],
+    ['too many tokens for the grant', llm(5000), 'constraint', "max_tokens 5000 exceeds the grant's 4000"],
+    [
+      'too hot a temperature',
+      { ...llm(1), params: { ...llm(1).params, temperature: '1.5' } },
+      'constraint',
+      "temperature 1.5 exceeds the grant's 1.0",
+    ],
     ['a write outside the write prefixes', write('docs/a.md', 10), 'constraint', '"docs/a.md" is outside the grant\'s write prefixes'],
-    ['a path escaping the project', write('src/../../etc/passwd', 10), 'constraint', 'path "src/../../etc/passwd" is not a project-relative path (absolute paths, "..", NUL and backslashes are refused)'],
-    ['an absolute path', write('/src/a.ts', 10), 'constraint', 'path "/src/a.ts" is not a project-relative path (absolute paths, "..", NUL and backslashes are refused)'],
-    ['a write over the byte ceiling', write('src/big.bin', 5000), 'constraint', 'writing 5000 bytes exceeds the grant\'s 1000'],
-    ['a host outside the grant', { kind: 'http.request', params: { method: 'GET', url: 'https://evil.com/x', headers: {} }, cap: 'web', idempotencyKey: key(2), origin: plan }, 'constraint', 'host "evil.com" is not in the grant\'s hosts'],
+    [
+      'a path escaping the project',
+      write('src/../../etc/passwd', 10),
+      'constraint',
+      'path "src/../../etc/passwd" is not a project-relative path (absolute paths, "..", NUL and backslashes are refused)',
+    ],
+    [
+      'an absolute path',
+      write('/src/a.ts', 10),
+      'constraint',
+      'path "/src/a.ts" is not a project-relative path (absolute paths, "..", NUL and backslashes are refused)',
+    ],
+    ['a write over the byte ceiling', write('src/big.bin', 5000), 'constraint', "writing 5000 bytes exceeds the grant's 1000"],
+    [
+      'a host outside the grant',
+      {
+        kind: 'http.request',
+        params: { method: 'GET', url: 'https://evil.com/x', headers: {} },
+        cap: 'web',
+        idempotencyKey: key(2),
+        origin: plan,
+      },
+      'constraint',
+      'host "evil.com" is not in the grant\'s hosts',
+    ],
     ['more tokens than the budget has', llm(1500), 'budget', 'max_tokens 1500 exceeds the 1000 tokens left on "llm"'],
     ['a reducer asking for an LLM (policy rule 0)', llm(10, { kind: 'reducer', name: 'cairn/r@1' }), 'policy', 'policy rule 0 denies it'],
-    ['no rule matching (default deny)', { kind: 'http.request', params: { method: 'GET', url: 'https://www.example.com/', headers: {} }, cap: 'web', idempotencyKey: key(3), origin: plan }, 'policy', 'no policy rule allows it (default deny)'],
+    [
+      'no rule matching (default deny)',
+      {
+        kind: 'http.request',
+        params: { method: 'GET', url: 'https://www.example.com/', headers: {} },
+        cap: 'web',
+        idempotencyKey: key(3),
+        origin: plan,
+      },
+      'policy',
+      'no policy rule allows it (default deny)',
+    ],
   ])('denies %s', (_what, request, stage, reason) => {
     const { kernel, journal } = setup();
     const result = kernel.enqueue(request as EffectRequest);
@@ -161,9 +270,19 @@ describe('receipts', () => {
     const { kernel, journal } = setup();
     const first = kernel.enqueue(llm(900));
     if (!first.ok) throw new Error(first.denial.reason);
-    const receipt = sign({ intentHash: first.intent.intentHash, adapterId: 'llm.ollama', status: 'ok', receipt: { output_ref: OUTPUT_REF, token_usage: { prompt: 700, completion: 500 }, cost_cents: 0, provider_id: 'ollama' } });
+    const receipt = sign({
+      intentHash: first.intent.intentHash,
+      adapterId: 'llm.ollama',
+      status: 'ok',
+      receipt: { output_ref: OUTPUT_REF, token_usage: { prompt: 700, completion: 500 }, cost_cents: 0, provider_id: 'ollama' },
+    });
     expect(kernel.submitReceipt(receipt)).toEqual({ ok: true });
-    expect(journal.entries().map((e) => e.kind).slice(-2)).toEqual(['ReceiptAppended', 'BudgetExceeded']);
+    expect(
+      journal
+        .entries()
+        .map((e) => e.kind)
+        .slice(-2),
+    ).toEqual(['ReceiptAppended', 'BudgetExceeded']);
     expect(journal.entries().at(-1)!.body).toEqual({ grant_name: 'llm', dimension: 'tokens', delta: 1200n, new_balance: -200n });
     expect(kernel.remaining('llm')).toMatchObject({ tokens: -200n, exhausted: true });
     expect(kernel.enqueue(llm(1))).toMatchObject({ ok: false, denial: { stage: 'exhausted' } });
@@ -173,7 +292,16 @@ describe('receipts', () => {
     const { kernel } = setup();
     const admitted = kernel.enqueue(write('src/a.ts', 800));
     if (!admitted.ok) throw new Error(admitted.denial.reason);
-    expect(kernel.submitReceipt(sign({ intentHash: admitted.intent.intentHash, adapterId: 'fs.overlay', status: 'ok', receipt: { op: 'write', path: 'src/a.ts', size: 800, created: true } }))).toEqual({ ok: true });
+    expect(
+      kernel.submitReceipt(
+        sign({
+          intentHash: admitted.intent.intentHash,
+          adapterId: 'fs.overlay',
+          status: 'ok',
+          receipt: { op: 'write', path: 'src/a.ts', size: 800, created: true },
+        }),
+      ),
+    ).toEqual({ ok: true });
     expect(kernel.remaining('fs_src')).toMatchObject({ bytes: 1700n, exhausted: false });
   });
 
@@ -181,10 +309,18 @@ describe('receipts', () => {
     const { kernel, journal } = setup();
     const admitted = kernel.enqueue(llm(10));
     if (!admitted.ok) throw new Error(admitted.denial.reason);
-    const good = sign({ intentHash: admitted.intent.intentHash, adapterId: 'llm.ollama', status: 'ok', receipt: { output_ref: OUTPUT_REF, token_usage: { prompt: 1, completion: 1 }, cost_cents: 0, provider_id: 'p' } });
+    const good = sign({
+      intentHash: admitted.intent.intentHash,
+      adapterId: 'llm.ollama',
+      status: 'ok',
+      receipt: { output_ref: OUTPUT_REF, token_usage: { prompt: 1, completion: 1 }, cost_cents: 0, provider_id: 'p' },
+    });
     const forged = { ...good, receipt: { ...(good.receipt as object), token_usage: { prompt: 0, completion: 0 } } };
     expect(kernel.submitReceipt(forged)).toEqual({ ok: false, reason: 'the signature does not verify' });
-    expect(kernel.submitReceipt(sign({ ...good, intentHash: `sha256:${'c'.repeat(64)}` }))).toEqual({ ok: false, reason: 'no admitted intent has this hash' });
+    expect(kernel.submitReceipt(sign({ ...good, intentHash: `sha256:${'c'.repeat(64)}` }))).toEqual({
+      ok: false,
+      reason: 'no admitted intent has this hash',
+    });
     expect(kernel.submitReceipt({ ...good, adapterId: 'mallory' })).toEqual({ ok: false, reason: 'unknown adapter "mallory"' });
     expect(kernel.submitReceipt(good)).toEqual({ ok: true });
     expect(kernel.submitReceipt(good)).toEqual({ ok: false, reason: 'a receipt for this intent was already appended' });
@@ -196,7 +332,12 @@ describe('receipts', () => {
     const { kernel, journal } = setup();
     const admitted = kernel.enqueue(llm(10));
     if (!admitted.ok) throw new Error(admitted.denial.reason);
-    const misshapen = sign({ intentHash: admitted.intent.intentHash, adapterId: 'llm.ollama', status: 'ok', receipt: { output_ref: 'not a hash', token_usage: { prompt: -1, completion: 1 }, provider_id: 'p' } });
+    const misshapen = sign({
+      intentHash: admitted.intent.intentHash,
+      adapterId: 'llm.ollama',
+      status: 'ok',
+      receipt: { output_ref: 'not a hash', token_usage: { prompt: -1, completion: 1 }, provider_id: 'p' },
+    });
     const refused = kernel.submitReceipt(misshapen);
     expect(refused.ok).toBe(false);
     if (!refused.ok) {
@@ -205,9 +346,19 @@ describe('receipts', () => {
       expect(refused.reason).toContain('/receipt/cost_cents');
     }
     expect(kernel.remaining('llm')).toMatchObject({ tokens: 1000n });
-    const fits = sign({ intentHash: admitted.intent.intentHash, adapterId: 'llm.ollama', status: 'ok', receipt: { output_ref: OUTPUT_REF, token_usage: { prompt: 1, completion: 1 }, cost_cents: 0, provider_id: 'p' } });
+    const fits = sign({
+      intentHash: admitted.intent.intentHash,
+      adapterId: 'llm.ollama',
+      status: 'ok',
+      receipt: { output_ref: OUTPUT_REF, token_usage: { prompt: 1, completion: 1 }, cost_cents: 0, provider_id: 'p' },
+    });
     expect(kernel.submitReceipt(fits)).toEqual({ ok: true });
-    expect(journal.entries().map((e) => e.kind).filter((k) => k.startsWith('Receipt'))).toEqual(['ReceiptRejected', 'ReceiptAppended']);
+    expect(
+      journal
+        .entries()
+        .map((e) => e.kind)
+        .filter((k) => k.startsWith('Receipt')),
+    ).toEqual(['ReceiptRejected', 'ReceiptAppended']);
   });
 
   it('budgets never go below zero without BudgetExceeded', () => {
@@ -217,7 +368,14 @@ describe('receipts', () => {
         steps.forEach(([maxTokens, used], i) => {
           const admitted = kernel.enqueue({ ...llm(maxTokens), idempotencyKey: key(i) });
           if (!admitted.ok) return;
-          const submitted = kernel.submitReceipt(sign({ intentHash: admitted.intent.intentHash, adapterId: 'llm.ollama', status: 'ok', receipt: { output_ref: OUTPUT_REF, token_usage: { prompt: used, completion: 0 }, cost_cents: 0, provider_id: 'p' } }));
+          const submitted = kernel.submitReceipt(
+            sign({
+              intentHash: admitted.intent.intentHash,
+              adapterId: 'llm.ollama',
+              status: 'ok',
+              receipt: { output_ref: OUTPUT_REF, token_usage: { prompt: used, completion: 0 }, cost_cents: 0, provider_id: 'p' },
+            }),
+          );
           expect(submitted).toEqual({ ok: true });
         });
         const left = kernel.remaining('llm')!;
@@ -233,22 +391,40 @@ describe('policy: first match wins, default deny', () => {
   it('equals a reference evaluation on random rules and subjects', () => {
     const kinds = ['llm.generate', 'http.request', 'fs.read', 'fs.write'];
     const ruleArb = fc.record({
-      when: fc.record({ effect_kind: fc.option(fc.constantFrom(...kinds, 'fs.*'), { nil: undefined }), cap_name: fc.option(fc.constantFrom('a', 'b'), { nil: undefined }), origin_kind: fc.option(fc.constantFrom('plan', 'reducer'), { nil: undefined }) }, { requiredKeys: [] }),
+      when: fc.record(
+        {
+          effect_kind: fc.option(fc.constantFrom(...kinds, 'fs.*'), { nil: undefined }),
+          cap_name: fc.option(fc.constantFrom('a', 'b'), { nil: undefined }),
+          origin_kind: fc.option(fc.constantFrom('plan', 'reducer'), { nil: undefined }),
+        },
+        { requiredKeys: [] },
+      ),
       decision: fc.constantFrom('allow', 'deny'),
     });
     fc.assert(
-      fc.property(fc.array(ruleArb, { maxLength: 6 }), fc.constantFrom(...kinds), fc.constantFrom('a', 'b'), fc.constantFrom('plan', 'reducer'), (rules, kind, cap, originKind) => {
-        const clean = rules.map((r) => ({ when: Object.fromEntries(Object.entries(r.when).filter(([, v]) => v !== undefined)), decision: r.decision }));
-        const pol = { $kind: 'defpolicy', name: 'p/p@1', rules: clean } as DefPolicyNode;
-        const expectedIndex = clean.findIndex((r) => {
-          const w = r.when as Record<string, string>;
-          const kindOk = w.effect_kind === undefined || w.effect_kind === kind || (w.effect_kind === 'fs.*' && kind.startsWith('fs.'));
-          return kindOk && (w.cap_name === undefined || w.cap_name === cap) && (w.origin_kind === undefined || w.origin_kind === originKind);
-        });
-        const decision = decidePolicy(pol, { kind, capName: cap, params: {}, origin: { kind: originKind as 'plan', name: 'x/y@1' } });
-        expect(decision.ruleIndex).toBe(expectedIndex);
-        expect(decision.decision).toBe(expectedIndex < 0 ? 'deny' : clean[expectedIndex]!.decision);
-      }),
+      fc.property(
+        fc.array(ruleArb, { maxLength: 6 }),
+        fc.constantFrom(...kinds),
+        fc.constantFrom('a', 'b'),
+        fc.constantFrom('plan', 'reducer'),
+        (rules, kind, cap, originKind) => {
+          const clean = rules.map((r) => ({
+            when: Object.fromEntries(Object.entries(r.when).filter(([, v]) => v !== undefined)),
+            decision: r.decision,
+          }));
+          const pol = { $kind: 'defpolicy', name: 'p/p@1', rules: clean } as DefPolicyNode;
+          const expectedIndex = clean.findIndex((r) => {
+            const w = r.when as Record<string, string>;
+            const kindOk = w.effect_kind === undefined || w.effect_kind === kind || (w.effect_kind === 'fs.*' && kind.startsWith('fs.'));
+            return (
+              kindOk && (w.cap_name === undefined || w.cap_name === cap) && (w.origin_kind === undefined || w.origin_kind === originKind)
+            );
+          });
+          const decision = decidePolicy(pol, { kind, capName: cap, params: {}, origin: { kind: originKind as 'plan', name: 'x/y@1' } });
+          expect(decision.ruleIndex).toBe(expectedIndex);
+          expect(decision.decision).toBe(expectedIndex < 0 ? 'deny' : clean[expectedIndex]!.decision);
+        },
+      ),
     );
   });
 });
@@ -275,7 +451,12 @@ describe('journal', () => {
     ['an edited body', (e: JournalEntry[]) => (e[2] = { ...e[2]!, body: { n: 99 } }), 2, 'entry 2 was changed after it was written'],
     ['a deleted entry', (e: JournalEntry[]) => e.splice(1, 1), 1, 'entry 1 is missing or out of order (found 2)'],
     ['two entries swapped', (e: JournalEntry[]) => ([e[1], e[2]] = [e[2]!, e[1]!]), 1, 'entry 1 is missing or out of order (found 2)'],
-    ['a rehashed edit', (e: JournalEntry[]) => (e[3] = { ...e[3]!, kind: 'PlanEnded', hash: e[3]!.hash }), 3, 'entry 3 was changed after it was written'],
+    [
+      'a rehashed edit',
+      (e: JournalEntry[]) => (e[3] = { ...e[3]!, kind: 'PlanEnded', hash: e[3]!.hash }),
+      3,
+      'entry 3 was changed after it was written',
+    ],
   ])('refuses %s', (_what, tamper, seq, reason) => {
     const entries = filled();
     tamper(entries);

@@ -109,23 +109,42 @@ export function adapterKeyProblem(key: AdapterKey): string | undefined {
 
 /** The canonical bytes an adapter signs: the receipt without its signature. */
 export function receiptSigningBytes(receipt: Omit<Receipt, 'sig'>): Uint8Array {
-  const body: Record<string, CborValue> = { intent_hash: receipt.intentHash, adapter_id: receipt.adapterId, status: receipt.status, receipt: receipt.receipt };
+  const body: Record<string, CborValue> = {
+    intent_hash: receipt.intentHash,
+    adapter_id: receipt.adapterId,
+    status: receipt.status,
+    receipt: receipt.receipt,
+  };
   if (receipt.cost !== undefined) body.cost = receipt.cost;
   return encodeCanonical(body);
 }
 
 /** A receipt as the journal keeps it (everything, the signature too), so a replay can submit it again. */
 export function receiptRecord(receipt: Receipt): CborValue {
-  const record: Record<string, CborValue> = { intent_hash: String(receipt.intentHash), adapter_id: String(receipt.adapterId), status: String(receipt.status), receipt: receipt.receipt, sig: receipt.sig instanceof Uint8Array ? receipt.sig : new Uint8Array(0) };
+  const record: Record<string, CborValue> = {
+    intent_hash: String(receipt.intentHash),
+    adapter_id: String(receipt.adapterId),
+    status: String(receipt.status),
+    receipt: receipt.receipt,
+    sig: receipt.sig instanceof Uint8Array ? receipt.sig : new Uint8Array(0),
+  };
   if (receipt.cost !== undefined) record.cost = receipt.cost;
   return record;
 }
 
 /** Reads a receipt back from its journal record. */
 export function receiptFromRecord(record: CborValue): Receipt | undefined {
-  if (typeof record !== 'object' || record === null || Array.isArray(record) || record instanceof Uint8Array || record instanceof Map) return undefined;
+  if (typeof record !== 'object' || record === null || Array.isArray(record) || record instanceof Uint8Array || record instanceof Map)
+    return undefined;
   const r = record as Record<string, CborValue>;
-  if (typeof r.intent_hash !== 'string' || typeof r.adapter_id !== 'string' || (r.status !== 'ok' && r.status !== 'error') || !(r.sig instanceof Uint8Array) || r.receipt === undefined) return undefined;
+  if (
+    typeof r.intent_hash !== 'string' ||
+    typeof r.adapter_id !== 'string' ||
+    (r.status !== 'ok' && r.status !== 'error') ||
+    !(r.sig instanceof Uint8Array) ||
+    r.receipt === undefined
+  )
+    return undefined;
   const receipt: Receipt = { intentHash: r.intent_hash as Hash, adapterId: r.adapter_id, status: r.status, receipt: r.receipt, sig: r.sig };
   if (typeof r.cost === 'number') receipt.cost = r.cost;
   return receipt;
@@ -170,7 +189,16 @@ export class EffectKernel {
     const deny = (denial: Denial, hash?: Hash) => {
       const params = request.params as Record<string, unknown>;
       const subject = typeof params?.path === 'string' ? params.path : typeof params?.url === 'string' ? params.url : null;
-      journal.append('EffectDenied', { kind: request.kind, cap: request.cap, origin_kind: request.origin.kind, origin_name: request.origin.name, stage: denial.stage, reason: denial.reason, intent_hash: hash ?? null, subject });
+      journal.append('EffectDenied', {
+        kind: request.kind,
+        cap: request.cap,
+        origin_kind: request.origin.kind,
+        origin_name: request.origin.name,
+        stage: denial.stage,
+        reason: denial.reason,
+        intent_hash: hash ?? null,
+        subject,
+      });
       return { ok: false as const, denial };
     };
     const spec = EFFECT_CATALOG[request.kind];
@@ -178,33 +206,91 @@ export class EffectKernel {
     const schema = this.options.world.schema(spec.params, '', []);
     request = normaliseRequest(request);
     const typed = schema === undefined ? undefined : encodeTypedValue(request.params, schema.type, '/params');
-    if (typed === undefined || !typed.ok) return deny({ stage: 'params', reason: typed === undefined ? 'no parameter schema' : typed.diagnostics.map((d) => `${d.path}: ${d.message}`).join('; ') });
+    if (typed === undefined || !typed.ok)
+      return deny({
+        stage: 'params',
+        reason: typed === undefined ? 'no parameter schema' : typed.diagnostics.map((d) => `${d.path}: ${d.message}`).join('; '),
+      });
     const hash = intentHash(request.kind, typed.value, request.cap, request.idempotencyKey);
     const state = this.grants.get(request.cap);
     if (state === undefined) return deny({ stage: 'grant', reason: `no grant named "${request.cap}"` }, hash);
-    if (state.grant.expiry_ns !== undefined && this.options.nowNs() >= BigInt(state.grant.expiry_ns)) return deny({ stage: 'expired', reason: `grant "${request.cap}" has expired` }, hash);
+    if (state.grant.expiry_ns !== undefined && this.options.nowNs() >= BigInt(state.grant.expiry_ns))
+      return deny({ stage: 'expired', reason: `grant "${request.cap}" has expired` }, hash);
     if (state.exhausted) return deny({ stage: 'exhausted', reason: `grant "${request.cap}" has used up its budget` }, hash);
-    if (state.capType !== spec.capType) return deny({ stage: 'cap-type', reason: `grant "${request.cap}" is a ${state.capType || 'unknown'} capability; ${request.kind} needs ${spec.capType}` }, hash);
-    const misfit = checkGrantConstraints(request.kind, request.params as Record<string, unknown>, state.grant.params as Record<string, unknown>);
+    if (state.capType !== spec.capType)
+      return deny(
+        {
+          stage: 'cap-type',
+          reason: `grant "${request.cap}" is a ${state.capType || 'unknown'} capability; ${request.kind} needs ${spec.capType}`,
+        },
+        hash,
+      );
+    const misfit = checkGrantConstraints(
+      request.kind,
+      request.params as Record<string, unknown>,
+      state.grant.params as Record<string, unknown>,
+    );
     if (misfit !== undefined) return deny({ stage: 'constraint', reason: misfit }, hash);
     const unaffordable = this.precheckBudget(request, state);
     if (unaffordable !== undefined) return deny({ stage: 'budget', reason: unaffordable }, hash);
-    const decision = decidePolicy(this.options.policy, { kind: request.kind, capName: request.cap, params: request.params, origin: request.origin });
-    journal.append('PolicyDecisionRecorded', { intent_hash: hash, policy_name: decision.policyName, rule_index: decision.ruleIndex, decision: decision.decision });
-    if (decision.decision === 'deny') return { ok: false, denial: { stage: 'policy', reason: decision.ruleIndex < 0 ? 'no policy rule allows it (default deny)' : `policy rule ${decision.ruleIndex} denies it`, policy: decision } };
-    const intent: EffectIntent = { kind: request.kind, params: typed.value, cap: request.cap, idempotencyKey: request.idempotencyKey, intentHash: hash, origin: request.origin };
+    const decision = decidePolicy(this.options.policy, {
+      kind: request.kind,
+      capName: request.cap,
+      params: request.params,
+      origin: request.origin,
+    });
+    journal.append('PolicyDecisionRecorded', {
+      intent_hash: hash,
+      policy_name: decision.policyName,
+      rule_index: decision.ruleIndex,
+      decision: decision.decision,
+    });
+    if (decision.decision === 'deny')
+      return {
+        ok: false,
+        denial: {
+          stage: 'policy',
+          reason: decision.ruleIndex < 0 ? 'no policy rule allows it (default deny)' : `policy rule ${decision.ruleIndex} denies it`,
+          policy: decision,
+        },
+      };
+    const intent: EffectIntent = {
+      kind: request.kind,
+      params: typed.value,
+      cap: request.cap,
+      idempotencyKey: request.idempotencyKey,
+      intentHash: hash,
+      origin: request.origin,
+    };
     this.pending.set(hash, intent);
-    journal.append('EffectQueued', { instance_id: request.instanceId ?? null, intent_hash: hash, kind: request.kind, cap: request.cap, origin_kind: request.origin.kind, origin_name: request.origin.name });
+    journal.append('EffectQueued', {
+      instance_id: request.instanceId ?? null,
+      intent_hash: hash,
+      kind: request.kind,
+      cap: request.cap,
+      origin_kind: request.origin.kind,
+      origin_name: request.origin.name,
+    });
     return { ok: true, intent };
   }
 
   private precheckBudget(request: EffectRequest, state: GrantState): string | undefined {
     const p = request.params;
-    if (request.kind === 'llm.generate' && state.remaining.tokens !== undefined && BigInt(Number(p.max_tokens) || 0) > state.remaining.tokens) {
+    if (
+      request.kind === 'llm.generate' &&
+      state.remaining.tokens !== undefined &&
+      BigInt(Number(p.max_tokens) || 0) > state.remaining.tokens
+    ) {
       return `max_tokens ${String(p.max_tokens)} exceeds the ${state.remaining.tokens} tokens left on "${request.cap}"`;
     }
-    const size = request.kind === 'fs.write' ? BigInt(Number(p.size) || 0) : request.kind === 'blob.put' && typeof p.blob_ref === 'string' ? this.options.blobSize?.(p.blob_ref as Hash) : undefined;
-    if (size !== undefined && state.remaining.bytes !== undefined && size > state.remaining.bytes) return `${size} bytes exceed the ${state.remaining.bytes} left on "${request.cap}"`;
+    const size =
+      request.kind === 'fs.write'
+        ? BigInt(Number(p.size) || 0)
+        : request.kind === 'blob.put' && typeof p.blob_ref === 'string'
+          ? this.options.blobSize?.(p.blob_ref as Hash)
+          : undefined;
+    if (size !== undefined && state.remaining.bytes !== undefined && size > state.remaining.bytes)
+      return `${size} bytes exceed the ${state.remaining.bytes} left on "${request.cap}"`;
     return undefined;
   }
 
@@ -212,7 +298,12 @@ export class EffectKernel {
   submitReceipt(receipt: Receipt): { ok: true } | { ok: false; reason: string } {
     const { journal } = this.options;
     const refuse = (reason: string) => {
-      journal.append('ReceiptRejected', { intent_hash: typeof receipt.intentHash === 'string' ? receipt.intentHash : null, adapter_id: String(receipt.adapterId), reason, submitted: receiptRecord(receipt) });
+      journal.append('ReceiptRejected', {
+        intent_hash: typeof receipt.intentHash === 'string' ? receipt.intentHash : null,
+        adapter_id: String(receipt.adapterId),
+        reason,
+        submitted: receiptRecord(receipt),
+      });
       return { ok: false as const, reason };
     };
     const adapter = Object.hasOwn(this.options.adapters, receipt.adapterId) ? this.options.adapters[receipt.adapterId] : undefined;
@@ -232,7 +323,13 @@ export class EffectKernel {
     if (misfit !== undefined) return refuse(misfit);
     this.pending.delete(receipt.intentHash);
     this.done.add(receipt.intentHash);
-    journal.append('ReceiptAppended', { intent_hash: receipt.intentHash, adapter_id: receipt.adapterId, status: receipt.status, receipt_ref: hashBytes(encodeCanonical(receipt.receipt)), submitted: receiptRecord(receipt) });
+    journal.append('ReceiptAppended', {
+      intent_hash: receipt.intentHash,
+      adapter_id: receipt.adapterId,
+      status: receipt.status,
+      receipt_ref: hashBytes(encodeCanonical(receipt.receipt)),
+      submitted: receiptRecord(receipt),
+    });
     this.settle(intent, receipt);
     return { ok: true };
   }
@@ -243,7 +340,9 @@ export class EffectKernel {
     const schema = name === undefined ? undefined : this.options.world.schema(name, '', []);
     if (schema === undefined) return `no receipt schema for ${kind}`;
     const problems = checkValue(payload, schema.type, '/receipt');
-    return problems.length === 0 ? undefined : `the receipt does not fit ${name}: ${problems.map((d) => `${d.path}: ${d.message}`).join('; ')}`;
+    return problems.length === 0
+      ? undefined
+      : `the receipt does not fit ${name}: ${problems.map((d) => `${d.path}: ${d.message}`).join('; ')}`;
   }
 
   private settle(intent: EffectIntent, receipt: Receipt): void {

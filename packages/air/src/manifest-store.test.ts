@@ -19,12 +19,32 @@ function world(files: Record<string, unknown>): string {
 }
 
 const point = { $kind: 'defschema', name: 'com.acme/Point@1', type: { record: { x: { int: {} }, y: { int: {} } } } };
-const plan = { $kind: 'defplan', name: 'com.acme/Plan@1', input: 'com.acme/Point@1', steps: [{ id: 'end', op: 'end' }], edges: [], required_caps: [], allowed_effects: [] };
-const manifest = { $kind: 'manifest', schemas: [{ name: 'com.acme/Point@1' }], modules: [], plans: [{ name: 'com.acme/Plan@1' }], caps: [], policies: [] };
+const plan = {
+  $kind: 'defplan',
+  name: 'com.acme/Plan@1',
+  input: 'com.acme/Point@1',
+  steps: [{ id: 'end', op: 'end' }],
+  edges: [],
+  required_caps: [],
+  allowed_effects: [],
+};
+const manifest = {
+  $kind: 'manifest',
+  schemas: [{ name: 'com.acme/Point@1' }],
+  modules: [],
+  plans: [{ name: 'com.acme/Plan@1' }],
+  caps: [],
+  policies: [],
+};
 
 describe('manifest directory store', () => {
   it('loads manifest.air.json with definitions from any *.air.json below, resolves hashes, writes the node store', () => {
-    const dir = world({ 'manifest.air.json': manifest, 'defs/schemas.air.json': [point], 'plans/plan.air.json': plan, 'notes.txt': 'ignored' });
+    const dir = world({
+      'manifest.air.json': manifest,
+      'defs/schemas.air.json': [point],
+      'plans/plan.air.json': plan,
+      'notes.txt': 'ignored',
+    });
     const loaded = loadManifestDirectory(dir);
     if (!loaded.ok) throw new Error(JSON.stringify(loaded.diagnostics));
     expect(loaded.value.manifest.schemas[0]!.hash).toBe('sha256:9b74eadb8810612f1becfbf9b4502cccb0ef290b90e3e912b316fc279e779add');
@@ -41,20 +61,46 @@ describe('manifest directory store', () => {
   });
 
   it('says which file a problem is in', () => {
-    const dir = world({ 'manifest.air.json': manifest, 'defs/point.air.json': point, 'defs/plan.air.json': { ...plan, input: 'com.acme/Nope@1' } });
-    expect(loadManifestDirectory(dir)).toMatchObject({ ok: false, diagnostics: [{ code: 'ref.unresolved', path: '/input', name: 'com.acme/Plan@1', file: 'defs/plan.air.json' }] });
+    const dir = world({
+      'manifest.air.json': manifest,
+      'defs/point.air.json': point,
+      'defs/plan.air.json': { ...plan, input: 'com.acme/Nope@1' },
+    });
+    expect(loadManifestDirectory(dir)).toMatchObject({
+      ok: false,
+      diagnostics: [{ code: 'ref.unresolved', path: '/input', name: 'com.acme/Plan@1', file: 'defs/plan.air.json' }],
+    });
   });
 
   it('reports a missing manifest and broken JSON', () => {
     expect(loadManifestDirectory(world({}))).toMatchObject({ ok: false, diagnostics: [{ code: 'store.no-manifest' }] });
-    expect(loadManifestDirectory(world({ 'manifest.air.json': { ...manifest, schemas: [], plans: [] }, 'bad.air.json': '{ nope' }))).toMatchObject({ ok: false, diagnostics: [{ code: 'store.json', file: 'bad.air.json' }] });
+    expect(
+      loadManifestDirectory(world({ 'manifest.air.json': { ...manifest, schemas: [], plans: [] }, 'bad.air.json': '{ nope' })),
+    ).toMatchObject({ ok: false, diagnostics: [{ code: 'store.json', file: 'bad.air.json' }] });
   });
   it('reads files that start with a byte-order mark, places JSON errors at line and column, and files manifest problems under the manifest', () => {
     const bom = '\ufeff' + JSON.stringify(point);
-    expect(loadManifestDirectory(world({ 'manifest.air.json': '\ufeff' + JSON.stringify(manifest), 'defs/point.air.json': bom, 'plan.air.json': plan })).ok).toBe(true);
-    const broken = loadManifestDirectory(world({ 'manifest.air.json': { ...manifest, schemas: [], plans: [] }, 'bad.air.json': '{\n  "$kind": "defschema",\n  "name": "a.b/C@1",\n}\n' }));
-    expect(broken).toMatchObject({ ok: false, diagnostics: [{ code: 'store.json', file: 'bad.air.json', message: expect.stringMatching(/^bad\.air\.json:4:1 is not valid JSON/) }] });
-    const unknownField = loadManifestDirectory(world({ 'manifest.air.json': { ...manifest, extra: 1 }, 'defs/point.air.json': point, 'plan.air.json': plan }));
-    expect(unknownField).toMatchObject({ ok: false, diagnostics: [{ code: 'structure.unknown-field', path: '/extra', file: 'manifest.air.json' }] });
+    expect(
+      loadManifestDirectory(
+        world({ 'manifest.air.json': '\ufeff' + JSON.stringify(manifest), 'defs/point.air.json': bom, 'plan.air.json': plan }),
+      ).ok,
+    ).toBe(true);
+    const broken = loadManifestDirectory(
+      world({
+        'manifest.air.json': { ...manifest, schemas: [], plans: [] },
+        'bad.air.json': '{\n  "$kind": "defschema",\n  "name": "a.b/C@1",\n}\n',
+      }),
+    );
+    expect(broken).toMatchObject({
+      ok: false,
+      diagnostics: [{ code: 'store.json', file: 'bad.air.json', message: expect.stringMatching(/^bad\.air\.json:4:1 is not valid JSON/) }],
+    });
+    const unknownField = loadManifestDirectory(
+      world({ 'manifest.air.json': { ...manifest, extra: 1 }, 'defs/point.air.json': point, 'plan.air.json': plan }),
+    );
+    expect(unknownField).toMatchObject({
+      ok: false,
+      diagnostics: [{ code: 'structure.unknown-field', path: '/extra', file: 'manifest.air.json' }],
+    });
   });
 });

@@ -27,7 +27,8 @@ const DEFINITION_FILE = /\.air\.json$/;
 export function loadManifestDir(files: AirFiles, dir: string): AirResult<ValidatedManifest> {
   const problems: FileDiagnostic[] = [];
   const manifestText = files.readText(files.join(dir, MANIFEST_FILE));
-  if (manifestText === undefined) return { ok: false, diagnostics: [{ ...diagnostic('store.no-manifest', `no ${MANIFEST_FILE} in ${dir}`, ''), file: MANIFEST_FILE }] };
+  if (manifestText === undefined)
+    return { ok: false, diagnostics: [{ ...diagnostic('store.no-manifest', `no ${MANIFEST_FILE} in ${dir}`, ''), file: MANIFEST_FILE }] };
   const manifest = parseJson(manifestText, MANIFEST_FILE, problems);
   const definitions: unknown[] = [];
   const origins: string[] = [];

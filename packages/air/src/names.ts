@@ -15,7 +15,8 @@ const NAME = /^([a-z][a-z0-9._-]*)\/([A-Za-z][A-Za-z0-9._-]*)@([1-9][0-9]{0,8})$
 
 /** Splits a name, or explains what is wrong with it. */
 export function parseName(text: unknown, path = ''): { ok: true; value: NameParts } | { ok: false; diagnostic: AirDiagnostic } {
-  if (typeof text !== 'string') return { ok: false, diagnostic: diagnostic('name.type', 'a name must be a string like "com.acme/Point@1"', path) };
+  if (typeof text !== 'string')
+    return { ok: false, diagnostic: diagnostic('name.type', 'a name must be a string like "com.acme/Point@1"', path) };
   const match = NAME.exec(text);
   if (match === null) {
     const why = !text.includes('/')
@@ -42,7 +43,10 @@ export type AirRef = { by: 'name'; name: AirName } | { by: 'hash'; hash: Hash };
 export function parseRef(text: unknown, path = ''): { ok: true; value: AirRef } | { ok: false; diagnostic: AirDiagnostic } {
   if (isHash(text)) return { ok: true, value: { by: 'hash', hash: text } };
   if (typeof text === 'string' && text.startsWith('sha256:')) {
-    return { ok: false, diagnostic: diagnostic('ref.hash', `"${text}" is not a content hash: expected sha256: and 64 lowercase hex digits`, path) };
+    return {
+      ok: false,
+      diagnostic: diagnostic('ref.hash', `"${text}" is not a content hash: expected sha256: and 64 lowercase hex digits`, path),
+    };
   }
   const name = parseName(text, path);
   return name.ok ? { ok: true, value: { by: 'name', name: text as AirName } } : name;

@@ -11,9 +11,40 @@ describe('parseNode', () => {
 
   it.each([
     ['not an object', [], [{ code: 'node.shape', message: 'an AIR node is a JSON object with a "$kind"', path: '' }]],
-    ['defmigration', { $kind: 'defmigration', name: 'a/m@1' }, [{ code: 'node.reserved-kind', message: '"defmigration" is reserved in AIR v1: migrations are not supported yet', path: '/$kind', name: 'a/m@1' }]],
-    ['an unknown kind', { $kind: 'defthing' }, [{ code: 'node.kind', message: 'unknown $kind "defthing"; expected one of defschema, defmodule, defplan, defcap, defpolicy, manifest', path: '/$kind' }]],
-    ['a missing kind', {}, [{ code: 'node.kind', message: 'missing "$kind"; expected one of defschema, defmodule, defplan, defcap, defpolicy, manifest', path: '/$kind' }]],
+    [
+      'defmigration',
+      { $kind: 'defmigration', name: 'a/m@1' },
+      [
+        {
+          code: 'node.reserved-kind',
+          message: '"defmigration" is reserved in AIR v1: migrations are not supported yet',
+          path: '/$kind',
+          name: 'a/m@1',
+        },
+      ],
+    ],
+    [
+      'an unknown kind',
+      { $kind: 'defthing' },
+      [
+        {
+          code: 'node.kind',
+          message: 'unknown $kind "defthing"; expected one of defschema, defmodule, defplan, defcap, defpolicy, manifest',
+          path: '/$kind',
+        },
+      ],
+    ],
+    [
+      'a missing kind',
+      {},
+      [
+        {
+          code: 'node.kind',
+          message: 'missing "$kind"; expected one of defschema, defmodule, defplan, defcap, defpolicy, manifest',
+          path: '/$kind',
+        },
+      ],
+    ],
     [
       'a schema with a bad name, an unknown field and no type',
       { $kind: 'defschema', name: 'Point@1', extra: 1 },
@@ -25,12 +56,35 @@ describe('parseNode', () => {
     ],
     [
       'a plan step with an unknown op and a policy-style typo',
-      { $kind: 'defplan', name: 'a/p@1', input: 'a/In@1', steps: [{ id: 's', op: 'spawn' }], edges: [], required_caps: [], allowed_effects: [] },
-      [{ code: 'structure.value', message: 'must be one of "raise_event", "emit_effect", "await_receipt", "await_event", "assign", "end"', path: '/steps/0/op', name: 'a/p@1' }],
+      {
+        $kind: 'defplan',
+        name: 'a/p@1',
+        input: 'a/In@1',
+        steps: [{ id: 's', op: 'spawn' }],
+        edges: [],
+        required_caps: [],
+        allowed_effects: [],
+      },
+      [
+        {
+          code: 'structure.value',
+          message: 'must be one of "raise_event", "emit_effect", "await_receipt", "await_event", "assign", "end"',
+          path: '/steps/0/op',
+          name: 'a/p@1',
+        },
+      ],
     ],
     [
       'an emit_effect without bind',
-      { $kind: 'defplan', name: 'a/p@1', input: 'a/In@1', steps: [{ id: 'e', op: 'emit_effect', kind: 'http.request', params: { null: {} }, cap: 'c' }], edges: [], required_caps: [], allowed_effects: [] },
+      {
+        $kind: 'defplan',
+        name: 'a/p@1',
+        input: 'a/In@1',
+        steps: [{ id: 'e', op: 'emit_effect', kind: 'http.request', params: { null: {} }, cap: 'c' }],
+        edges: [],
+        required_caps: [],
+        allowed_effects: [],
+      },
       [{ code: 'structure.missing-field', message: 'missing required field "bind"', path: '/steps/0/bind', name: 'a/p@1' }],
     ],
     [
@@ -44,7 +98,8 @@ describe('parseNode', () => {
       [
         {
           code: 'type.unknown',
-          message: 'unknown type "float"; expected one of bool, int, nat, dec128, bytes, text, time, duration, hash, uuid, unit, record, variant, list, set, map, option, ref',
+          message:
+            'unknown type "float"; expected one of bool, int, nat, dec128, bytes, text, time, duration, hash, uuid, unit, record, variant, list, set, map, option, ref',
           path: '/type/record/x',
           name: 'a/T@1',
         },

@@ -16,7 +16,15 @@ export interface DefModuleNode {
   name: string;
   module_kind: 'reducer';
   wasm_hash: string;
-  abi: { reducer: { state: SchemaRefJson; event: SchemaRefJson; annotations?: SchemaRefJson; effects_emitted?: string[]; cap_slots?: Record<string, string> } };
+  abi: {
+    reducer: {
+      state: SchemaRefJson;
+      event: SchemaRefJson;
+      annotations?: SchemaRefJson;
+      effects_emitted?: string[];
+      cap_slots?: Record<string, string>;
+    };
+  };
   key_schema?: SchemaRefJson;
 }
 
@@ -49,7 +57,14 @@ export interface DefCapNode {
 }
 
 export interface PolicyRule {
-  when: { effect_kind?: string; cap_name?: string; host?: string; method?: string; origin_kind?: 'plan' | 'reducer' | 'agent'; origin_name?: string };
+  when: {
+    effect_kind?: string;
+    cap_name?: string;
+    host?: string;
+    method?: string;
+    origin_kind?: 'plan' | 'reducer' | 'agent';
+    origin_name?: string;
+  };
   decision: 'allow' | 'deny';
 }
 
@@ -99,10 +114,15 @@ export function parseNode(json: unknown): AirResult<AirNode> {
     return { ok: false, diagnostics: [diagnostic('node.shape', 'an AIR node is a JSON object with a "$kind"', '')] };
   }
   const kind = (json as { $kind?: unknown }).$kind;
-  const name = typeof (json as { name?: unknown }).name === 'string' ? ((json as { name: string }).name) : undefined;
+  const name = typeof (json as { name?: unknown }).name === 'string' ? (json as { name: string }).name : undefined;
   const extra = name === undefined ? {} : { name };
   if (kind === 'defmigration') {
-    return { ok: false, diagnostics: [diagnostic('node.reserved-kind', '"defmigration" is reserved in AIR v1: migrations are not supported yet', '/$kind', extra)] };
+    return {
+      ok: false,
+      diagnostics: [
+        diagnostic('node.reserved-kind', '"defmigration" is reserved in AIR v1: migrations are not supported yet', '/$kind', extra),
+      ],
+    };
   }
   if (typeof kind !== 'string' || !(KINDS as readonly string[]).includes(kind)) {
     const message = kind === undefined ? 'missing "$kind"' : `unknown $kind ${JSON.stringify(kind)}`;

@@ -8,7 +8,13 @@ import type { CapGrantJson, ManifestNode } from './nodes.js';
 import { validateManifest, type ValidatedManifest } from './validate.js';
 
 type DefKind = 'defschema' | 'defmodule' | 'defplan' | 'defcap' | 'defpolicy';
-const LIST_OF: Record<DefKind, 'schemas' | 'modules' | 'plans' | 'caps' | 'policies'> = { defschema: 'schemas', defmodule: 'modules', defplan: 'plans', defcap: 'caps', defpolicy: 'policies' };
+const LIST_OF: Record<DefKind, 'schemas' | 'modules' | 'plans' | 'caps' | 'policies'> = {
+  defschema: 'schemas',
+  defmodule: 'modules',
+  defplan: 'plans',
+  defcap: 'caps',
+  defpolicy: 'policies',
+};
 
 /** One change to the control plane (AIR v1 §14). */
 export type PatchOp =
@@ -43,17 +49,32 @@ function cloneJson<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
-const differ = createDiffer({ objectHash: (item: object) => JSON.stringify((item as { id?: unknown; name?: unknown }).id ?? (item as { name?: unknown }).name ?? item) });
+const differ = createDiffer({
+  objectHash: (item: object) => JSON.stringify((item as { id?: unknown; name?: unknown }).id ?? (item as { name?: unknown }).name ?? item),
+});
 
 /**
  * Applies a patch to a control plane as one transaction: the base hash must be the current manifest's, each
  * replace or remove must name the current hash of what it changes, and the result is validated whole. Either
  * every operation applies and the new plane validates, or nothing changes and the diagnostics say why.
  */
-export function applyPatch(current: ControlPlane, currentHash: string, document: PatchDocument): AirResult<{ plane: ControlPlane; validated: ValidatedManifest }> {
+export function applyPatch(
+  current: ControlPlane,
+  currentHash: string,
+  document: PatchDocument,
+): AirResult<{ plane: ControlPlane; validated: ValidatedManifest }> {
   const problems: AirDiagnostic[] = [];
   if (document.base_manifest_hash !== currentHash) {
-    return { ok: false, diagnostics: [diagnostic('patch.stale-base', `the patch is based on ${document.base_manifest_hash}, but the manifest is now ${currentHash}`, '/base_manifest_hash')] };
+    return {
+      ok: false,
+      diagnostics: [
+        diagnostic(
+          'patch.stale-base',
+          `the patch is based on ${document.base_manifest_hash}, but the manifest is now ${currentHash}`,
+          '/base_manifest_hash',
+        ),
+      ],
+    };
   }
   const manifest = cloneJson(current.manifest) as Record<string, unknown> & Partial<ManifestNode>;
   const definitions = current.definitions.map((d) => cloneJson(d));
@@ -63,8 +84,16 @@ export function applyPatch(current: ControlPlane, currentHash: string, document:
     const at = pointer('/patches', i);
     switch (patch.op) {
       case 'add_def': {
-        if (patch.node.$kind !== patch.kind) problems.push(diagnostic('patch.kind', `the node is a ${String(patch.node.$kind)}, not a ${patch.kind}`, pointer(at, 'node')));
-        else if (find(patch.kind, String(patch.node.name)) >= 0) problems.push(diagnostic('patch.exists', `a ${patch.kind} named "${String(patch.node.name)}" already exists; use replace_def`, pointer(at, 'node')));
+        if (patch.node.$kind !== patch.kind)
+          problems.push(diagnostic('patch.kind', `the node is a ${String(patch.node.$kind)}, not a ${patch.kind}`, pointer(at, 'node')));
+        else if (find(patch.kind, String(patch.node.name)) >= 0)
+          problems.push(
+            diagnostic(
+              'patch.exists',
+              `a ${patch.kind} named "${String(patch.node.name)}" already exists; use replace_def`,
+              pointer(at, 'node'),
+            ),
+          );
         else definitions.push(patch.node);
         break;
       }
@@ -77,7 +106,13 @@ export function applyPatch(current: ControlPlane, currentHash: string, document:
         }
         const hash = hashNode(definitions[index] as CborValue);
         if (hash !== patch.pre_hash) {
-          problems.push(diagnostic('patch.pre-hash', `"${patch.name}" is now ${hash}, not ${patch.pre_hash}: it changed since the patch was written`, pointer(at, 'pre_hash')));
+          problems.push(
+            diagnostic(
+              'patch.pre-hash',
+              `"${patch.name}" is now ${hash}, not ${patch.pre_hash}: it changed since the patch was written`,
+              pointer(at, 'pre_hash'),
+            ),
+          );
           break;
         }
         const list = refs(patch.kind);
@@ -85,7 +120,8 @@ export function applyPatch(current: ControlPlane, currentHash: string, document:
           definitions.splice(index, 1);
           manifest[LIST_OF[patch.kind]] = list.filter((r) => r.name !== patch.name);
         } else {
-          if (patch.new_node.$kind !== patch.kind || patch.new_node.name !== patch.name) problems.push(diagnostic('patch.kind', `the new node must be the ${patch.kind} "${patch.name}"`, pointer(at, 'new_node')));
+          if (patch.new_node.$kind !== patch.kind || patch.new_node.name !== patch.name)
+            problems.push(diagnostic('patch.kind', `the new node must be the ${patch.kind} "${patch.name}"`, pointer(at, 'new_node')));
           definitions[index] = patch.new_node;
           for (const ref of list) if (ref.name === patch.name) delete ref.hash;
         }
@@ -105,13 +141,18 @@ export function applyPatch(current: ControlPlane, currentHash: string, document:
         break;
       }
       default:
-        problems.push(diagnostic('patch.op', `unknown patch operation ${JSON.stringify((patch as { op?: unknown }).op)}`, pointer(at, 'op')));
+        problems.push(
+          diagnostic('patch.op', `unknown patch operation ${JSON.stringify((patch as { op?: unknown }).op)}`, pointer(at, 'op')),
+        );
     }
   });
   if (problems.length > 0) return { ok: false, diagnostics: problems };
   const validated = validateManifest(manifest, definitions);
   if (!validated.ok) return validated;
-  return { ok: true, value: { plane: { manifest: validated.value.manifest as unknown as Record<string, unknown>, definitions }, validated: validated.value } };
+  return {
+    ok: true,
+    value: { plane: { manifest: validated.value.manifest as unknown as Record<string, unknown>, definitions }, validated: validated.value },
+  };
 }
 
 /** The definitions a patch adds, replaces or removes, with a delta for replacements. */
@@ -170,9 +211,14 @@ export class Governance {
     if (!applied.ok) return this.reject(patchHash, applied.diagnostics);
     const diffs = diffPlanes(this.plane, applied.value.plane);
     const effects = new Set<string>();
-    for (const plan of applied.value.validated.world.all('defplan')) for (const kind of plan.node.allowed_effects) if (EFFECT_CATALOG[kind]) effects.add(kind);
+    for (const plan of applied.value.validated.world.all('defplan'))
+      for (const kind of plan.node.allowed_effects) if (EFFECT_CATALOG[kind]) effects.add(kind);
     const effectsPredicted = [...effects].sort();
-    this.journal.append('ShadowReport', { patch_hash: patchHash, effects_predicted: effectsPredicted, diffs: diffs.map((d) => ({ kind: d.kind, name: d.name, change: d.change })) });
+    this.journal.append('ShadowReport', {
+      patch_hash: patchHash,
+      effects_predicted: effectsPredicted,
+      diffs: diffs.map((d) => ({ kind: d.kind, name: d.name, change: d.change })),
+    });
     proposal.value.state = 'shadowed';
     return { ok: true, value: { effectsPredicted, diffs } };
   }
@@ -199,14 +245,21 @@ export class Governance {
 
   private reject(patchHash: Hash, diagnostics: AirDiagnostic[]): { ok: false; diagnostics: AirDiagnostic[] } {
     this.proposals.get(patchHash)!.state = 'rejected';
-    this.journal.append('Rejected', { patch_hash: patchHash, diagnostics: diagnostics.map((d) => ({ code: d.code, message: d.message, path: d.path })) });
+    this.journal.append('Rejected', {
+      patch_hash: patchHash,
+      diagnostics: diagnostics.map((d) => ({ code: d.code, message: d.message, path: d.path })),
+    });
     return { ok: false, diagnostics };
   }
 
   private expect(patchHash: Hash, states: ProposalState[]): AirResult<{ document: PatchDocument; state: ProposalState }> {
     const proposal = this.proposals.get(patchHash);
     if (proposal === undefined) return { ok: false, diagnostics: [diagnostic('governance.unknown', `no proposal ${patchHash}`, '')] };
-    if (!states.includes(proposal.state)) return { ok: false, diagnostics: [diagnostic('governance.state', `the proposal is ${proposal.state}; this step needs it ${states.join(' or ')}`, '')] };
+    if (!states.includes(proposal.state))
+      return {
+        ok: false,
+        diagnostics: [diagnostic('governance.state', `the proposal is ${proposal.state}; this step needs it ${states.join(' or ')}`, '')],
+      };
     return { ok: true, value: proposal };
   }
 }

@@ -27,7 +27,9 @@ describe('plan runner', () => {
   it('takes the other branch when its guard holds', () => {
     const runtime = new AirRuntime(config());
     const instance = runtime.start('cairn/fix@1', { path: 'src/empty.ts', retries: 0 }, 'i2');
-    runtime.receipt(signed(instance.intents.a_read!, { path: 'src/empty.ts', kind: 'file', size: 0, content_ref: 'sha256:' + 'c'.repeat(64) }));
+    runtime.receipt(
+      signed(instance.intents.a_read!, { path: 'src/empty.ts', kind: 'file', size: 0, content_ref: 'sha256:' + 'c'.repeat(64) }),
+    );
     expect(instance.completed).toEqual(['a_read', 'b_wait_read', 'z_skipped']);
     expect(instance.result).toEqual({ path: 'never', written: 0 });
   });
@@ -36,12 +38,20 @@ describe('plan runner', () => {
     const runtime = new AirRuntime(config());
     const instance = runtime.start('cairn/fix@1', { path: '../outside', retries: 0 }, 'i3');
     expect(instance.status).toBe('failed');
-    expect(instance.error).toMatchObject({ code: 'plan.effect-denied', stepId: 'a_read', message: 'fs.read was denied (constraint): path "../outside" is not a project-relative path (absolute paths, "..", NUL and backslashes are refused)' });
+    expect(instance.error).toMatchObject({
+      code: 'plan.effect-denied',
+      stepId: 'a_read',
+      message:
+        'fs.read was denied (constraint): path "../outside" is not a project-relative path (absolute paths, "..", NUL and backslashes are refused)',
+    });
   });
 
   it('refuses an input that does not fit the plan', () => {
     const runtime = new AirRuntime(config());
-    expect(runtime.start('cairn/fix@1', { path: 7 }, 'i4')).toMatchObject({ status: 'failed', error: { code: 'value.type', path: '/input/path' } });
+    expect(runtime.start('cairn/fix@1', { path: 7 }, 'i4')).toMatchObject({
+      status: 'failed',
+      error: { code: 'value.type', path: '/input/path' },
+    });
   });
 
   it('schedules one ready step per tick by step id, then definition order', () => {
@@ -65,7 +75,13 @@ describe('plan runner', () => {
       name: 'cairn/approve@1',
       input: { unit: {} },
       steps: [
-        { id: 'wait', op: 'await_event', event: 'sys/TimerSetReceipt@1', where: { op: 'eq', args: [{ ref: '@var:ev.key' }, { text: 'go' }] }, bind: { as: 'ev' } },
+        {
+          id: 'wait',
+          op: 'await_event',
+          event: 'sys/TimerSetReceipt@1',
+          where: { op: 'eq', args: [{ ref: '@var:ev.key' }, { text: 'go' }] },
+          bind: { as: 'ev' },
+        },
         { id: 'tell', op: 'raise_event', reducer: 'cairn/r@1', event: { ref: '@var:ev' } },
       ],
       edges: [{ from: 'wait', to: 'tell' }],
@@ -89,13 +105,19 @@ describe('plan runner', () => {
         const edges = raw
           .map(([a, b, guarded]) => [a % n, b % n, guarded] as const)
           .filter(([a, b]) => a < b)
-          .map(([a, b, guarded]) => ({ from: ids[a]!, to: ids[b]!, ...(guarded ? { when: { op: 'lt', args: [{ nat: a }, { nat: 6 }] } } : {}) }));
+          .map(([a, b, guarded]) => ({
+            from: ids[a]!,
+            to: ids[b]!,
+            ...(guarded ? { when: { op: 'lt', args: [{ nat: a }, { nat: 6 }] } } : {}),
+          }));
         const unique = [...new Map(edges.map((e) => [`${e.from}>${e.to}`, e])).values()];
         const plan: DefPlanNode = {
           $kind: 'defplan',
           name: 'cairn/random@1',
           input: { unit: {} },
-          steps: ids.map((id, i) => (i === n - 1 && i > 0 ? { id, op: 'end' as const } : { id, op: 'assign' as const, expr: { nat: i }, bind: { as: `v${i}` } })),
+          steps: ids.map((id, i) =>
+            i === n - 1 && i > 0 ? { id, op: 'end' as const } : { id, op: 'assign' as const, expr: { nat: i }, bind: { as: `v${i}` } },
+          ),
           edges: unique,
           required_caps: [],
           allowed_effects: [],
@@ -121,7 +143,8 @@ describe('replay or die', () => {
     expect(replayed.produced.map((e) => e.hash)).toEqual(runtime.journal.entries().map((e) => e.hash));
     const queued = runtime.journal.entries().filter((e) => e.kind === 'EffectQueued');
     expect(queued.length).toBeGreaterThan(0);
-    for (const e of queued) expect(Object.keys(e.body as object)).toEqual(expect.arrayContaining(['instance_id', 'intent_hash', 'origin_kind', 'origin_name']));
+    for (const e of queued)
+      expect(Object.keys(e.body as object)).toEqual(expect.arrayContaining(['instance_id', 'intent_hash', 'origin_kind', 'origin_name']));
     expect(queued.map((e) => (e.body as { instance_id: unknown }).instance_id)).toEqual(expect.arrayContaining(['a', 'b']));
   });
 
@@ -186,8 +209,17 @@ describe('shadow run', () => {
   });
 
   it('reports a denial instead of an intent, for absolute paths as for climbing ones', () => {
-    expect(shadowRun(config(), 'cairn/fix@1', { path: '/etc/passwd', retries: 1 })).toMatchObject({ status: 'failed', error: expect.stringContaining('plan.effect-denied') });
-    expect(shadowRun(config(), 'cairn/fix@1', { path: '//etc/passwd', retries: 1 })).toMatchObject({ status: 'failed', error: expect.stringContaining('plan.effect-denied') });
-    expect(shadowRun(config(), 'cairn/fix@1', { path: '../x', retries: 1 })).toMatchObject({ status: 'failed', error: expect.stringContaining('plan.effect-denied') });
+    expect(shadowRun(config(), 'cairn/fix@1', { path: '/etc/passwd', retries: 1 })).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('plan.effect-denied'),
+    });
+    expect(shadowRun(config(), 'cairn/fix@1', { path: '//etc/passwd', retries: 1 })).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('plan.effect-denied'),
+    });
+    expect(shadowRun(config(), 'cairn/fix@1', { path: '../x', retries: 1 })).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('plan.effect-denied'),
+    });
   });
 });

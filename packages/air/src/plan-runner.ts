@@ -62,14 +62,35 @@ export class PlanRunner {
   start(planName: string, input: unknown, instanceId: string, trigger?: number): PlanInstance {
     if (this.instances.has(instanceId)) throw new AirError('AIR_STORE', `a plan instance "${instanceId}" already exists`);
     const entry = this.options.world.get('defplan', planName);
-    const instance: PlanInstance = { id: instanceId, plan: planName, manifestHash: this.options.manifestHash, status: 'running', input: null, vars: {}, outputs: {}, completed: [], intents: {} };
+    const instance: PlanInstance = {
+      id: instanceId,
+      plan: planName,
+      manifestHash: this.options.manifestHash,
+      status: 'running',
+      input: null,
+      vars: {},
+      outputs: {},
+      completed: [],
+      intents: {},
+    };
     this.instances.set(instanceId, instance);
     if (entry === undefined) return this.fail(instance, diagnostic('plan.unknown', `no plan named "${planName}"`, ''));
     const inputType = this.options.world.resolveSchemaRef(entry.node.input, '/input', [])?.type;
     const typed = inputType === undefined ? undefined : encodeTypedValue(input, inputType, '/input');
-    if (typed === undefined || !typed.ok) return this.fail(instance, typed?.ok === false ? typed.diagnostics[0]! : diagnostic('plan.input', 'the plan input schema does not resolve', '/input'));
+    if (typed === undefined || !typed.ok)
+      return this.fail(
+        instance,
+        typed?.ok === false ? typed.diagnostics[0]! : diagnostic('plan.input', 'the plan input schema does not resolve', '/input'),
+      );
     instance.input = typed.value;
-    this.options.journal.append('PlanStarted', { plan_name: planName, instance_id: instanceId, input_hash: hashBytes(encodeCanonical(typed.value)), input: input as CborValue, manifest_hash: this.options.manifestHash, trigger: trigger ?? null });
+    this.options.journal.append('PlanStarted', {
+      plan_name: planName,
+      instance_id: instanceId,
+      input_hash: hashBytes(encodeCanonical(typed.value)),
+      input: input as CborValue,
+      manifest_hash: this.options.manifestHash,
+      trigger: trigger ?? null,
+    });
     this.run(instance);
     return instance;
   }
@@ -97,7 +118,17 @@ export class PlanRunner {
   }
 
   private snapshot(instance: PlanInstance): CborValue {
-    const out: Record<string, CborValue> = { id: instance.id, plan: instance.plan, manifest: instance.manifestHash, status: instance.status, input: instance.input, vars: instance.vars, outputs: instance.outputs, completed: instance.completed, intents: instance.intents };
+    const out: Record<string, CborValue> = {
+      id: instance.id,
+      plan: instance.plan,
+      manifest: instance.manifestHash,
+      status: instance.status,
+      input: instance.input,
+      vars: instance.vars,
+      outputs: instance.outputs,
+      completed: instance.completed,
+      intents: instance.intents,
+    };
     if (instance.result !== undefined) out.result = instance.result;
     if (instance.error !== undefined) out.error = { code: instance.error.code, path: instance.error.path };
     return out;
@@ -112,9 +143,15 @@ export class PlanRunner {
       if (instance.status !== 'running') return;
       const step = this.nextReady(plan, instance);
       if (step === undefined) {
-        const blocked = plan.steps.some((s) => !instance.completed.includes(s.id) && this.predecessorsDone(plan, instance, s.id) && (s.op === 'await_receipt' || s.op === 'await_event'));
+        const blocked = plan.steps.some(
+          (s) =>
+            !instance.completed.includes(s.id) &&
+            this.predecessorsDone(plan, instance, s.id) &&
+            (s.op === 'await_receipt' || s.op === 'await_event'),
+        );
         if (blocked) instance.status = 'waiting';
-        else if (plan.output !== undefined) this.fail(instance, diagnostic('plan.no-end', 'the plan stopped without reaching "end", but it declares an output', '/steps'));
+        else if (plan.output !== undefined)
+          this.fail(instance, diagnostic('plan.no-end', 'the plan stopped without reaching "end", but it declares an output', '/steps'));
         else this.end(instance, plan, undefined);
         return;
       }
@@ -139,10 +176,12 @@ export class PlanRunner {
       .map((step, index) => ({ step, index }))
       .filter(({ step }) => !instance.completed.includes(step.id) && this.predecessorsDone(plan, instance, step.id))
       .filter(({ step }) =>
-        plan.edges.filter((e) => e.to === step.id && e.when !== undefined).every((e) => {
-          const guard = evaluateExpr(e.when, this.env(instance));
-          return guard.ok && guard.value === true;
-        }),
+        plan.edges
+          .filter((e) => e.to === step.id && e.when !== undefined)
+          .every((e) => {
+            const guard = evaluateExpr(e.when, this.env(instance));
+            return guard.ok && guard.value === true;
+          }),
       )
       .filter(({ step }) => this.canProgress(step, instance))
       .sort((a, b) => (a.step.id < b.step.id ? -1 : a.step.id > b.step.id ? 1 : a.index - b.index));
@@ -193,9 +232,22 @@ export class PlanRunner {
         if (!params.ok) return true;
         const idempotencyKey = hashBytes(encodeCanonical([instance.id, step.id]));
         const key = Uint8Array.from(idempotencyKey.slice(7).match(/../g)!, (h) => Number.parseInt(h, 16));
-        const admitted = this.options.kernel.enqueue({ kind: step.kind, params: params.value as Record<string, unknown>, cap: step.cap, idempotencyKey: key, origin: { kind: 'plan', name: plan.name }, instanceId: instance.id });
+        const admitted = this.options.kernel.enqueue({
+          kind: step.kind,
+          params: params.value as Record<string, unknown>,
+          cap: step.cap,
+          idempotencyKey: key,
+          origin: { kind: 'plan', name: plan.name },
+          instanceId: instance.id,
+        });
         if (!admitted.ok) {
-          this.fail(instance, diagnostic('plan.effect-denied', `${step.kind} was denied (${admitted.denial.stage}): ${admitted.denial.reason}`, '/kind', { name: plan.name, stepId: step.id }));
+          this.fail(
+            instance,
+            diagnostic('plan.effect-denied', `${step.kind} was denied (${admitted.denial.stage}): ${admitted.denial.reason}`, '/kind', {
+              name: plan.name,
+              stepId: step.id,
+            }),
+          );
           return true;
         }
         instance.intents[step.id] = admitted.intent.intentHash;
@@ -207,7 +259,15 @@ export class PlanRunner {
         if (!target.ok) return true;
         const receipt = this.receipts.get(String(target.value));
         if (receipt === undefined) return false;
-        return complete({ status: receipt.status, ...(typeof receipt.receipt === 'object' && receipt.receipt !== null && !Array.isArray(receipt.receipt) ? (receipt.receipt as Record<string, CborValue>) : { value: receipt.receipt }) }, step.bind.as);
+        return complete(
+          {
+            status: receipt.status,
+            ...(typeof receipt.receipt === 'object' && receipt.receipt !== null && !Array.isArray(receipt.receipt)
+              ? (receipt.receipt as Record<string, CborValue>)
+              : { value: receipt.receipt }),
+          },
+          step.bind.as,
+        );
       }
       case 'await_event': {
         const event = this.matchEvent(step, instance);
@@ -244,14 +304,23 @@ export class PlanRunner {
       const output = this.options.world.resolveSchemaRef(plan.output, '/output', [])?.type;
       const typed = output === undefined ? undefined : encodeTypedValue(result, output, '/result');
       if (typed === undefined || !typed.ok) {
-        this.fail(instance, typed?.ok === false ? { ...typed.diagnostics[0]!, name: plan.name } : diagnostic('plan.output', 'the output schema does not resolve', '/output'));
+        this.fail(
+          instance,
+          typed?.ok === false
+            ? { ...typed.diagnostics[0]!, name: plan.name }
+            : diagnostic('plan.output', 'the output schema does not resolve', '/output'),
+        );
         return;
       }
       result = typed.value;
     }
     instance.status = 'ended';
     if (result !== undefined) instance.result = result;
-    this.options.journal.append('PlanEnded', { instance_id: instance.id, status: 'ok', result_ref: result === undefined ? null : hashBytes(encodeCanonical(result)) });
+    this.options.journal.append('PlanEnded', {
+      instance_id: instance.id,
+      status: 'ok',
+      result_ref: result === undefined ? null : hashBytes(encodeCanonical(result)),
+    });
   }
 
   private fail(instance: PlanInstance, error: AirDiagnostic): PlanInstance {

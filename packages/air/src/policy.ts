@@ -32,7 +32,8 @@ export function decidePolicy(policy: DefPolicyNode | undefined, subject: PolicyS
     const when = policy.rules[i]!.when;
     if (when.effect_kind !== undefined && !kindMatches(when.effect_kind, subject.kind)) continue;
     if (when.cap_name !== undefined && when.cap_name !== subject.capName) continue;
-    if (when.host !== undefined && (url === undefined || !hostAllowed(url.host, [when.host]) && !url.host.endsWith('.' + when.host))) continue;
+    if (when.host !== undefined && (url === undefined || (!hostAllowed(url.host, [when.host]) && !url.host.endsWith('.' + when.host))))
+      continue;
     if (when.method !== undefined && String(subject.params.method ?? '').toUpperCase() !== when.method.toUpperCase()) continue;
     if (when.origin_kind !== undefined && when.origin_kind !== subject.origin.kind) continue;
     if (when.origin_name !== undefined && when.origin_name !== subject.origin.name) continue;

@@ -56,7 +56,12 @@ beforeAll(async () => {
     module.validate();
     return new Uint8Array(module.toBinary({}).buffer);
   };
-  wasm = { counter: build('counter', COUNTER_WAT), emitter: build('emitter', EMITTER_WAT), importer: build('importer', IMPORTER_WAT), timer: build('timer', TIMER_WAT) };
+  wasm = {
+    counter: build('counter', COUNTER_WAT),
+    emitter: build('emitter', EMITTER_WAT),
+    importer: build('importer', IMPORTER_WAT),
+    timer: build('timer', TIMER_WAT),
+  };
 });
 
 describe('WASM reducers', () => {
@@ -74,9 +79,15 @@ describe('WASM reducers', () => {
   });
 
   it('refuses a wrong hash, imports other than memory, and bad modules', () => {
-    expect(loadReducer(wasm.counter!, 'sha256:' + '0'.repeat(64))).toMatchObject({ ok: false, error: expect.stringContaining('hashes to') });
+    expect(loadReducer(wasm.counter!, 'sha256:' + '0'.repeat(64))).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('hashes to'),
+    });
     expect(loadReducer(wasm.importer!)).toEqual({ ok: false, error: 'a reducer may import only env.memory; it imports env.print' });
-    expect(loadReducer(new Uint8Array([0, 1, 2]))).toMatchObject({ ok: false, error: expect.stringContaining('not a valid WebAssembly module') });
+    expect(loadReducer(new Uint8Array([0, 1, 2]))).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('not a valid WebAssembly module'),
+    });
   });
 
   it('raise_event steps a reducer; its domain events trigger plans; the whole replays', () => {
@@ -85,7 +96,13 @@ describe('WASM reducers', () => {
     if (!counter.ok || !emitter.ok) throw new Error('load');
     const done = { $kind: 'defschema', name: 'cairn/Done@1', type: { record: {} } };
     const tick = { $kind: 'defschema', name: 'cairn/Tick@1', type: { record: { n: { nat: {} } } } };
-    const module = (name: string, hash: string) => ({ $kind: 'defmodule', name, module_kind: 'reducer', wasm_hash: hash, abi: { reducer: { state: { nat: {} }, event: 'cairn/Tick@1' } } });
+    const module = (name: string, hash: string) => ({
+      $kind: 'defmodule',
+      name,
+      module_kind: 'reducer',
+      wasm_hash: hash,
+      abi: { reducer: { state: { nat: {} }, event: 'cairn/Tick@1' } },
+    });
     const raise: DefPlanNode = {
       $kind: 'defplan',
       name: 'cairn/raise@1',
@@ -98,7 +115,15 @@ describe('WASM reducers', () => {
       required_caps: [],
       allowed_effects: [],
     };
-    const onDone: DefPlanNode = { $kind: 'defplan', name: 'cairn/on_done@1', input: 'cairn/Done@1', steps: [{ id: 'end', op: 'end' }], edges: [], required_caps: [], allowed_effects: [] };
+    const onDone: DefPlanNode = {
+      $kind: 'defplan',
+      name: 'cairn/on_done@1',
+      input: 'cairn/Done@1',
+      steps: [{ id: 'end', op: 'end' }],
+      edges: [],
+      required_caps: [],
+      allowed_effects: [],
+    };
     const policy: DefPolicyNode = { $kind: 'defpolicy', name: 'cairn/p@1', rules: [] };
     const manifest = {
       $kind: 'manifest',
@@ -109,7 +134,15 @@ describe('WASM reducers', () => {
       policies: [{ name: 'cairn/p@1' }],
       triggers: [{ event: 'cairn/Done@1', plan: 'cairn/on_done@1' }],
     };
-    const validated = validateManifest(manifest, [done, tick, module('cairn/counter@1', counter.reducer.wasmHash), module('cairn/emitter@1', emitter.reducer.wasmHash), raise, onDone, policy]);
+    const validated = validateManifest(manifest, [
+      done,
+      tick,
+      module('cairn/counter@1', counter.reducer.wasmHash),
+      module('cairn/emitter@1', emitter.reducer.wasmHash),
+      raise,
+      onDone,
+      policy,
+    ]);
     if (!validated.ok) throw new Error(JSON.stringify(validated.diagnostics, null, 2));
     const config: RuntimeConfig = {
       world: validated.value.world,
@@ -134,12 +167,40 @@ describe('WASM reducers', () => {
     const timer = loadReducer(wasm.timer!);
     if (!timer.ok) throw new Error(timer.error);
     const stepped = timer.reducer.step(0, 'x');
-    expect(stepped).toEqual({ ok: true, output: { state: 0, domainEvents: [], effects: [{ cap: 't', kind: 'timer.set', params: { deliver_at_ns: 5 } }] } });
+    expect(stepped).toEqual({
+      ok: true,
+      output: { state: 0, domainEvents: [], effects: [{ cap: 't', kind: 'timer.set', params: { deliver_at_ns: 5 } }] },
+    });
     const tick = { $kind: 'defschema', name: 'cairn/Tick@1', type: { record: { n: { nat: {} } } } };
-    const module = { $kind: 'defmodule', name: 'cairn/timer@1', module_kind: 'reducer', wasm_hash: timer.reducer.wasmHash, abi: { reducer: { state: { nat: {} }, event: 'cairn/Tick@1', effects_emitted: ['timer.set'] } } };
-    const raise: DefPlanNode = { $kind: 'defplan', name: 'cairn/raise@1', input: 'cairn/Tick@1', steps: [{ id: 'a', op: 'raise_event', reducer: 'cairn/timer@1', event: { ref: '@plan.input' } }], edges: [], required_caps: [], allowed_effects: [] };
-    const policy: DefPolicyNode = { $kind: 'defpolicy', name: 'cairn/p@1', rules: [{ when: { effect_kind: 'timer.set', origin_kind: 'reducer' }, decision: 'allow' }] };
-    const manifest = { $kind: 'manifest', schemas: [{ name: 'cairn/Tick@1' }], modules: [{ name: 'cairn/timer@1' }], plans: [{ name: 'cairn/raise@1' }], caps: [], policies: [{ name: 'cairn/p@1' }] };
+    const module = {
+      $kind: 'defmodule',
+      name: 'cairn/timer@1',
+      module_kind: 'reducer',
+      wasm_hash: timer.reducer.wasmHash,
+      abi: { reducer: { state: { nat: {} }, event: 'cairn/Tick@1', effects_emitted: ['timer.set'] } },
+    };
+    const raise: DefPlanNode = {
+      $kind: 'defplan',
+      name: 'cairn/raise@1',
+      input: 'cairn/Tick@1',
+      steps: [{ id: 'a', op: 'raise_event', reducer: 'cairn/timer@1', event: { ref: '@plan.input' } }],
+      edges: [],
+      required_caps: [],
+      allowed_effects: [],
+    };
+    const policy: DefPolicyNode = {
+      $kind: 'defpolicy',
+      name: 'cairn/p@1',
+      rules: [{ when: { effect_kind: 'timer.set', origin_kind: 'reducer' }, decision: 'allow' }],
+    };
+    const manifest = {
+      $kind: 'manifest',
+      schemas: [{ name: 'cairn/Tick@1' }],
+      modules: [{ name: 'cairn/timer@1' }],
+      plans: [{ name: 'cairn/raise@1' }],
+      caps: [],
+      policies: [{ name: 'cairn/p@1' }],
+    };
     const validated = validateManifest(manifest, [tick, module, raise, policy]);
     if (!validated.ok) throw new Error(JSON.stringify(validated.diagnostics));
     const intents: unknown[] = [];

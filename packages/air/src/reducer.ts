@@ -4,7 +4,11 @@ import { hashBytes, type Hash } from './node-hash.js';
 
 /** The part of the WebAssembly API a reducer needs (a global in Node, browsers and isolates alike). */
 interface WasmApi {
-  Module: { new (bytes: Uint8Array): object; imports(module: object): { module: string; name: string; kind: string }[]; exports(module: object): { name: string; kind: string }[] };
+  Module: {
+    new (bytes: Uint8Array): object;
+    imports(module: object): { module: string; name: string; kind: string }[];
+    exports(module: object): { name: string; kind: string }[];
+  };
   Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
   Memory: new (descriptor: { initial: number; maximum?: number }) => { buffer: ArrayBuffer };
 }
@@ -40,7 +44,8 @@ const OUTPUT_KEYS = new Set(['state', 'domain_events', 'effects', 'ann']);
  */
 export function loadReducer(bytes: Uint8Array, expectedHash?: string): { ok: true; reducer: Reducer } | { ok: false; error: string } {
   const wasmHash = hashBytes(bytes);
-  if (expectedHash !== undefined && expectedHash !== wasmHash) return { ok: false, error: `the module hashes to ${wasmHash}, not ${expectedHash}` };
+  if (expectedHash !== undefined && expectedHash !== wasmHash)
+    return { ok: false, error: `the module hashes to ${wasmHash}, not ${expectedHash}` };
   const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
   if (wasm === undefined) return { ok: false, error: 'WebAssembly is not available here' };
   let module: object;
@@ -51,12 +56,20 @@ export function loadReducer(bytes: Uint8Array, expectedHash?: string): { ok: tru
   }
   const imports = wasm.Module.imports(module);
   const foreign = imports.filter((i) => !(i.module === 'env' && i.name === 'memory' && i.kind === 'memory'));
-  if (foreign.length > 0) return { ok: false, error: `a reducer may import only env.memory; it imports ${foreign.map((i) => `${i.module}.${i.name}`).join(', ')}` };
+  if (foreign.length > 0)
+    return {
+      ok: false,
+      error: `a reducer may import only env.memory; it imports ${foreign.map((i) => `${i.module}.${i.name}`).join(', ')}`,
+    };
   const exported = new Map(wasm.Module.exports(module).map((e) => [e.name, e.kind]));
-  for (const [name, kind] of [['alloc', 'function'], ['step', 'function']] as const) {
+  for (const [name, kind] of [
+    ['alloc', 'function'],
+    ['step', 'function'],
+  ] as const) {
     if (exported.get(name) !== kind) return { ok: false, error: `a reducer must export the function "${name}"` };
   }
-  if (imports.length === 0 && exported.get('memory') !== 'memory') return { ok: false, error: 'a reducer must export its memory (or import env.memory)' };
+  if (imports.length === 0 && exported.get('memory') !== 'memory')
+    return { ok: false, error: 'a reducer must export its memory (or import env.memory)' };
 
   const reducer: Reducer = {
     wasmHash,
@@ -73,7 +86,8 @@ export function loadReducer(bytes: Uint8Array, expectedHash?: string): { ok: tru
         const result = (instance.exports.step as (p: number, l: number) => unknown)(ptr, input.length);
         if (!Array.isArray(result) || result.length !== 2) return { ok: false, error: 'step must return (ptr, len)' };
         const [outPtr, outLen] = result as [number, number];
-        if (outPtr < 0 || outLen < 0 || outPtr + outLen > memory.buffer.byteLength) return { ok: false, error: 'step returned a range outside its memory' };
+        if (outPtr < 0 || outLen < 0 || outPtr + outLen > memory.buffer.byteLength)
+          return { ok: false, error: 'step returned a range outside its memory' };
         const output = decodeCanonical(new Uint8Array(memory.buffer, outPtr, outLen).slice());
         return parseOutput(output);
       } catch (error) {
@@ -85,7 +99,14 @@ export function loadReducer(bytes: Uint8Array, expectedHash?: string): { ok: tru
 }
 
 function parseOutput(output: CborValue): { ok: true; output: ReducerOutput } | { ok: false; error: string } {
-  if (typeof output !== 'object' || output === null || Array.isArray(output) || output instanceof Uint8Array || output instanceof Map || !('state' in output)) {
+  if (
+    typeof output !== 'object' ||
+    output === null ||
+    Array.isArray(output) ||
+    output instanceof Uint8Array ||
+    output instanceof Map ||
+    !('state' in output)
+  ) {
     return { ok: false, error: 'the output must be a map with "state"' };
   }
   const o = output as Record<string, CborValue>;
@@ -96,7 +117,8 @@ function parseOutput(output: CborValue): { ok: true; output: ReducerOutput } | {
   const domainEvents: DomainEvent[] = [];
   for (const event of events as CborValue[]) {
     const e = event as Record<string, CborValue>;
-    if (typeof e !== 'object' || e === null || typeof e.schema !== 'string' || !('value' in e)) return { ok: false, error: 'a domain event is { schema, value }' };
+    if (typeof e !== 'object' || e === null || typeof e.schema !== 'string' || !('value' in e))
+      return { ok: false, error: 'a domain event is { schema, value }' };
     domainEvents.push({ schema: e.schema, value: e.value! });
   }
   const effects = o.effects ?? [];

@@ -3,7 +3,10 @@ import { ed25519PublicKey, equalBytes, hmacSha256, signEd25519, verifyEd25519 } 
 import { fromHex, HAVE_VECTORS, readVectors, toHex } from './test-support/vectors.js';
 
 interface Wycheproof {
-  testGroups: { publicKey: { pk: string }; tests: { tcId: number; msg: string; sig: string; result: 'valid' | 'invalid'; comment: string }[] }[];
+  testGroups: {
+    publicKey: { pk: string };
+    tests: { tcId: number; msg: string; sig: string; result: 'valid' | 'invalid'; comment: string }[];
+  }[];
 }
 
 describe.skipIf(!HAVE_VECTORS)('Ed25519', () => {

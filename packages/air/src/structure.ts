@@ -57,17 +57,33 @@ function describeError(error: ErrorObject): { code: string; message: string; pat
   const title = (error.parentSchema as { title?: string } | undefined)?.title;
   switch (error.keyword) {
     case 'required':
-      return { code: 'structure.missing-field', message: `missing required field "${String(params.missingProperty)}"`, path: `${path}/${String(params.missingProperty)}` };
+      return {
+        code: 'structure.missing-field',
+        message: `missing required field "${String(params.missingProperty)}"`,
+        path: `${path}/${String(params.missingProperty)}`,
+      };
     case 'additionalProperties':
-      return { code: 'structure.unknown-field', message: `unknown field "${String(params.additionalProperty)}"`, path: `${path}/${String(params.additionalProperty)}` };
+      return {
+        code: 'structure.unknown-field',
+        message: `unknown field "${String(params.additionalProperty)}"`,
+        path: `${path}/${String(params.additionalProperty)}`,
+      };
     case 'const':
       return { code: 'structure.value', message: `must be ${JSON.stringify(params.allowedValue)}`, path };
     case 'enum':
-      return { code: 'structure.value', message: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`, path };
+      return {
+        code: 'structure.value',
+        message: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
+        path,
+      };
     case 'type':
       return { code: 'structure.type', message: `must be ${String(params.type)}`, path };
     case 'pattern':
-      return { code: 'structure.format', message: `is not a valid ${title ?? 'value'}${title === 'name' ? ' (namespace/name@N)' : title === 'content hash' ? ' (sha256: and 64 lowercase hex digits)' : ''}`, path };
+      return {
+        code: 'structure.format',
+        message: `is not a valid ${title ?? 'value'}${title === 'name' ? ' (namespace/name@N)' : title === 'content hash' ? ' (sha256: and 64 lowercase hex digits)' : ''}`,
+        path,
+      };
     case 'anyOf':
     case 'oneOf':
       return { code: 'structure.shape', message: `is not a valid ${title ?? 'value'}`, path };

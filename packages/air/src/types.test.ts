@@ -21,7 +21,10 @@ describe('names and references', () => {
     ['com.acme/Point@01', 'its version must be a positive integer'],
     ['Com/Point@1', 'the namespace must be lower case ([a-z][a-z0-9._-]*) and the name must start with a letter'],
   ])('%s is refused: %s', (text, why) => {
-    expect(parseName(text, '/name')).toEqual({ ok: false, diagnostic: { code: 'name.invalid', message: `"${text}" is not a valid name: ${why}`, path: '/name' } });
+    expect(parseName(text, '/name')).toEqual({
+      ok: false,
+      diagnostic: { code: 'name.invalid', message: `"${text}" is not a valid name: ${why}`, path: '/name' },
+    });
   });
 
   it('refuses a malformed hash reference', () => {
@@ -56,14 +59,26 @@ describe('types', () => {
   });
 
   it('reports every problem at once, with pointers', () => {
-    const result = parseType({ record: { a: { float: {} }, 'bad-name': { text: {} }, m: { map: { key: { bool: {} }, value: { text: 1 } } }, r: { ref: 'nope' } } }, '/type');
+    const result = parseType(
+      { record: { a: { float: {} }, 'bad-name': { text: {} }, m: { map: { key: { bool: {} }, value: { text: 1 } } }, r: { ref: 'nope' } } },
+      '/type',
+    );
     expect(result).toEqual({
       ok: false,
       diagnostics: [
-        { code: 'type.unknown', message: 'unknown type "float"; expected one of bool, int, nat, dec128, bytes, text, time, duration, hash, uuid, unit, record, variant, list, set, map, option, ref', path: '/type/record/a' },
+        {
+          code: 'type.unknown',
+          message:
+            'unknown type "float"; expected one of bool, int, nat, dec128, bytes, text, time, duration, hash, uuid, unit, record, variant, list, set, map, option, ref',
+          path: '/type/record/a',
+        },
         { code: 'type.member-name', message: '"bad-name" is not a valid field name', path: '/type/record/bad-name' },
         { code: 'type.map-key', message: 'map keys must be one of int, nat, text, uuid, hash', path: '/type/record/m/map/key' },
-        { code: 'type.primitive', message: 'the primitive "text" takes an empty object: {"text":{}}', path: '/type/record/m/map/value/text' },
+        {
+          code: 'type.primitive',
+          message: 'the primitive "text" takes an empty object: {"text":{}}',
+          path: '/type/record/m/map/value/text',
+        },
         { code: 'type.ref', message: 'a type reference names a schema: {"ref":"namespace/Name@N"}', path: '/type/record/r/ref' },
       ],
     });
@@ -81,13 +96,29 @@ describe('types', () => {
     };
     const lookup = (name: string) => schemas[name];
     const line = expandType(t({ ref: 'a/Line@1' }), lookup);
-    expect(line.ok && typeToJson(line.value)).toEqual({ record: { from: { record: { x: { int: {} }, y: { int: {} } } }, to: { record: { x: { int: {} }, y: { int: {} } } } } });
+    expect(line.ok && typeToJson(line.value)).toEqual({
+      record: { from: { record: { x: { int: {} }, y: { int: {} } } }, to: { record: { x: { int: {} }, y: { int: {} } } } },
+    });
     expect(expandType(t({ ref: 'a/Node@1' }), lookup)).toEqual({
       ok: false,
-      diagnostics: [{ code: 'type.cycle', message: 'recursive type: a/Node@1 -> a/Node@1; AIR v1 types cannot refer to themselves', path: '/record/next/option' }],
+      diagnostics: [
+        {
+          code: 'type.cycle',
+          message: 'recursive type: a/Node@1 -> a/Node@1; AIR v1 types cannot refer to themselves',
+          path: '/record/next/option',
+        },
+      ],
     });
-    expect(expandType(t({ ref: 'a/Ping@1' }), lookup)).toMatchObject({ ok: false, diagnostics: [{ code: 'type.cycle', message: 'recursive type: a/Ping@1 -> a/Pong@1 -> a/Ping@1; AIR v1 types cannot refer to themselves' }] });
-    expect(expandType(t({ ref: 'a/Missing@1' }), lookup)).toMatchObject({ ok: false, diagnostics: [{ code: 'type.unknown-ref', message: 'no schema named "a/Missing@1"' }] });
+    expect(expandType(t({ ref: 'a/Ping@1' }), lookup)).toMatchObject({
+      ok: false,
+      diagnostics: [
+        { code: 'type.cycle', message: 'recursive type: a/Ping@1 -> a/Pong@1 -> a/Ping@1; AIR v1 types cannot refer to themselves' },
+      ],
+    });
+    expect(expandType(t({ ref: 'a/Missing@1' }), lookup)).toMatchObject({
+      ok: false,
+      diagnostics: [{ code: 'type.unknown-ref', message: 'no schema named "a/Missing@1"' }],
+    });
   });
 
   it('schema_hash is the hash of the expanded type, so a reference and its expansion agree', () => {

@@ -40,7 +40,8 @@ function parseTypeAt(json: unknown, path: string, problems: AirDiagnostic[]): Ai
     return fail('type.shape', 'a type is an object with one key, such as {"text":{}} or {"record":{…}}');
   }
   const keys = Object.keys(json);
-  if (keys.length !== 1) return fail('type.shape', `a type has exactly one key; found ${keys.length === 0 ? 'none' : keys.map((k) => `"${k}"`).join(', ')}`);
+  if (keys.length !== 1)
+    return fail('type.shape', `a type has exactly one key; found ${keys.length === 0 ? 'none' : keys.map((k) => `"${k}"`).join(', ')}`);
   const key = keys[0]!;
   const body = (json as Record<string, unknown>)[key];
   const at = pointer(path, key);
@@ -67,7 +68,9 @@ function parseTypeAt(json: unknown, path: string, problems: AirDiagnostic[]): Ai
     let complete = true;
     for (const [name, member] of Object.entries(body)) {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-        problems.push(diagnostic('type.member-name', `"${name}" is not a valid ${key === 'record' ? 'field' : 'alternative'} name`, pointer(at, name)));
+        problems.push(
+          diagnostic('type.member-name', `"${name}" is not a valid ${key === 'record' ? 'field' : 'alternative'} name`, pointer(at, name)),
+        );
         complete = false;
         continue;
       }
@@ -87,13 +90,23 @@ function parseTypeAt(json: unknown, path: string, problems: AirDiagnostic[]): Ai
     return item === undefined ? undefined : { kind: key, item };
   }
   if (key === 'map') {
-    if (typeof body !== 'object' || body === null || Array.isArray(body) || !('key' in body) || !('value' in body) || Object.keys(body).length !== 2) {
+    if (
+      typeof body !== 'object' ||
+      body === null ||
+      Array.isArray(body) ||
+      !('key' in body) ||
+      !('value' in body) ||
+      Object.keys(body).length !== 2
+    ) {
       problems.push(diagnostic('type.map', 'a map type is {"map":{"key":<type>,"value":<type>}}', at));
       return undefined;
     }
     const keyJson = (body as { key: unknown }).key;
     const keyName = typeof keyJson === 'object' && keyJson !== null ? Object.keys(keyJson)[0] : undefined;
-    const keyOk = keyName !== undefined && (MAP_KEY_TYPES as readonly string[]).includes(keyName) && parseTypeAt(keyJson, pointer(at, 'key'), []) !== undefined;
+    const keyOk =
+      keyName !== undefined &&
+      (MAP_KEY_TYPES as readonly string[]).includes(keyName) &&
+      parseTypeAt(keyJson, pointer(at, 'key'), []) !== undefined;
     if (!keyOk) problems.push(diagnostic('type.map-key', `map keys must be one of ${MAP_KEY_TYPES.join(', ')}`, pointer(at, 'key')));
     const value = parseTypeAt((body as { value: unknown }).value, pointer(at, 'value'), problems);
     return keyOk && value !== undefined ? { kind: 'map', key: keyName as MapKeyName, value } : undefined;
@@ -134,13 +147,25 @@ export function expandType(type: AirType, lookup: SchemaLookup, path = '', seen:
   return problems.length === 0 && expanded !== undefined ? { ok: true, value: expanded } : { ok: false, diagnostics: problems };
 }
 
-function expandAt(type: AirType, lookup: SchemaLookup, path: string, seen: readonly string[], problems: AirDiagnostic[]): AirType | undefined {
+function expandAt(
+  type: AirType,
+  lookup: SchemaLookup,
+  path: string,
+  seen: readonly string[],
+  problems: AirDiagnostic[],
+): AirType | undefined {
   switch (type.kind) {
     case 'primitive':
       return type;
     case 'ref': {
       if (seen.includes(type.name)) {
-        problems.push(diagnostic('type.cycle', `recursive type: ${[...seen.slice(seen.indexOf(type.name)), type.name].join(' -> ')}; AIR v1 types cannot refer to themselves`, path));
+        problems.push(
+          diagnostic(
+            'type.cycle',
+            `recursive type: ${[...seen.slice(seen.indexOf(type.name)), type.name].join(' -> ')}; AIR v1 types cannot refer to themselves`,
+            path,
+          ),
+        );
         return undefined;
       }
       const target = lookup(type.name);

@@ -29,21 +29,34 @@ export function checkPlan(world: World, entry: Entry<DefPlanNode>, context: Plan
   const input = world.resolveSchemaRef(plan.input, '/input', problems, at(''))?.type;
   const output = plan.output === undefined ? undefined : world.resolveSchemaRef(plan.output, '/output', problems, { name });
   const locals = new Map<string, AirType | undefined>();
-  for (const [local, ref] of Object.entries(plan.locals ?? {})) locals.set(local, world.resolveSchemaRef(ref, pointer('/locals', local), problems, { name })?.type);
+  for (const [local, ref] of Object.entries(plan.locals ?? {}))
+    locals.set(local, world.resolveSchemaRef(ref, pointer('/locals', local), problems, { name })?.type);
 
   const index = new Map<string, number>();
   plan.steps.forEach((step, i) => {
-    if (index.has(step.id)) problems.push(diagnostic('plan.duplicate-step', `step id "${step.id}" is used twice`, pointer(pointer('/steps', i), 'id'), { name, stepId: step.id }));
+    if (index.has(step.id))
+      problems.push(
+        diagnostic('plan.duplicate-step', `step id "${step.id}" is used twice`, pointer(pointer('/steps', i), 'id'), {
+          name,
+          stepId: step.id,
+        }),
+      );
     else index.set(step.id, i);
   });
   const parents = new Map<string, string[]>(plan.steps.map((s) => [s.id, []]));
   plan.edges.forEach((edge, i) => {
     for (const end of ['from', 'to'] as const) {
-      if (!index.has(edge[end])) problems.push(diagnostic('plan.unknown-step', `edge ${end} "${edge[end]}": no such step`, pointer(pointer('/edges', i), end), { name }));
+      if (!index.has(edge[end]))
+        problems.push(
+          diagnostic('plan.unknown-step', `edge ${end} "${edge[end]}": no such step`, pointer(pointer('/edges', i), end), { name }),
+        );
     }
     if (index.has(edge.from) && index.has(edge.to)) parents.get(edge.to)!.push(edge.from);
   });
-  const cycle = findCycle(plan.steps.map((s) => s.id), parents);
+  const cycle = findCycle(
+    plan.steps.map((s) => s.id),
+    parents,
+  );
   if (cycle !== undefined) {
     problems.push(diagnostic('plan.cycle', `the steps form a cycle: ${cycle.join(' -> ')}; a plan is a DAG`, '/edges', { name }));
     return;
@@ -70,14 +83,23 @@ export function checkPlan(world: World, entry: Entry<DefPlanNode>, context: Plan
     }
     return input === undefined ? { vars, steps } : { input, vars, steps };
   };
-  const checkExpr = (expr: unknown, path: string, stepId: string | undefined, expected?: AirType, what = 'value', extra?: [string, AirType | undefined]): void => {
+  const checkExpr = (
+    expr: unknown,
+    path: string,
+    stepId: string | undefined,
+    expected?: AirType,
+    what = 'value',
+    extra?: [string, AirType | undefined],
+  ): void => {
     const local: AirDiagnostic[] = [];
     const scope = scopeFor(stepId);
     if (extra !== undefined) (scope.vars as Map<string, AirType | undefined>).set(extra[0], extra[1]);
     const type = inferExprType(expr, scope, path, local);
     problems.push(...local.map((d) => ({ ...d, ...at(path, stepId) })));
     if (expected !== undefined && local.length === 0 && !isAssignable(type, expected)) {
-      problems.push(diagnostic('plan.type', `the ${what} is ${describeType(type)}, but ${describeType(expected)} is required`, path, at(path, stepId)));
+      problems.push(
+        diagnostic('plan.type', `the ${what} is ${describeType(type)}, but ${describeType(expected)} is required`, path, at(path, stepId)),
+      );
     }
   };
 
@@ -88,19 +110,63 @@ export function checkPlan(world: World, entry: Entry<DefPlanNode>, context: Plan
     switch (step.op) {
       case 'emit_effect': {
         const spec = EFFECT_CATALOG[step.kind];
-        if (!plan.allowed_effects.includes(step.kind)) problems.push(diagnostic('plan.effect-not-allowed', `effect "${step.kind}" is not in allowed_effects (${plan.allowed_effects.join(', ') || 'none'})`, pointer(path, 'kind'), where));
-        if (spec === undefined) problems.push(diagnostic('plan.unknown-effect', `unknown effect kind "${step.kind}"; known: ${Object.keys(EFFECT_CATALOG).join(', ')}`, pointer(path, 'kind'), where));
+        if (!plan.allowed_effects.includes(step.kind))
+          problems.push(
+            diagnostic(
+              'plan.effect-not-allowed',
+              `effect "${step.kind}" is not in allowed_effects (${plan.allowed_effects.join(', ') || 'none'})`,
+              pointer(path, 'kind'),
+              where,
+            ),
+          );
+        if (spec === undefined)
+          problems.push(
+            diagnostic(
+              'plan.unknown-effect',
+              `unknown effect kind "${step.kind}"; known: ${Object.keys(EFFECT_CATALOG).join(', ')}`,
+              pointer(path, 'kind'),
+              where,
+            ),
+          );
         if (!plan.required_caps.includes(step.cap) && !context.defaultGrants.has(step.cap)) {
-          problems.push(diagnostic('plan.cap-not-declared', `cap grant "${step.cap}" is neither in required_caps nor in the manifest's default grants`, pointer(path, 'cap'), where));
+          problems.push(
+            diagnostic(
+              'plan.cap-not-declared',
+              `cap grant "${step.cap}" is neither in required_caps nor in the manifest's default grants`,
+              pointer(path, 'cap'),
+              where,
+            ),
+          );
         }
-        checkExpr(step.params, pointer(path, 'params'), step.id, spec === undefined ? undefined : world.schema(spec.params, '', problems)?.type, `params of ${step.kind}`);
+        checkExpr(
+          step.params,
+          pointer(path, 'params'),
+          step.id,
+          spec === undefined ? undefined : world.schema(spec.params, '', problems)?.type,
+          `params of ${step.kind}`,
+        );
         break;
       }
       case 'await_receipt': {
-        const ref = typeof step.for === 'object' && step.for !== null && typeof (step.for as { ref?: unknown }).ref === 'string' ? parseExprRef((step.for as { ref: string }).ref) : undefined;
-        const emitter = ref?.root === 'var' ? [...ancestorsOf(step.id)].map((id) => bindings.get(id)?.step).find((s) => s?.op === 'emit_effect' && s.bind.effect_id_as === ref.name) : undefined;
+        const ref =
+          typeof step.for === 'object' && step.for !== null && typeof (step.for as { ref?: unknown }).ref === 'string'
+            ? parseExprRef((step.for as { ref: string }).ref)
+            : undefined;
+        const emitter =
+          ref?.root === 'var'
+            ? [...ancestorsOf(step.id)]
+                .map((id) => bindings.get(id)?.step)
+                .find((s) => s?.op === 'emit_effect' && s.bind.effect_id_as === ref.name)
+            : undefined;
         if (emitter === undefined) {
-          problems.push(diagnostic('plan.await-unknown-effect', 'await_receipt.for must be {"ref":"@var:<id>"} naming the effect_id_as of an emit_effect step that comes before it', pointer(path, 'for'), where));
+          problems.push(
+            diagnostic(
+              'plan.await-unknown-effect',
+              'await_receipt.for must be {"ref":"@var:<id>"} naming the effect_id_as of an emit_effect step that comes before it',
+              pointer(path, 'for'),
+              where,
+            ),
+          );
         }
         break;
       }
@@ -114,13 +180,18 @@ export function checkPlan(world: World, entry: Entry<DefPlanNode>, context: Plan
         const eventType = world.resolveSchemaRef(reducer.node.abi.reducer.event, pointer(path, 'event'), [], where)?.type;
         checkExpr(step.event, pointer(path, 'event'), step.id, eventType, `event for ${step.reducer}`);
         const keyed = context.keyedReducers.has(step.reducer);
-        if (keyed && step.key === undefined) problems.push(diagnostic('plan.missing-key', `reducer "${step.reducer}" is keyed: raise_event needs a "key"`, path, where));
+        if (keyed && step.key === undefined)
+          problems.push(diagnostic('plan.missing-key', `reducer "${step.reducer}" is keyed: raise_event needs a "key"`, path, where));
         if (step.key !== undefined) checkExpr(step.key, pointer(path, 'key'), step.id, context.keyedReducers.get(step.reducer), 'key');
         break;
       }
       case 'await_event': {
         const eventType = world.resolveSchemaRef(step.event, pointer(path, 'event'), problems, where)?.type;
-        if (step.where !== undefined) checkExpr(step.where, pointer(path, 'where'), step.id, { kind: 'primitive', name: 'bool' }, 'where predicate', [step.bind.as, eventType]);
+        if (step.where !== undefined)
+          checkExpr(step.where, pointer(path, 'where'), step.id, { kind: 'primitive', name: 'bool' }, 'where predicate', [
+            step.bind.as,
+            eventType,
+          ]);
         break;
       }
       case 'assign': {
@@ -131,7 +202,15 @@ export function checkPlan(world: World, entry: Entry<DefPlanNode>, context: Plan
       case 'end':
         ends++;
         if (output !== undefined) {
-          if (step.result === undefined) problems.push(diagnostic('plan.result-type', `the plan declares an output (${describeType(output.type)}), so "end" needs a result`, path, where));
+          if (step.result === undefined)
+            problems.push(
+              diagnostic(
+                'plan.result-type',
+                `the plan declares an output (${describeType(output.type)}), so "end" needs a result`,
+                path,
+                where,
+              ),
+            );
           else checkExpr(step.result, pointer(path, 'result'), step.id, output.type, 'result');
         } else if (step.result !== undefined) {
           checkExpr(step.result, pointer(path, 'result'), step.id);
@@ -139,14 +218,22 @@ export function checkPlan(world: World, entry: Entry<DefPlanNode>, context: Plan
         break;
     }
   });
-  if (output !== undefined && ends === 0) problems.push(diagnostic('plan.no-end', 'the plan declares an output but has no "end" step', '/steps', { name }));
+  if (output !== undefined && ends === 0)
+    problems.push(diagnostic('plan.no-end', 'the plan declares an output but has no "end" step', '/steps', { name }));
   plan.edges.forEach((edge, i) => {
-    if (edge.when !== undefined) checkExpr(edge.when, pointer(pointer('/edges', i), 'when'), edge.to, { kind: 'primitive', name: 'bool' }, 'guard');
+    if (edge.when !== undefined)
+      checkExpr(edge.when, pointer(pointer('/edges', i), 'when'), edge.to, { kind: 'primitive', name: 'bool' }, 'guard');
   });
-  (plan.invariants ?? []).forEach((inv, i) => checkExpr(inv, pointer('/invariants', i), undefined, { kind: 'primitive', name: 'bool' }, 'invariant'));
+  (plan.invariants ?? []).forEach((inv, i) =>
+    checkExpr(inv, pointer('/invariants', i), undefined, { kind: 'primitive', name: 'bool' }, 'invariant'),
+  );
 }
 
-function bindingType(world: World, step: PlanStep, earlier: ReadonlyMap<string, { step: PlanStep; type: AirType | undefined }>): AirType | undefined {
+function bindingType(
+  world: World,
+  step: PlanStep,
+  earlier: ReadonlyMap<string, { step: PlanStep; type: AirType | undefined }>,
+): AirType | undefined {
   switch (step.op) {
     case 'emit_effect':
       return HASH_TYPE;

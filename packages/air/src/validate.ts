@@ -32,13 +32,20 @@ const LISTS = [
  * routing, triggers, default policy and grants, and module bindings resolve. Built-in `sys/*` definitions
  * are loaded unless `builtins` is false. Diagnostics carry a JSON pointer, the definition name and the step id.
  */
-export function validateManifest(manifestJson: unknown, definitionsJson: readonly unknown[], options: { builtins?: boolean } = {}): AirResult<ValidatedManifest> {
+export function validateManifest(
+  manifestJson: unknown,
+  definitionsJson: readonly unknown[],
+  options: { builtins?: boolean } = {},
+): AirResult<ValidatedManifest> {
   const problems: AirDiagnostic[] = [];
   const world = createWorld(options.builtins ?? true);
   const parsedManifest = parseNode(manifestJson);
   if (!parsedManifest.ok) return { ok: false, diagnostics: parsedManifest.diagnostics };
   if (parsedManifest.value.$kind !== 'manifest') {
-    return { ok: false, diagnostics: [diagnostic('manifest.kind', `expected a manifest, found a ${parsedManifest.value.$kind}`, '/$kind')] };
+    return {
+      ok: false,
+      diagnostics: [diagnostic('manifest.kind', `expected a manifest, found a ${parsedManifest.value.$kind}`, '/$kind')],
+    };
   }
   const manifest = parsedManifest.value;
   const offered = new Map<string, AirDefinition>();
@@ -53,7 +60,12 @@ export function validateManifest(manifestJson: unknown, definitionsJson: readonl
       return;
     }
     const key = `${parsed.value.$kind} ${parsed.value.name}`;
-    if (offered.has(key)) problems.push(diagnostic('manifest.duplicate-name', `two ${parsed.value.$kind} definitions are named "${parsed.value.name}"`, '', { name: parsed.value.name }));
+    if (offered.has(key))
+      problems.push(
+        diagnostic('manifest.duplicate-name', `two ${parsed.value.$kind} definitions are named "${parsed.value.name}"`, '', {
+          name: parsed.value.name,
+        }),
+      );
     else offered.set(key, parsed.value);
   });
 
@@ -70,12 +82,21 @@ export function validateManifest(manifestJson: unknown, definitionsJson: readonl
       seen.add(ref.name);
       const node = offered.get(`${kind} ${ref.name}`);
       if (node === undefined) {
-        problems.push(diagnostic('manifest.unresolved', `${list} lists "${ref.name}", but no ${kind} of that name was given`, path, { name: ref.name }));
+        problems.push(
+          diagnostic('manifest.unresolved', `${list} lists "${ref.name}", but no ${kind} of that name was given`, path, { name: ref.name }),
+        );
         return;
       }
       const hash = hashNode(node as unknown as CborValue);
       if (ref.hash !== undefined && ref.hash !== hash) {
-        problems.push(diagnostic('manifest.hash-mismatch', `"${ref.name}" is listed with ${ref.hash}, but its definition hashes to ${hash}`, pointer(path, 'hash'), { name: ref.name }));
+        problems.push(
+          diagnostic(
+            'manifest.hash-mismatch',
+            `"${ref.name}" is listed with ${ref.hash}, but its definition hashes to ${hash}`,
+            pointer(path, 'hash'),
+            { name: ref.name },
+          ),
+        );
       }
       const clash = world.add(node, false, path);
       if (clash) problems.push(clash);
@@ -90,7 +111,8 @@ export function validateManifest(manifestJson: unknown, definitionsJson: readonl
   const defaultGrants = checkManifestWiring(world, manifest, problems);
   const keyedReducers = new Map<string, AirType | undefined>();
   for (const module of world.all('defmodule')) {
-    if (module.node.key_schema !== undefined) keyedReducers.set(module.node.name, world.resolveSchemaRef(module.node.key_schema, '/key_schema', [])?.type);
+    if (module.node.key_schema !== undefined)
+      keyedReducers.set(module.node.name, world.resolveSchemaRef(module.node.key_schema, '/key_schema', [])?.type);
   }
   for (const route of manifest.routing?.events ?? []) {
     if (route.key_field !== undefined && !keyedReducers.has(route.reducer)) keyedReducers.set(route.reducer, undefined);
@@ -107,13 +129,23 @@ function checkModules(world: World, problems: AirDiagnostic[]): void {
     if (builtin) continue;
     const where = { name: node.name };
     const abi = node.abi.reducer;
-    for (const field of ['state', 'event', 'annotations'] as const) world.resolveSchemaRef(abi[field], `/abi/reducer/${field}`, problems, where);
+    for (const field of ['state', 'event', 'annotations'] as const)
+      world.resolveSchemaRef(abi[field], `/abi/reducer/${field}`, problems, where);
     world.resolveSchemaRef(node.key_schema, '/key_schema', problems, where);
     (abi.effects_emitted ?? []).forEach((kind, i) => {
-      if (EFFECT_CATALOG[kind] === undefined) problems.push(diagnostic('module.unknown-effect', `unknown effect kind "${kind}"`, `/abi/reducer/effects_emitted/${i}`, where));
+      if (EFFECT_CATALOG[kind] === undefined)
+        problems.push(diagnostic('module.unknown-effect', `unknown effect kind "${kind}"`, `/abi/reducer/effects_emitted/${i}`, where));
     });
     for (const [slot, capType] of Object.entries(abi.cap_slots ?? {})) {
-      if (CAP_TYPES[capType] === undefined) problems.push(diagnostic('module.unknown-cap-type', `cap slot "${slot}" has unknown capability type "${capType}"`, pointer('/abi/reducer/cap_slots', slot), where));
+      if (CAP_TYPES[capType] === undefined)
+        problems.push(
+          diagnostic(
+            'module.unknown-cap-type',
+            `cap slot "${slot}" has unknown capability type "${capType}"`,
+            pointer('/abi/reducer/cap_slots', slot),
+            where,
+          ),
+        );
     }
   }
 }
@@ -124,22 +156,46 @@ function checkCaps(world: World, problems: AirDiagnostic[]): void {
     const where = { name: node.name };
     const builtinSchema = CAP_TYPES[node.cap_type];
     if (builtinSchema === undefined) {
-      problems.push(diagnostic('cap.unknown-type', `unknown capability type "${node.cap_type}"; built-in types: ${Object.keys(CAP_TYPES).join(', ')}`, '/cap_type', where));
+      problems.push(
+        diagnostic(
+          'cap.unknown-type',
+          `unknown capability type "${node.cap_type}"; built-in types: ${Object.keys(CAP_TYPES).join(', ')}`,
+          '/cap_type',
+          where,
+        ),
+      );
       continue;
     }
     const own = world.resolveSchemaRef(node.schema, '/schema', problems, where);
     const standard = world.schema(builtinSchema, '', []);
     if (own === undefined || standard === undefined) continue;
     if (own.type.kind !== 'record' || standard.type.kind !== 'record') {
-      problems.push(diagnostic('cap.incompatible-schema', `the schema of a ${node.cap_type} capability must be a record`, '/schema', where));
+      problems.push(
+        diagnostic('cap.incompatible-schema', `the schema of a ${node.cap_type} capability must be a record`, '/schema', where),
+      );
       continue;
     }
     for (const [field, type] of Object.entries(standard.type.fields)) {
       const mine = own.type.fields[field];
       if (mine === undefined) {
-        if (type.kind !== 'option') problems.push(diagnostic('cap.incompatible-schema', `a ${node.cap_type} capability needs the field "${field}" (${describeType(type)})`, '/schema', where));
+        if (type.kind !== 'option')
+          problems.push(
+            diagnostic(
+              'cap.incompatible-schema',
+              `a ${node.cap_type} capability needs the field "${field}" (${describeType(type)})`,
+              '/schema',
+              where,
+            ),
+          );
       } else if (!isAssignable(mine, type) && !isAssignable(mine, type.kind === 'option' ? type.item : type)) {
-        problems.push(diagnostic('cap.incompatible-schema', `field "${field}" is ${describeType(mine)}, but ${node.cap_type} defines it as ${describeType(type)}`, '/schema', where));
+        problems.push(
+          diagnostic(
+            'cap.incompatible-schema',
+            `field "${field}" is ${describeType(mine)}, but ${node.cap_type} defines it as ${describeType(type)}`,
+            '/schema',
+            where,
+          ),
+        );
       }
     }
   }
@@ -150,11 +206,22 @@ function checkPolicies(world: World, problems: AirDiagnostic[]): void {
     node.rules.forEach((rule, i) => {
       const kind = rule.when.effect_kind;
       if (kind !== undefined && !kind.endsWith('.*') && EFFECT_CATALOG[kind] === undefined) {
-        problems.push(diagnostic('policy.unknown-effect', `unknown effect kind "${kind}"; known: ${Object.keys(EFFECT_CATALOG).join(', ')}`, `/rules/${i}/when/effect_kind`, { name: node.name }));
+        problems.push(
+          diagnostic(
+            'policy.unknown-effect',
+            `unknown effect kind "${kind}"; known: ${Object.keys(EFFECT_CATALOG).join(', ')}`,
+            `/rules/${i}/when/effect_kind`,
+            { name: node.name },
+          ),
+        );
       }
       const origin = rule.when.origin_name;
       if (origin !== undefined && world.get('defplan', origin) === undefined && world.get('defmodule', origin) === undefined) {
-        problems.push(diagnostic('policy.unknown-origin', `origin_name "${origin}" is neither a plan nor a module`, `/rules/${i}/when/origin_name`, { name: node.name }));
+        problems.push(
+          diagnostic('policy.unknown-origin', `origin_name "${origin}" is neither a plan nor a module`, `/rules/${i}/when/origin_name`, {
+            name: node.name,
+          }),
+        );
       }
     });
   }
@@ -164,10 +231,12 @@ function checkManifestWiring(world: World, manifest: ManifestNode, problems: Air
   (manifest.routing?.events ?? []).forEach((route, i) => {
     const path = `/routing/events/${i}`;
     world.resolveSchemaRef(route.event, `${path}/event`, problems);
-    if (world.get('defmodule', route.reducer) === undefined) problems.push(diagnostic('manifest.unknown-reducer', `no reducer module named "${route.reducer}"`, `${path}/reducer`));
+    if (world.get('defmodule', route.reducer) === undefined)
+      problems.push(diagnostic('manifest.unknown-reducer', `no reducer module named "${route.reducer}"`, `${path}/reducer`));
   });
   (manifest.routing?.inboxes ?? []).forEach((inbox, i) => {
-    if (world.get('defmodule', inbox.reducer) === undefined) problems.push(diagnostic('manifest.unknown-reducer', `no reducer module named "${inbox.reducer}"`, `/routing/inboxes/${i}/reducer`));
+    if (world.get('defmodule', inbox.reducer) === undefined)
+      problems.push(diagnostic('manifest.unknown-reducer', `no reducer module named "${inbox.reducer}"`, `/routing/inboxes/${i}/reducer`));
   });
   (manifest.triggers ?? []).forEach((trigger, i) => {
     const path = `/triggers/${i}`;
@@ -179,7 +248,13 @@ function checkManifestWiring(world: World, manifest: ManifestNode, problems: Air
     }
     const input = world.resolveSchemaRef(plan.node.input, '/input', []);
     if (event !== undefined && input !== undefined && event.schemaHash !== input.schemaHash) {
-      problems.push(diagnostic('manifest.trigger-input', `plan "${trigger.plan}" takes ${describeType(input.type)}, but the trigger's event is ${describeType(event.type)}`, `${path}/event`));
+      problems.push(
+        diagnostic(
+          'manifest.trigger-input',
+          `plan "${trigger.plan}" takes ${describeType(input.type)}, but the trigger's event is ${describeType(event.type)}`,
+          `${path}/event`,
+        ),
+      );
     }
   });
   const defaults = manifest.defaults;
@@ -189,7 +264,8 @@ function checkManifestWiring(world: World, manifest: ManifestNode, problems: Air
   const grants = new Set<string>();
   (defaults?.cap_grants ?? []).forEach((grant, i) => {
     const path = `/defaults/cap_grants/${i}`;
-    if (grants.has(grant.name)) problems.push(diagnostic('manifest.duplicate-name', `two default grants are named "${grant.name}"`, `${path}/name`));
+    if (grants.has(grant.name))
+      problems.push(diagnostic('manifest.duplicate-name', `two default grants are named "${grant.name}"`, `${path}/name`));
     grants.add(grant.name);
     const cap = world.get('defcap', grant.cap);
     if (cap === undefined) {
@@ -207,8 +283,18 @@ function checkManifestWiring(world: World, manifest: ManifestNode, problems: Air
       continue;
     }
     for (const [slot, grant] of Object.entries(binding.slots)) {
-      if (!Object.hasOwn(module.node.abi.reducer.cap_slots ?? {}, slot)) problems.push(diagnostic('manifest.unknown-slot', `module "${moduleName}" has no cap slot "${slot}"`, pointer(pointer(path, 'slots'), slot)));
-      if (!grants.has(grant)) problems.push(diagnostic('manifest.unknown-grant', `slot "${slot}" is bound to "${grant}", which is not a default grant`, pointer(pointer(path, 'slots'), slot)));
+      if (!Object.hasOwn(module.node.abi.reducer.cap_slots ?? {}, slot))
+        problems.push(
+          diagnostic('manifest.unknown-slot', `module "${moduleName}" has no cap slot "${slot}"`, pointer(pointer(path, 'slots'), slot)),
+        );
+      if (!grants.has(grant))
+        problems.push(
+          diagnostic(
+            'manifest.unknown-grant',
+            `slot "${slot}" is bound to "${grant}", which is not a default grant`,
+            pointer(pointer(path, 'slots'), slot),
+          ),
+        );
     }
   }
   return grants;

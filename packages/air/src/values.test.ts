@@ -71,16 +71,39 @@ describe('typed values', () => {
   it.each([
     [{ nat: {} }, -1, 'value.range', 'nat out of range: -1 is not within 0..18446744073709551615'],
     [{ nat: {} }, 1.5, 'value.type', 'expected an integer (nat), found number 1.5'],
-    [{ int: {} }, '9223372036854775808', 'value.range', 'int out of range: 9223372036854775808 is not within -9223372036854775808..9223372036854775807'],
+    [
+      { int: {} },
+      '9223372036854775808',
+      'value.range',
+      'int out of range: 9223372036854775808 is not within -9223372036854775808..9223372036854775807',
+    ],
     [{ dec128: {} }, 0.2, 'value.type', 'expected a decimal string for dec128 (such as "0.2"), within 34 digits, found number 0.2'],
     [{ hash: {} }, 'sha256:xyz', 'value.type', 'expected a hash "sha256:<64 hex digits>", found the string "sha256:xyz"'],
     [{ uuid: {} }, 'not-a-uuid', 'value.type', 'expected a lowercase UUID, found the string "not-a-uuid"'],
     [{ bytes: {} }, 'not base64!', 'value.type', 'expected bytes as a base64 string, found the string "not base64!"'],
     [{ unit: {} }, null, 'value.type', 'expected unit ({}), found null'],
     [{ set: { nat: {} } }, [1, 2, 1], 'value.set-duplicate', 'a set holds each element once; this element is repeated'],
-    [{ variant: { Ok: { unit: {} }, Err: { text: {} } } }, { $tag: 'Maybe' }, 'value.variant-tag', '"Maybe" is not an alternative; expected one of Ok, Err'],
-    [{ variant: { Ok: { unit: {} }, Err: { text: {} } } }, { $tag: 'Err' }, 'value.missing-field', 'alternative "Err" carries a value: add "$value"'],
-    [{ map: { key: { nat: {} }, value: { text: {} } } }, [[1, 'a'], [1, 'b']], 'value.map-duplicate', 'this key appears twice in the map'],
+    [
+      { variant: { Ok: { unit: {} }, Err: { text: {} } } },
+      { $tag: 'Maybe' },
+      'value.variant-tag',
+      '"Maybe" is not an alternative; expected one of Ok, Err',
+    ],
+    [
+      { variant: { Ok: { unit: {} }, Err: { text: {} } } },
+      { $tag: 'Err' },
+      'value.missing-field',
+      'alternative "Err" carries a value: add "$value"',
+    ],
+    [
+      { map: { key: { nat: {} }, value: { text: {} } } },
+      [
+        [1, 'a'],
+        [1, 'b'],
+      ],
+      'value.map-duplicate',
+      'this key appears twice in the map',
+    ],
   ])('%j refuses %j', (type, value, code, message) => {
     expect(checkValue(value, t(type))).toContainEqual(expect.objectContaining({ code, message }));
   });
@@ -97,7 +120,17 @@ describe('typed values', () => {
       },
     });
     const result = encodeTypedValue(
-      { big: '18446744073709551615', price: '19.99', at: 1_700_000_000_000_000_000n, tags: ['bb', 'a', 'c'], byId: [[10, 'x'], [2, 'y']], status: { $tag: 'Ok' } },
+      {
+        big: '18446744073709551615',
+        price: '19.99',
+        at: 1_700_000_000_000_000_000n,
+        tags: ['bb', 'a', 'c'],
+        byId: [
+          [10, 'x'],
+          [2, 'y'],
+        ],
+        status: { $tag: 'Ok' },
+      },
       type,
     );
     expect(result.ok).toBe(true);
@@ -106,13 +139,23 @@ describe('typed values', () => {
     expect(v.big).toBe(18446744073709551615n);
     expect(v.price).toBeInstanceOf(Dec128);
     expect(v.tags).toEqual(['a', 'c', 'bb']);
-    expect(v.byId).toEqual(new Map([[10, 'x'], [2, 'y']]));
+    expect(v.byId).toEqual(
+      new Map([
+        [10, 'x'],
+        [2, 'y'],
+      ]),
+    );
     expect(v.status).toEqual({ $tag: 'Ok', $value: {} });
   });
 
   it('encoding is idempotent: a canonical value encodes to itself', () => {
-    const type = t({ record: { h: { hash: {} }, u: { uuid: {} }, m: { map: { key: { nat: {} }, value: { dec128: {} } } }, n: { nat: {} } } });
-    const once = encodeTypedValue({ h: 'sha256:' + 'ab'.repeat(32), u: '123e4567-e89b-12d3-a456-426614174000', m: [[1, '2.5']], n: '18446744073709551615' }, type);
+    const type = t({
+      record: { h: { hash: {} }, u: { uuid: {} }, m: { map: { key: { nat: {} }, value: { dec128: {} } } }, n: { nat: {} } },
+    });
+    const once = encodeTypedValue(
+      { h: 'sha256:' + 'ab'.repeat(32), u: '123e4567-e89b-12d3-a456-426614174000', m: [[1, '2.5']], n: '18446744073709551615' },
+      type,
+    );
     expect(once.ok).toBe(true);
     if (once.ok) expect(encodeTypedValue(once.value, type)).toEqual(once);
   });

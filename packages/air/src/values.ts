@@ -68,7 +68,8 @@ function encodeAt(value: unknown, type: AirType, path: string, problems: AirDiag
       const keyed = items.filter((i): i is CborValue => i !== undefined).map((item) => ({ item, bytes: encodeCanonical(item) }));
       keyed.sort((a, b) => compareBytes(a.bytes, b.bytes));
       for (let i = 1; i < keyed.length; i++) {
-        if (compareBytes(keyed[i - 1]!.bytes, keyed[i]!.bytes) === 0) problems.push(diagnostic('value.set-duplicate', 'a set holds each element once; this element is repeated', path));
+        if (compareBytes(keyed[i - 1]!.bytes, keyed[i]!.bytes) === 0)
+          problems.push(diagnostic('value.set-duplicate', 'a set holds each element once; this element is repeated', path));
       }
       return keyed.map((k) => k.item);
     }
@@ -89,7 +90,8 @@ function encodeAt(value: unknown, type: AirType, path: string, problems: AirDiag
         if (encoded !== undefined && !(fieldType.kind === 'option' && encoded === null)) out[field] = encoded;
       }
       for (const field of Object.keys(value)) {
-        if (!Object.hasOwn(type.fields, field)) problems.push(diagnostic('value.unknown-field', `field "${field}" is not in the record type`, pointer(path, field)));
+        if (!Object.hasOwn(type.fields, field))
+          problems.push(diagnostic('value.unknown-field', `field "${field}" is not in the record type`, pointer(path, field)));
       }
       return out;
     }
@@ -100,11 +102,20 @@ function encodeAt(value: unknown, type: AirType, path: string, problems: AirDiag
       const tag = (value as { $tag: string }).$tag;
       const alternative = type.alternatives[tag];
       if (alternative === undefined || !Object.hasOwn(type.alternatives, tag)) {
-        problems.push(diagnostic('value.variant-tag', `"${tag}" is not an alternative; expected one of ${Object.keys(type.alternatives).join(', ')}`, pointer(path, '$tag')));
+        problems.push(
+          diagnostic(
+            'value.variant-tag',
+            `"${tag}" is not an alternative; expected one of ${Object.keys(type.alternatives).join(', ')}`,
+            pointer(path, '$tag'),
+          ),
+        );
         return undefined;
       }
       const extra = Object.keys(value).filter((k) => k !== '$tag' && k !== '$value');
-      if (extra.length > 0) problems.push(diagnostic('value.unknown-field', `a variant has only "$tag" and "$value"; found ${extra.map((k) => `"${k}"`).join(', ')}`, path));
+      if (extra.length > 0)
+        problems.push(
+          diagnostic('value.unknown-field', `a variant has only "$tag" and "$value"; found ${extra.map((k) => `"${k}"`).join(', ')}`, path),
+        );
       const hasValue = Object.hasOwn(value, '$value');
       const isUnit = alternative.kind === 'primitive' && alternative.name === 'unit';
       if (!hasValue && !isUnit) {
@@ -150,7 +161,13 @@ function encodeAt(value: unknown, type: AirType, path: string, problems: AirDiag
   }
 }
 
-function encodePrimitive(value: unknown, name: string, path: string, problems: AirDiagnostic[], bad: (what: string) => undefined): CborValue | undefined {
+function encodePrimitive(
+  value: unknown,
+  name: string,
+  path: string,
+  problems: AirDiagnostic[],
+  bad: (what: string) => undefined,
+): CborValue | undefined {
   const range = (n: bigint, min: bigint, max: bigint, what: string): CborValue | undefined => {
     if (n < min || n > max) {
       problems.push(diagnostic('value.range', `${what} out of range: ${n} is not within ${min}..${max}`, path));
@@ -167,7 +184,11 @@ function encodePrimitive(value: unknown, name: string, path: string, problems: A
     case 'duration': {
       const n = toBigInt(value);
       if (n === undefined) return bad(`an integer (${name})`);
-      return name === 'nat' ? range(n, 0n, U64_MAX, 'nat') : name === 'time' ? range(n, 0n, I64_MAX, 'time (ns since the epoch)') : range(n, I64_MIN, I64_MAX, name);
+      return name === 'nat'
+        ? range(n, 0n, U64_MAX, 'nat')
+        : name === 'time'
+          ? range(n, 0n, I64_MAX, 'time (ns since the epoch)')
+          : range(n, I64_MIN, I64_MAX, name);
     }
     case 'dec128': {
       if (value instanceof Dec128) return value;
@@ -188,7 +209,9 @@ function encodePrimitive(value: unknown, name: string, path: string, problems: A
       if (value instanceof Uint8Array && value.length === 16) return value;
       return typeof value === 'string' && UUID.test(value) ? bytesFromHex(value.replace(/-/g, '')) : bad('a lowercase UUID');
     case 'unit':
-      return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0 ? {} : bad('unit ({})');
+      return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0
+        ? {}
+        : bad('unit ({})');
     default:
       return bad(name);
   }
@@ -224,7 +247,11 @@ export function zeroValue(type: AirType): CborValue {
           return 0;
       }
     case 'record':
-      return Object.fromEntries(Object.entries(type.fields).filter(([, t]) => t.kind !== 'option').map(([f, t]) => [f, zeroValue(t)]));
+      return Object.fromEntries(
+        Object.entries(type.fields)
+          .filter(([, t]) => t.kind !== 'option')
+          .map(([f, t]) => [f, zeroValue(t)]),
+      );
     case 'variant': {
       const [tag, alternative] = Object.entries(type.alternatives)[0]!;
       return { $tag: tag, $value: zeroValue(alternative) };

@@ -32,7 +32,12 @@ export class World {
     this.byKind.set(node.$kind, table);
     if (table.has(node.name)) {
       const other = table.get(node.name)!;
-      return diagnostic('manifest.duplicate-name', `two ${node.$kind} definitions are named "${node.name}"${other.builtin ? ' (one is built in)' : ''}`, path, { name: node.name });
+      return diagnostic(
+        'manifest.duplicate-name',
+        `two ${node.$kind} definitions are named "${node.name}"${other.builtin ? ' (one is built in)' : ''}`,
+        path,
+        { name: node.name },
+      );
     }
     const entry: Entry = { node, hash: hashNode(node as unknown as CborValue), builtin };
     table.set(node.name, entry);
@@ -78,7 +83,12 @@ export class World {
   }
 
   /** Resolves a schema reference (name, node hash, or inline type), reporting what does not resolve. */
-  resolveSchemaRef(ref: SchemaRefJson | undefined, path: string, problems: AirDiagnostic[], where: { name?: string; stepId?: string } = {}): ResolvedSchema | undefined {
+  resolveSchemaRef(
+    ref: SchemaRefJson | undefined,
+    path: string,
+    problems: AirDiagnostic[],
+    where: { name?: string; stepId?: string } = {},
+  ): ResolvedSchema | undefined {
     if (ref === undefined) return undefined;
     if (typeof ref === 'string') {
       if (isHash(ref)) {

@@ -26,7 +26,9 @@ export class CairnError extends Error {
 
   /** The error as it crosses a process: `{ code, message, hint? }`. */
   toJSON(): { code: CairnErrorCode; message: string; hint?: string } {
-    return this.hint === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, hint: this.hint };
+    return this.hint === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, hint: this.hint };
   }
 }
 

@@ -22,13 +22,22 @@ export type {
   JournalView,
   EventOptions,
   CairnApi,
+  FileProposal,
 } from './types.js';
+export { proposalOnText, type ProposalOnText } from './review/file-proposal.js';
 export { EventBus, type CairnEvent, type CairnEventType } from './events.js';
 export { CairnError, isCairnError, type CairnErrorCode } from './errors.js';
 export { openProject, Project, DEFAULT_MODEL, DEFAULT_LIMITS, DEFAULT_BUDGETS, type ProjectOptions } from './project.js';
 export { projectLayout, cairnHomeDir, type ProjectLayout } from './layout.js';
 export { DaemonClient, connectDaemon } from './daemon/client.js';
-export { startDaemon, readPidFile, CAIRN_VERSION, type RunningDaemon, type DaemonOptions, type DaemonPidFile } from './daemon/run-daemon.js';
+export {
+  startDaemon,
+  readPidFile,
+  CAIRN_VERSION,
+  type RunningDaemon,
+  type DaemonOptions,
+  type DaemonPidFile,
+} from './daemon/run-daemon.js';
 export { socketAnswers } from './daemon/server.js';
 export type { DaemonIdentity } from './daemon/routes.js';
 export type { ProjectWatcher } from './sync/watcher.js';

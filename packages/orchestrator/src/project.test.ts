@@ -77,7 +77,13 @@ describe('a user program, end to end', () => {
       `,
     });
     await project.wait(agent.id);
-    temp.write('src/math.js', SAMPLE_FILES['src/math.js']!.replace('export function add', '/** Adds. */\nexport function add').replace('return a - b;', 'return b - a;'));
+    temp.write(
+      'src/math.js',
+      SAMPLE_FILES['src/math.js']!.replace('export function add', '/** Adds. */\nexport function add').replace(
+        'return a - b;',
+        'return b - a;',
+      ),
+    );
     const outcome = await project.accept(agent.id);
     expect(outcome.ok).toBe(false);
     expect(outcome.conflicts).toHaveLength(1);

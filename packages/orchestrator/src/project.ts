@@ -18,6 +18,7 @@ import { projectLayout, type ProjectLayout } from './layout.js';
 import { createModelClient, type ModelClient } from './model/index.js';
 import type { ProjectCore } from './project-core.js';
 import { acceptProposal, projectPath } from './review/accept.js';
+import { readFileProposal } from './review/file-proposal.js';
 import { recoverPendingWrites } from './review/complete-operation.js';
 import { journalRows, verifyJournal } from './review/journal-view.js';
 import { removePreview, writePreview } from './review/previews.js';
@@ -37,6 +38,7 @@ import type {
   AgentState,
   CairnApi,
   ChangeInfo,
+  FileProposal,
   CollectOutcome,
   EventOptions,
   JournalView,
@@ -94,7 +96,10 @@ export class Project implements CairnApi {
   private snapshotDue = false;
   private closed = false;
 
-  constructor(root: string, private readonly options: ProjectOptions) {
+  constructor(
+    root: string,
+    private readonly options: ProjectOptions,
+  ) {
     this.root = root;
     this.layout = projectLayout(root, options.cairnHome);
     requireDirectory(root);
@@ -113,12 +118,21 @@ export class Project implements CairnApi {
       owner,
       defaultModel: options.defaultModel ?? DEFAULT_MODEL,
       sandbox: () => (this.sandboxInstance ??= createSandbox({ poolSize: this.poolSize })),
-      modelClient: () => (this.modelInstance ??= createModelClient({ ...(options.ollamaHost === undefined ? {} : { host: options.ollamaHost }), ...(options.modelTimeoutMs === undefined ? {} : { timeoutMs: options.modelTimeoutMs }) })),
+      modelClient: () =>
+        (this.modelInstance ??= createModelClient({
+          ...(options.ollamaHost === undefined ? {} : { host: options.ollamaHost }),
+          ...(options.modelTimeoutMs === undefined ? {} : { timeoutMs: options.modelTimeoutMs }),
+        })),
       emit: (event) => this.emit(event),
       governanceFor: (record) => this.governanceFor(record),
       recordChanged: (record) => this.recordChanged(record),
     };
-    this.scheduler = new Scheduler(this.poolSize, options.queue ?? 'own', () => this.store.queued().map((a) => a.id), (id) => runAgent(this.core, id));
+    this.scheduler = new Scheduler(
+      this.poolSize,
+      options.queue ?? 'own',
+      () => this.store.queued().map((a) => a.id),
+      (id) => runAgent(this.core, id),
+    );
     recoverPendingWrites(this.core);
     this.failOrphans();
     this.scheduler.kick();
@@ -126,7 +140,8 @@ export class Project implements CairnApi {
 
   private get poolSize(): number {
     const size = this.options.poolSize ?? 3;
-    if (!Number.isSafeInteger(size) || size < 1) throw new CairnError('CAIRN_INVALID_ARGUMENT', `the pool size must be a positive integer (got ${String(size)})`);
+    if (!Number.isSafeInteger(size) || size < 1)
+      throw new CairnError('CAIRN_INVALID_ARGUMENT', `the pool size must be a positive integer (got ${String(size)})`);
     return size;
   }
 
@@ -180,9 +195,15 @@ export class Project implements CairnApi {
     return this.withOverlay(id, (overlay) => {
       const state = stateOf(overlay.fs, at);
       if (state.kind === 'absent') return null;
-      if (state.kind !== 'file') throw new CairnError('CAIRN_INVALID_ARGUMENT', `${path} is a ${state.kind === 'dir' ? 'directory' : 'symbolic link'}, not a file`);
+      if (state.kind !== 'file')
+        throw new CairnError('CAIRN_INVALID_ARGUMENT', `${path} is a ${state.kind === 'dir' ? 'directory' : 'symbolic link'}, not a file`);
       return state.content.toString('utf8');
     });
+  }
+
+  async proposal(id: string, path: string): Promise<FileProposal> {
+    const relative = projectPath(path);
+    return this.withOverlay(id, (overlay) => readFileProposal(overlay, relative));
   }
 
   async accept(id: string, options: AcceptOptions = {}): Promise<AcceptOutcome> {
@@ -207,7 +228,8 @@ export class Project implements CairnApi {
 
   async reply(id: string, feedback: string): Promise<AgentInfo> {
     this.assertOpen();
-    if (typeof feedback !== 'string' || feedback.trim() === '') throw new CairnError('CAIRN_INVALID_ARGUMENT', 'feedback must be a non-empty text');
+    if (typeof feedback !== 'string' || feedback.trim() === '')
+      throw new CairnError('CAIRN_INVALID_ARGUMENT', 'feedback must be a non-empty text');
     const record = this.store.transition(id, ['reviewing'], 'queued', { feedback: feedback.trim(), queueSeq: this.frontSeq() }, 'revise');
     this.recordChanged(record);
     this.emit({ type: 'agent.replied', time: iso(this.core.clock()), agentId: id, feedback: feedback.trim() });
@@ -261,7 +283,8 @@ export class Project implements CairnApi {
   }
 
   events(options: EventOptions = {}): AsyncIterable<CairnEvent> {
-    const filter = options.agentId === undefined ? () => true : (event: CairnEvent) => 'agentId' in event && event.agentId === options.agentId;
+    const filter =
+      options.agentId === undefined ? () => true : (event: CairnEvent) => 'agentId' in event && event.agentId === options.agentId;
     return this.bus.stream(filter, options.until);
   }
 
@@ -314,9 +337,15 @@ export class Project implements CairnApi {
     const loaded = loadProjectGovernance(this.layout.settingsDir, this.layout.manifestPath);
     if (!loaded.ok) {
       const detail = loaded.problems.map((p) => `${p.file}${p.path ? ` ${p.path}` : ''}: ${p.message}`).join('; ');
-      throw new CairnError('CAIRN_MANIFEST', `.cairn/manifest.air.json is not valid: ${detail}`, { hint: 'see every problem with `cairn air check`' });
+      throw new CairnError('CAIRN_MANIFEST', `.cairn/manifest.air.json is not valid: ${detail}`, {
+        hint: 'see every problem with `cairn air check`',
+      });
     }
-    const base = defaultGovernance({ role: 'author', budgets: record.budgets, ...(record.scope === undefined ? {} : { scope: record.scope }) });
+    const base = defaultGovernance({
+      role: 'author',
+      budgets: record.budgets,
+      ...(record.scope === undefined ? {} : { scope: record.scope }),
+    });
     return tightenGovernance(base, loaded.governance);
   }
 
@@ -338,7 +367,13 @@ export class Project implements CairnApi {
     this.snapshotDue = false;
     try {
       const agents = this.store.list().map(toAgentInfo);
-      writeStateSnapshot(this.layout.stateDir, this.root, agents, this.store.queued().map((a) => a.id), this.core.clock());
+      writeStateSnapshot(
+        this.layout.stateDir,
+        this.root,
+        agents,
+        this.store.queued().map((a) => a.id),
+        this.core.clock(),
+      );
     } catch {
       // the snapshot is a convenience for tools that read files; the databases stay the truth
     }
@@ -355,13 +390,29 @@ export class Project implements CairnApi {
       const pid = Number((record.owner ?? '').split(':')[0]);
       if (record.owner !== undefined && Number.isSafeInteger(pid) && pid > 0 && processAlive(pid)) continue;
       try {
-        const failed = this.store.transition(record.id, ['running'], 'failed', {
-          owner: undefined,
-          failure: { code: 'interrupted', message: 'the process running the agent stopped before it finished', hint: 'spawn the task again' },
-          reason: 'the process running the agent stopped before it finished',
-        }, 'fail');
+        const failed = this.store.transition(
+          record.id,
+          ['running'],
+          'failed',
+          {
+            owner: undefined,
+            failure: {
+              code: 'interrupted',
+              message: 'the process running the agent stopped before it finished',
+              hint: 'spawn the task again',
+            },
+            reason: 'the process running the agent stopped before it finished',
+          },
+          'fail',
+        );
         this.recordChanged(failed);
-        this.emit({ type: 'agent.failed', time: iso(this.core.clock()), agentId: record.id, code: 'interrupted', reason: failed.reason ?? '' });
+        this.emit({
+          type: 'agent.failed',
+          time: iso(this.core.clock()),
+          agentId: record.id,
+          code: 'interrupted',
+          reason: failed.reason ?? '',
+        });
       } catch (error) {
         if (!isCairnError(error, 'CAIRN_INVALID_STATE')) throw error;
       }
@@ -377,7 +428,12 @@ export class Project implements CairnApi {
     const record = this.store.require(id);
     const path = this.layout.overlayPath(id);
     if (!existsSync(path)) {
-      const why = record.state === 'rejected' ? `it was rejected; bring it back with \`cairn restore ${id}\`` : record.state === 'queued' ? 'it has not started yet' : 'its database is missing';
+      const why =
+        record.state === 'rejected'
+          ? `it was rejected; bring it back with \`cairn restore ${id}\``
+          : record.state === 'queued'
+            ? 'it has not started yet'
+            : 'its database is missing';
       throw new CairnError('CAIRN_INVALID_STATE', `agent ${id} has no overlay to read: ${why}`);
     }
     const overlay = Overlay.open(path, this.stable);
@@ -393,17 +449,32 @@ export class Project implements CairnApi {
   }
 }
 
-function parseSpawn(task: string, options: SpawnOptions): Omit<AgentRecord, 'id' | 'state' | 'queueSeq' | 'createdAt' | 'updatedAt' | 'runs' | 'spent'> {
-  if (typeof task !== 'string' || task.trim() === '') throw new CairnError('CAIRN_INVALID_ARGUMENT', 'a task is required: say what the agent should do', { hint: 'cairn spawn "add docstrings to src/util.py"' });
-  if (task.length > 20_000) throw new CairnError('CAIRN_INVALID_ARGUMENT', `the task is ${task.length} characters long; keep it under 20000`);
+function parseSpawn(
+  task: string,
+  options: SpawnOptions,
+): Omit<AgentRecord, 'id' | 'state' | 'queueSeq' | 'createdAt' | 'updatedAt' | 'runs' | 'spent'> {
+  if (typeof task !== 'string' || task.trim() === '')
+    throw new CairnError('CAIRN_INVALID_ARGUMENT', 'a task is required: say what the agent should do', {
+      hint: 'cairn spawn "add docstrings to src/util.py"',
+    });
+  if (task.length > 20_000)
+    throw new CairnError('CAIRN_INVALID_ARGUMENT', `the task is ${task.length} characters long; keep it under 20000`);
   const lang = options.lang ?? 'js';
   if (lang !== 'js' && lang !== 'py') throw new CairnError('CAIRN_INVALID_ARGUMENT', `unknown language "${String(lang)}" (js or py)`);
-  if (options.code !== undefined && typeof options.code !== 'string') throw new CairnError('CAIRN_INVALID_ARGUMENT', 'code must be the program\'s source text');
+  if (options.code !== undefined && typeof options.code !== 'string')
+    throw new CairnError('CAIRN_INVALID_ARGUMENT', "code must be the program's source text");
   if (options.code !== undefined && options.code.trim() === '') throw new CairnError('CAIRN_INVALID_ARGUMENT', 'the program is empty');
-  if (options.model !== undefined && (typeof options.model !== 'string' || options.model.trim() === '')) throw new CairnError('CAIRN_INVALID_ARGUMENT', 'the model name is empty');
+  if (options.model !== undefined && (typeof options.model !== 'string' || options.model.trim() === ''))
+    throw new CairnError('CAIRN_INVALID_ARGUMENT', 'the model name is empty');
   const limits = { ...DEFAULT_LIMITS, ...positive(options.limits, 'limit') };
   const budgets = { ...DEFAULT_BUDGETS, ...positive(options.budgets, 'budget', ['repairs']) };
-  const fields: ReturnType<typeof parseSpawn> = { task: task.trim(), origin: options.code === undefined ? 'model' : 'code', lang, limits, budgets };
+  const fields: ReturnType<typeof parseSpawn> = {
+    task: task.trim(),
+    origin: options.code === undefined ? 'model' : 'code',
+    lang,
+    limits,
+    budgets,
+  };
   if (options.code !== undefined) fields.code = options.code;
   if (options.code === undefined) fields.model = options.model?.trim() ?? DEFAULT_MODEL;
   if (options.scope !== undefined) fields.scope = options.scope.map(projectPath);
@@ -415,7 +486,11 @@ function positive<T extends object>(values: Partial<T> | undefined, what: string
   for (const [key, value] of Object.entries(values ?? {})) {
     if (value === undefined) continue;
     const min = zeroOk.includes(key) ? 0 : 1;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < min) throw new CairnError('CAIRN_INVALID_ARGUMENT', `the ${key} ${what} must be a number of at least ${min} (got ${JSON.stringify(value)})`);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min)
+      throw new CairnError(
+        'CAIRN_INVALID_ARGUMENT',
+        `the ${key} ${what} must be a number of at least ${min} (got ${JSON.stringify(value)})`,
+      );
     out[key] = Math.floor(value);
   }
   return out as Partial<T>;
@@ -435,11 +510,15 @@ function prepareAgentfsDir(layout: ProjectLayout): void {
   try {
     mkdirSync(layout.agentfsDir, { recursive: true });
     const ignore = join(layout.agentfsDir, '.gitignore');
-    if (!existsSync(ignore)) writeFileSync(ignore, '# Cairn\'s databases: machine-local, never committed\n*\n');
+    if (!existsSync(ignore)) writeFileSync(ignore, "# Cairn's databases: machine-local, never committed\n*\n");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
-      throw new CairnError('CAIRN_PROJECT', `cannot write to ${layout.agentfsDir}: ${code === 'EROFS' ? 'the file system is read-only' : 'permission denied'}`, { hint: 'Cairn keeps its databases in the project\'s .agentfs/ folder; the project must be writable' });
+      throw new CairnError(
+        'CAIRN_PROJECT',
+        `cannot write to ${layout.agentfsDir}: ${code === 'EROFS' ? 'the file system is read-only' : 'permission denied'}`,
+        { hint: "Cairn keeps its databases in the project's .agentfs/ folder; the project must be writable" },
+      );
     }
     throw error;
   }
@@ -458,7 +537,6 @@ function openStable(layout: ProjectLayout): AgentFS {
     throw error;
   }
 }
-
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();

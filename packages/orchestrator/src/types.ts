@@ -84,6 +84,16 @@ export interface AgentInfo {
   spent: { tokens: number; bytes: number; calls: number; wallMs: number; repairs: number };
 }
 
+/** One file of a proposal: its text when the agent first changed it (`base`) and now (`proposed`); null where absent. */
+export interface FileProposal {
+  path: string;
+  status: ChangeStatus;
+  base: string | null;
+  proposed: string | null;
+  /** True where either side is not UTF-8 text (both texts are then null). */
+  binary: boolean;
+}
+
 /** A filter for `agents()`. */
 export interface AgentFilter {
   state?: AgentState | readonly AgentState[];
@@ -212,6 +222,8 @@ export interface CairnApi {
   diff(id: string, paths?: readonly string[]): Promise<string>;
   /** The proposed content of one file, or null where the agent deleted it. */
   proposed(id: string, path: string): Promise<string | null>;
+  /** One changed file's merge base and proposed text, for showing the proposal over an editor's buffer. */
+  proposal(id: string, path: string): Promise<FileProposal>;
   /**
    * Merges the proposal (or the given paths) into stable.db and the working tree. All or nothing by default:
    * when a path conflicts nothing is applied; `partial` applies what merges cleanly, `force` takes the agent's side.

@@ -10,10 +10,17 @@ export type CheckResult = { ok: true } | { ok: false; problems: CheckProblem[]; 
  * `import.meta` or `require(…)`. Tool functions are globals; there is nothing to import.
  */
 export function checkProgram(code: string): CheckResult {
-  if (typeof code !== 'string') return fail([{ kind: 'syntax', message: 'the program must be a string of JavaScript', line: 1, column: 1 }]);
+  if (typeof code !== 'string')
+    return fail([{ kind: 'syntax', message: 'the program must be a string of JavaScript', line: 1, column: 1 }]);
   let ast: Node;
   try {
-    ast = parse(code, { ecmaVersion: 'latest', sourceType: 'module', allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true, locations: true });
+    ast = parse(code, {
+      ecmaVersion: 'latest',
+      sourceType: 'module',
+      allowReturnOutsideFunction: true,
+      allowAwaitOutsideFunction: true,
+      locations: true,
+    });
   } catch (error) {
     const e = error as SyntaxError & { loc?: { line: number; column: number } };
     const message = e.message.replace(/ \(\d+:\d+\)$/, '');
@@ -40,7 +47,8 @@ export function checkProgram(code: string): CheckResult {
         break;
       case 'CallExpression': {
         const callee = (node as Node & { callee: Node & { name?: string } }).callee;
-        if (callee.type === 'Identifier' && callee.name === 'require') report('"require" is not available: the tool functions are already globals');
+        if (callee.type === 'Identifier' && callee.name === 'require')
+          report('"require" is not available: the tool functions are already globals');
         break;
       }
     }
@@ -50,7 +58,9 @@ export function checkProgram(code: string): CheckResult {
 }
 
 function fail(problems: CheckProblem[]): CheckResult {
-  const report = problems.map((p) => `line ${p.line}, column ${p.column}: ${p.kind === 'syntax' ? 'syntax error: ' : ''}${p.message}`).join('\n');
+  const report = problems
+    .map((p) => `line ${p.line}, column ${p.column}: ${p.kind === 'syntax' ? 'syntax error: ' : ''}${p.message}`)
+    .join('\n');
   return { ok: false, problems, report };
 }
 
@@ -89,7 +99,12 @@ export function checkPythonProgram(code: string): CheckResult {
     }
     const statement = /^(\s*)(import\s|from\s+[\w.]+\s+import\b)/.exec(rest);
     if (statement && rest === text) {
-      problems.push({ kind: 'forbidden', message: '"import" is not available: the tool functions are already defined (read_file, write_file, …)', line: i + 1, column: statement[1]!.length + 1 });
+      problems.push({
+        kind: 'forbidden',
+        message: '"import" is not available: the tool functions are already defined (read_file, write_file, …)',
+        line: i + 1,
+        column: statement[1]!.length + 1,
+      });
     }
     for (const quote of ['"""', "'''"]) {
       const count = rest.split(quote).length - 1;

@@ -8,7 +8,8 @@ export type ChildOutcome = { kind: 'done'; done: DoneMessage } | { kind: 'died';
  * What V8 writes to stderr when it aborts a process on a heap it cannot grow: some allocations in an
  * isolate (a huge array or string near the isolate's limit) are fatal to the whole process, not catchable.
  */
-const FATAL_OOM = /is_heap_oom = 1|Reached heap limit|JavaScript heap out of memory|Fatal process out of memory|Fatal JavaScript invalid size error/;
+const FATAL_OOM =
+  /is_heap_oom = 1|Reached heap limit|JavaScript heap out of memory|Fatal process out of memory|Fatal JavaScript invalid size error/;
 
 /** Receives what a child sends during one run. */
 export interface RunListener {
@@ -27,6 +28,7 @@ export class ChildWorker {
   private deadReason: string | undefined;
   private outOfMemory = false;
   private stderr = '';
+  private error: string | undefined;
 
   constructor(entry: string) {
     this.child = fork(entry, [], { execArgv: ['--no-node-snapshot'], stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
@@ -42,13 +44,22 @@ export class ChildWorker {
         }
       };
       this.child.on('message', onReady);
-      this.child.once('exit', () => reject(new Error(`sandbox child exited before it was ready${this.stderr ? `: ${this.stderr.trim()}` : ''}`)));
+      this.child.once('exit', () =>
+        reject(new Error(`sandbox child exited before it was ready${this.stderr ? `: ${this.stderr.trim()}` : ''}`)),
+      );
     });
     this.ready.catch(() => undefined);
     this.child.on('message', (message) => this.receive(parseFromChild(message)));
     // 'close' rather than 'exit': it comes after stderr has been read to the end, which says why V8 aborted.
-    this.child.on('close', (code, signal) => this.die(signal ? `killed by ${signal}` : `exited with code ${code}`));
-    this.child.on('error', (error) => this.die(`failed: ${error.message}`));
+    // An error (a send that met a closed pipe, a failed spawn) is followed by 'close', which says how the child
+    // ended: a child killed mid-write reports the SIGKILL, not the EPIPE its death caused.
+    this.child.on('close', (code, signal) =>
+      this.die(signal ? `killed by ${signal}` : code !== null ? `exited with code ${code}` : `failed: ${this.error ?? 'unknown error'}`),
+    );
+    this.child.on('error', (error) => {
+      this.error ??= error.message;
+      this.kill();
+    });
   }
 
   /** True once the child has died or been killed. */

@@ -10,7 +10,12 @@ describe('host paths are scrubbed from messages, project paths are not', () => {
     expect(scrubHostPaths(message)).toBe(expected);
   });
 
-  it.each(['".github/workflows/ci.yml" is excluded from writing', 'cannot read src/util/a.ts', 'path "../outside.txt" climbs out', 'see ~/notes/today.md'])('keeps %s', (message) => {
+  it.each([
+    '".github/workflows/ci.yml" is excluded from writing',
+    'cannot read src/util/a.ts',
+    'path "../outside.txt" climbs out',
+    'see ~/notes/today.md',
+  ])('keeps %s', (message) => {
     expect(scrubHostPaths(message)).toBe(message);
   });
 });

@@ -19,7 +19,8 @@ export function plainJsonProblem(value: unknown): string | undefined {
       continue;
     }
     if (typeof v !== 'object') return `${where} is a ${typeof v}`;
-    if (ArrayBuffer.isView(v) || v instanceof ArrayBuffer) return `${where} is binary data (${kindOf(v)}); return text (decode it, e.g. with .toString('utf8')) or base64`;
+    if (ArrayBuffer.isView(v) || v instanceof ArrayBuffer)
+      return `${where} is binary data (${kindOf(v)}); return text (decode it, e.g. with .toString('utf8')) or base64`;
     if (open.has(v)) return `${where} refers back to itself (a cycle)`;
     if (Array.isArray(v)) {
       open.add(v);
@@ -34,7 +35,8 @@ export function plainJsonProblem(value: unknown): string | undefined {
     const entries = Object.entries(v as Record<string, unknown>);
     for (let i = entries.length - 1; i >= 0; i--) {
       const [key, child] = entries[i]!;
-      if (child !== undefined) stack.push({ value: child, at: `${at}.${/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key)}`, depth: depth + 1 });
+      if (child !== undefined)
+        stack.push({ value: child, at: `${at}.${/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key)}`, depth: depth + 1 });
     }
   }
   return undefined;

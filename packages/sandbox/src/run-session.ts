@@ -93,7 +93,10 @@ export async function runSession(worker: ChildWorker, request: SessionRequest): 
       args = undefined;
     }
     if (handler === undefined || !Array.isArray(args)) {
-      record.value = handler === undefined ? `no tool function "${name}"` : `${name}: arguments were not a JSON array within ${limits.messageBytes} bytes`;
+      record.value =
+        handler === undefined
+          ? `no tool function "${name}"`
+          : `${name}: arguments were not a JSON array within ${limits.messageBytes} bytes`;
       reply(false, String(record.value));
       return;
     }
@@ -119,13 +122,44 @@ export async function runSession(worker: ChildWorker, request: SessionRequest): 
   const wallMs = performance.now() - started;
   const stats = (cpuMs: number, heapBytes: number) => ({ wallMs, cpuMs, calls: calls.length, heapBytes });
   if (outcome.kind === 'died') {
-    if (killed && aborted !== undefined) return { result: { status: aborted.status, error: { name: aborted.status === 'limit' ? 'LimitError' : 'TimeoutError', message: aborted.message }, logs, calls, stats: stats(0, 0) }, healthy: false };
-    if (outcome.outOfMemory) return { result: { status: 'memory', error: { name: 'MemoryError', message: 'the program ran out of memory (its sandbox process was stopped)' }, logs, calls, stats: stats(0, 0) }, healthy: false };
-    return { result: { status: 'crashed', error: { name: 'CrashError', message: `the sandbox process ${outcome.reason}` }, logs, calls, stats: stats(0, 0) }, healthy: false };
+    if (killed && aborted !== undefined)
+      return {
+        result: {
+          status: aborted.status,
+          error: { name: aborted.status === 'limit' ? 'LimitError' : 'TimeoutError', message: aborted.message },
+          logs,
+          calls,
+          stats: stats(0, 0),
+        },
+        healthy: false,
+      };
+    if (outcome.outOfMemory)
+      return {
+        result: {
+          status: 'memory',
+          error: { name: 'MemoryError', message: 'the program ran out of memory (its sandbox process was stopped)' },
+          logs,
+          calls,
+          stats: stats(0, 0),
+        },
+        healthy: false,
+      };
+    return {
+      result: {
+        status: 'crashed',
+        error: { name: 'CrashError', message: `the sandbox process ${outcome.reason}` },
+        logs,
+        calls,
+        stats: stats(0, 0),
+      },
+      healthy: false,
+    };
   }
   const done = outcome.done;
   let status: RunStatus = aborted?.status ?? done.status;
-  let error: ProgramError | undefined = aborted ? { name: aborted.status === 'limit' ? 'LimitError' : 'TimeoutError', message: aborted.message } : done.error;
+  let error: ProgramError | undefined = aborted
+    ? { name: aborted.status === 'limit' ? 'LimitError' : 'TimeoutError', message: aborted.message }
+    : done.error;
   let value: unknown;
   if (status === 'ok' && done.value !== undefined) {
     if (outputBytes + done.value.length > limits.outputBytes) {
@@ -150,7 +184,7 @@ export async function runSession(worker: ChildWorker, request: SessionRequest): 
 function cleanMessage(error: unknown): string {
   let text: string;
   try {
-    text = error instanceof Error ? `${error.message}` : typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
+    text = error instanceof Error ? `${error.message}` : typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error));
   } catch {
     text = 'the tool function failed';
   }

@@ -54,7 +54,12 @@ return { length: text.length };`,
       ok: false,
       problems: [
         { kind: 'forbidden', message: '"require" is not available: the tool functions are already globals', line: 2, column: 12 },
-        { kind: 'forbidden', message: '"import" is not available: the tool functions are already globals (read_file, write_file, …)', line: 3, column: 1 },
+        {
+          kind: 'forbidden',
+          message: '"import" is not available: the tool functions are already globals (read_file, write_file, …)',
+          line: 3,
+          column: 1,
+        },
       ],
       report:
         'line 2, column 12: "require" is not available: the tool functions are already globals\nline 3, column 1: "import" is not available: the tool functions are already globals (read_file, write_file, …)',
@@ -81,9 +86,16 @@ return { length: text.length };`,
   it('a child killed mid-run makes that run "crashed"; the next run is fine', async () => {
     let inside: () => void = () => undefined;
     const started = new Promise<void>((r) => (inside = r));
-    const running = sandbox.run({ code: 'await started(); for (;;) {}', functions: { started: () => inside() }, limits: { wallMs: 60_000, cpuMs: 60_000 } });
+    const running = sandbox.run({
+      code: 'await started(); for (;;) {}',
+      functions: { started: () => inside() },
+      limits: { wallMs: 60_000, cpuMs: 60_000 },
+    });
     await started;
-    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(process.pid)], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     for (const pid of children) {
       try {
         process.kill(pid, 'SIGKILL');
@@ -99,7 +111,12 @@ return { length: text.length };`,
   });
 
   it('children killed while idle, or during a host call, are replaced', async () => {
-    const childPids = () => execFileSync('ps', ['-o', 'pid=', '--ppid', String(process.pid)], { encoding: 'utf8' }).trim().split(/\s+/).filter(Boolean).map(Number);
+    const childPids = () =>
+      execFileSync('ps', ['-o', 'pid=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map(Number);
     const killChildren = () => {
       const pids = childPids();
       for (const pid of pids) {
@@ -121,7 +138,16 @@ return { length: text.length };`,
     let release: () => void = () => undefined;
     let called: () => void = () => undefined;
     const inCall = new Promise<void>((r) => (called = r));
-    const during = sandbox.run({ code: 'return await slow()', functions: { slow: () => new Promise<string>((r) => ((release = () => r('late')), called())) } });
+    const during = sandbox.run({
+      code: 'return await slow()',
+      functions: {
+        slow: () =>
+          new Promise<string>((r) => {
+            release = () => r('late');
+            called();
+          }),
+      },
+    });
     await inCall;
     killChildren();
     expect((await during).status).toBe('crashed');
@@ -130,7 +156,9 @@ return { length: text.length };`,
   });
 
   it('100 concurrent runs on a pool of two all finish', async () => {
-    const runs = Array.from({ length: 100 }, (_, i) => sandbox.run({ code: 'return (await double(input)) + 1', input: i, functions: { double: (x: unknown) => Number(x) * 2 } }));
+    const runs = Array.from({ length: 100 }, (_, i) =>
+      sandbox.run({ code: 'return (await double(input)) + 1', input: i, functions: { double: (x: unknown) => Number(x) * 2 } }),
+    );
     const results = await Promise.all(runs);
     expect(results.map((r) => r.value)).toEqual(Array.from({ length: 100 }, (_, i) => i * 2 + 1));
   });
@@ -149,7 +177,15 @@ describe('python engine (Monty)', () => {
   });
 
   it('tool errors are catchable; uncaught errors carry a line', async () => {
-    const caught = await sandbox.run({ engine: 'python', code: 'try:\n    boom()\n    r = "no"\nexcept Exception as e:\n    r = str(e)\nr', functions: { boom: () => { throw new Error('nope') } } });
+    const caught = await sandbox.run({
+      engine: 'python',
+      code: 'try:\n    boom()\n    r = "no"\nexcept Exception as e:\n    r = str(e)\nr',
+      functions: {
+        boom: () => {
+          throw new Error('nope');
+        },
+      },
+    });
     expect(caught).toMatchObject({ status: 'ok', value: 'nope' });
     const failed = await sandbox.run({ engine: 'python', code: 'x = 1\ny = x / 0' });
     expect(failed).toMatchObject({ status: 'error', error: { name: 'ZeroDivisionError', line: 2 } });
@@ -157,11 +193,24 @@ describe('python engine (Monty)', () => {
 
   it('limits: time, memory, calls; imports and syntax errors are rejected', async () => {
     expect((await sandbox.run({ engine: 'python', code: 'while True:\n    pass', limits: { cpuMs: 300 } })).status).toBe('timeout');
-    expect((await sandbox.run({ engine: 'python', code: 'x = [1]\nwhile True:\n    x = x + x', limits: { memoryMb: 16 } })).status).toBe('memory');
-    expect((await sandbox.run({ engine: 'python', code: 'while True:\n    f()', functions: { f: () => 1 }, limits: { calls: 10 } })).status).toBe('limit');
-    expect(await sandbox.run({ engine: 'python', code: 'import os\nos.getcwd()' })).toMatchObject({ status: 'rejected', error: { line: 1, column: 1 } });
-    expect(await sandbox.run({ engine: 'python', code: 'def f(:\n  pass' })).toMatchObject({ status: 'rejected', error: { name: 'SyntaxError', line: 1, column: 7 } });
-    expect(await sandbox.run({ engine: 'python', code: 'if True:\n    x = (1,\n    y = 2' })).toMatchObject({ status: 'rejected', error: { line: 3, column: 7 } });
+    expect((await sandbox.run({ engine: 'python', code: 'x = [1]\nwhile True:\n    x = x + x', limits: { memoryMb: 16 } })).status).toBe(
+      'memory',
+    );
+    expect(
+      (await sandbox.run({ engine: 'python', code: 'while True:\n    f()', functions: { f: () => 1 }, limits: { calls: 10 } })).status,
+    ).toBe('limit');
+    expect(await sandbox.run({ engine: 'python', code: 'import os\nos.getcwd()' })).toMatchObject({
+      status: 'rejected',
+      error: { line: 1, column: 1 },
+    });
+    expect(await sandbox.run({ engine: 'python', code: 'def f(:\n  pass' })).toMatchObject({
+      status: 'rejected',
+      error: { name: 'SyntaxError', line: 1, column: 7 },
+    });
+    expect(await sandbox.run({ engine: 'python', code: 'if True:\n    x = (1,\n    y = 2' })).toMatchObject({
+      status: 'rejected',
+      error: { line: 3, column: 7 },
+    });
     expect(await sandbox.run({ engine: 'python', code: 'secret()' })).toMatchObject({ status: 'error', error: { name: 'NameError' } });
   });
 });

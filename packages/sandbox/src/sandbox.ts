@@ -46,7 +46,8 @@ const NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const baseLimits = resolveLimits(options.limits);
   const poolSize = options.poolSize ?? 2;
-  if (!Number.isSafeInteger(poolSize) || poolSize < 1) throw new SandboxError('SANDBOX_INVALID_REQUEST', 'poolSize must be a positive integer');
+  if (!Number.isSafeInteger(poolSize) || poolSize < 1)
+    throw new SandboxError('SANDBOX_INVALID_REQUEST', 'poolSize must be a positive integer');
   const pool = new WorkerPool(childEntry(), poolSize);
   let nextRunId = 1;
   let closed = false;
@@ -62,7 +63,12 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         const first = checked.problems[0]!;
         return {
           status: 'rejected',
-          error: { name: first.kind === 'syntax' ? 'SyntaxError' : 'ForbiddenError', message: checked.report, line: first.line, column: first.column },
+          error: {
+            name: first.kind === 'syntax' ? 'SyntaxError' : 'ForbiddenError',
+            message: checked.report,
+            line: first.line,
+            column: first.column,
+          },
           logs: [],
           calls: [],
           stats: { wallMs: 0, cpuMs: 0, calls: 0, heapBytes: 0 },
@@ -111,10 +117,12 @@ function prepare(request: RunRequest, base: Limits) {
     throw new SandboxError('SANDBOX_INVALID_REQUEST', 'request.input must be a JSON value', { cause });
   }
   if (typeof input !== 'string') throw new SandboxError('SANDBOX_INVALID_REQUEST', 'request.input must be a JSON value');
-  if (input.length > limits.messageBytes) throw new SandboxError('SANDBOX_INVALID_REQUEST', `request.input is larger than ${limits.messageBytes} bytes`);
+  if (input.length > limits.messageBytes)
+    throw new SandboxError('SANDBOX_INVALID_REQUEST', `request.input is larger than ${limits.messageBytes} bytes`);
   const seed = request.seed ?? 1;
   const clockMs = request.clock ?? 0;
-  if (!Number.isFinite(seed) || !Number.isFinite(clockMs)) throw new SandboxError('SANDBOX_INVALID_REQUEST', 'seed and clock must be finite numbers');
+  if (!Number.isFinite(seed) || !Number.isFinite(clockMs))
+    throw new SandboxError('SANDBOX_INVALID_REQUEST', 'seed and clock must be finite numbers');
   return { engine, code: request.code, functions, input, limits, seed, clockMs };
 }
 
@@ -124,6 +132,7 @@ function childEntry(): string {
   const sibling = join(here, 'child', 'child-main.js');
   if (existsSync(sibling)) return sibling;
   const built = join(here, '..', 'dist', 'child', 'child-main.js');
-  if (!existsSync(built)) throw new SandboxError('SANDBOX_CHILD_FAILED', `the sandbox child is not built: run "pnpm build" (looked for ${built})`);
+  if (!existsSync(built))
+    throw new SandboxError('SANDBOX_CHILD_FAILED', `the sandbox child is not built: run "pnpm build" (looked for ${built})`);
   return built;
 }

@@ -33,7 +33,10 @@ export function formatAuditLog(log: AuditLog): string {
     if (!TIME.test(entry.time)) throw new TriageError('TRIAGE_INVALID_LOG', `entry ${i + 1}: time '${entry.time}' is not HH:MM`);
     const cells = [entry.time, entry.source, entry.decision, entry.executed].map((cell, c) => {
       if (cell.length === 0 || cell.trim() !== cell || /[\r\n]/.test(cell)) {
-        throw new TriageError('TRIAGE_INVALID_LOG', `entry ${i + 1}: ${COLUMNS[c]} must be one non-empty line without surrounding whitespace`);
+        throw new TriageError(
+          'TRIAGE_INVALID_LOG',
+          `entry ${i + 1}: ${COLUMNS[c]} must be one non-empty line without surrounding whitespace`,
+        );
       }
       return cell.replace(/[\\|]/g, (ch) => '\\' + ch);
     });
@@ -56,9 +59,11 @@ export function parseAuditLog(text: string): Result<AuditLog, Diagnostic[]> {
   let index = 0;
   while (index < lines.length && lines[index]!.trim() === '') index++;
   const title = /^\s*#\s+Inbox Log:\s*(\S+)\s*$/.exec(lines[index] ?? '');
-  if (title === null) return fail([diagnose('missing-title', 'a log starts with "# Inbox Log: YYYY-MM-DD"', Math.min(index + 1, lines.length))]);
+  if (title === null)
+    return fail([diagnose('missing-title', 'a log starts with "# Inbox Log: YYYY-MM-DD"', Math.min(index + 1, lines.length))]);
   const date = title[1]!;
-  if (!DATE.test(date)) problems.push(diagnose('invalid-date', `log date '${date}' is not YYYY-MM-DD`, index + 1, lines[index]!.indexOf(date) + 1));
+  if (!DATE.test(date))
+    problems.push(diagnose('invalid-date', `log date '${date}' is not YYYY-MM-DD`, index + 1, lines[index]!.indexOf(date) + 1));
   index++;
   while (index < lines.length && lines[index]!.trim() === '') index++;
   const header = splitRow(lines[index] ?? '')?.cells;
@@ -76,12 +81,15 @@ export function parseAuditLog(text: string): Result<AuditLog, Diagnostic[]> {
     if (line.trim() === '') continue;
     const row = splitRow(line);
     if (row === undefined || row.cells.length !== 4) {
-      problems.push(diagnose('invalid-line', `expected a row of 4 cells "| time | source | decision | executed |", found "${line.trim()}"`, index + 1));
+      problems.push(
+        diagnose('invalid-line', `expected a row of 4 cells "| time | source | decision | executed |", found "${line.trim()}"`, index + 1),
+      );
       continue;
     }
     const [time, source, decision, executed] = row.cells as [string, string, string, string];
     if (!TIME.test(time)) problems.push(diagnose('invalid-line', `time '${time}' is not HH:MM`, index + 1, row.columns[0]));
-    else if ([source, decision, executed].some((cell) => cell.length === 0)) problems.push(diagnose('invalid-line', 'a row has an empty cell', index + 1));
+    else if ([source, decision, executed].some((cell) => cell.length === 0))
+      problems.push(diagnose('invalid-line', 'a row has an empty cell', index + 1));
     else {
       const parsed = decision === 'received' ? undefined : parseTriage(decision);
       if (parsed !== undefined && !parsed.ok) problems.push(relocate(parsed.error, index + 1, row.columns[2]!));

@@ -35,5 +35,9 @@ export function diagnose(code: DiagnosticCode, message: string, line = 1, column
 
 /** Moves a diagnostic found in a fragment to its place in the enclosing text. */
 export function relocate(diagnostic: Diagnostic, line: number, column: number): Diagnostic {
-  return { ...diagnostic, line: line + diagnostic.line - 1, column: diagnostic.line === 1 ? column + diagnostic.column - 1 : diagnostic.column };
+  return {
+    ...diagnostic,
+    line: line + diagnostic.line - 1,
+    column: diagnostic.line === 1 ? column + diagnostic.column - 1 : diagnostic.column,
+  };
 }

@@ -6,7 +6,13 @@ import type { Thread } from './thread.js';
 import type { Timestamp } from './timestamp.js';
 
 function item(name: string, decision: Triage | undefined, extra: Partial<InboxItem> = {}, reviewer = 'sigma'): InboxItem {
-  const thread: Thread = { title: `pi/${name}`, from: 'pi' as Actor, branch: `pi/${name}` as BranchName, received: '2026-02-05T14:00Z' as Timestamp, body: '' };
+  const thread: Thread = {
+    title: `pi/${name}`,
+    from: 'pi' as Actor,
+    branch: `pi/${name}` as BranchName,
+    received: '2026-02-05T14:00Z' as Timestamp,
+    body: '',
+  };
   if (decision) thread.triage = { decision, actor: reviewer as Actor, timestamp: '2026-02-05T15:30Z' as Timestamp };
   return { name: `20260205-pi-${name}.md`, thread, ...extra };
 }
@@ -22,7 +28,10 @@ describe('inbox planning', () => {
       item('f-delegate', triage.delegate('omega' as Actor)),
       item('g-custom', triage.custom('run the e2e suite' as Description)),
     ]);
-    const log = (source: string, decision: string, executed: string) => ({ type: 'log', entry: { time: '15:30', source: `pi/${source}`, decision, executed } });
+    const log = (source: string, decision: string, executed: string) => ({
+      type: 'log',
+      entry: { time: '15:30', source: `pi/${source}`, decision, executed },
+    });
     expect(actions).toEqual([
       { type: 'merge', thread: '20260205-pi-b-merge.md', branch: 'pi/b-merge' },
       { type: 'move-to-done', thread: '20260205-pi-b-merge.md' },

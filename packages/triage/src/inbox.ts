@@ -70,7 +70,11 @@ export function planInbox(items: readonly InboxItem[]): InboxAction[] {
             actions.push({ type: 'merge', thread: name, branch: thread.branch }, done, log('✓ merged'));
             break;
           case 'reply':
-            actions.push({ type: 'reply', thread: name, to: thread.from, branch: decision.action.branch }, done, log(`✓ replied on ${decision.action.branch}`));
+            actions.push(
+              { type: 'reply', thread: name, to: thread.from, branch: decision.action.branch },
+              done,
+              log(`✓ replied on ${decision.action.branch}`),
+            );
             break;
           case 'custom':
             actions.push({ type: 'custom', thread: name, description: decision.action.description }, done, log('✓ custom'));

@@ -45,7 +45,14 @@ export function parseActor(text: string): Result<Actor, Diagnostic> {
   if (text.length > 100) return fail(diagnose('invalid-actor', 'actor is longer than 100 characters', 1, 101));
   if (!ACTOR.test(text)) {
     const bad = [...text].findIndex((c, i) => !(i === 0 ? /[A-Za-z0-9]/ : /[A-Za-z0-9._-]/).test(c));
-    return fail(diagnose('invalid-actor', `actor '${text}' may hold only letters, digits, '.', '_' and '-', starting with a letter or digit`, 1, bad + 1));
+    return fail(
+      diagnose(
+        'invalid-actor',
+        `actor '${text}' may hold only letters, digits, '.', '_' and '-', starting with a letter or digit`,
+        1,
+        bad + 1,
+      ),
+    );
   }
   return succeed(text as Actor);
 }

@@ -27,7 +27,9 @@ export interface ProtocolViolation {
 }
 
 /** Allowed, or denied with the first broken rule (and every broken rule in `violations`). */
-export type ProtocolVerdict = { allowed: true; decision: Triage } | ({ allowed: false; violations: ProtocolViolation[] } & ProtocolViolation);
+export type ProtocolVerdict =
+  | { allowed: true; decision: Triage }
+  | ({ allowed: false; violations: ProtocolViolation[] } & ProtocolViolation);
 
 /**
  * Checks a decision (possibly from an untyped source) against the protocol: only the branch's creator
@@ -42,7 +44,10 @@ export function checkProtocol(decision: unknown, context: ProtocolContext): Prot
   if (valid.type === 'delete') {
     const owner = context.branchOwner ?? ownerOfBranch(context.branch) ?? context.author;
     if (context.reviewer !== owner) {
-      violations.push({ rule: 'only-creator-deletes', reason: `only ${owner}, who created ${context.branch}, may delete it; ${context.reviewer} may defer or delegate instead` });
+      violations.push({
+        rule: 'only-creator-deletes',
+        reason: `only ${owner}, who created ${context.branch}, may delete it; ${context.reviewer} may defer or delegate instead`,
+      });
     }
   }
   if (valid.type === 'do' && valid.action.type === 'merge') {

@@ -72,11 +72,17 @@ describe('threads', () => {
       .replace('actor: sigma', '- **actor**: sigma')
       .replace('timestamp: 2026-02-05T15:00Z', 'timestamp: 2026-02-05t15:00z');
     const parsed = parseThread(text);
-    expect(parsed.ok && parsed.value.triage).toEqual({ decision: { type: 'do', action: { type: 'merge' } }, actor: 'sigma', timestamp: '2026-02-05t15:00z' });
+    expect(parsed.ok && parsed.value.triage).toEqual({
+      decision: { type: 'do', action: { type: 'merge' } },
+      actor: 'sigma',
+      timestamp: '2026-02-05t15:00z',
+    });
   });
 
   it('reads header fields written without bold, a "### Triage" heading, and an untriaged thread closed by "---"', () => {
-    const plain = SEED_THREAD.replace('**From:** pi', 'From: pi').replace('**Branch:** sigma/proposal', '- Branch: sigma/proposal').replace('## Triage', '### Triage');
+    const plain = SEED_THREAD.replace('**From:** pi', 'From: pi')
+      .replace('**Branch:** sigma/proposal', '- Branch: sigma/proposal')
+      .replace('## Triage', '### Triage');
     expect(parseThread(plain)).toEqual({ ok: true, value: EXPECTED });
     const awaiting = SEED_THREAD.slice(0, SEED_THREAD.indexOf('## Triage'));
     expect(awaiting.trimEnd().endsWith('---')).toBe(true);
@@ -106,7 +112,12 @@ describe('threads', () => {
 
   it('never throws on any input', () => {
     fc.assert(fc.property(fc.string(), (text) => void parseThread(text)));
-    fc.assert(fc.property(fc.array(fc.constantFrom('# t', '**From:** pi', '---', '## Triage', 'decision: do:merge', 'x', '', '\r'), { maxLength: 12 }), (lines) => void parseThread(lines.join('\n'))));
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('# t', '**From:** pi', '---', '## Triage', 'decision: do:merge', 'x', '', '\r'), { maxLength: 12 }),
+        (lines) => void parseThread(lines.join('\n')),
+      ),
+    );
   });
 
   it.each([
@@ -123,7 +134,12 @@ describe('threads', () => {
       [
         { code: 'duplicate-field', message: 'header field "From" appears twice (first on line 2)', line: 3, column: 1 },
         { code: 'unknown-field', message: 'unknown header field "Sender"; expected From, Branch and Received', line: 4, column: 1 },
-        { code: 'invalid-line', message: 'expected a header field like "**From:** pi" or the "---" line, found "hello"', line: 5, column: 1 },
+        {
+          code: 'invalid-line',
+          message: 'expected a header field like "**From:** pi" or the "---" line, found "hello"',
+          line: 5,
+          column: 1,
+        },
         { code: 'missing-field', message: 'the header has no "**Branch:**" field', line: 6, column: 1 },
         { code: 'missing-field', message: 'the header has no "**Received:**" field', line: 6, column: 1 },
       ],
@@ -132,24 +148,49 @@ describe('threads', () => {
       'bad header values, located',
       '# t\n**From:** p i\n**Branch:** a..b\n**Received:** 2026-02-30T10:00Z\n---\n',
       [
-        { code: 'invalid-actor', message: "actor 'p i' may hold only letters, digits, '.', '_' and '-', starting with a letter or digit", line: 2, column: 12 },
+        {
+          code: 'invalid-actor',
+          message: "actor 'p i' may hold only letters, digits, '.', '_' and '-', starting with a letter or digit",
+          line: 2,
+          column: 12,
+        },
         { code: 'invalid-branch', message: "branch 'a..b' contains '..'", line: 3, column: 14 },
-        { code: 'invalid-timestamp', message: "timestamp '2026-02-30T10:00Z' has no such day; expected a form like 2026-02-05T14:00Z", line: 4, column: 15 },
+        {
+          code: 'invalid-timestamp',
+          message: "timestamp '2026-02-30T10:00Z' has no such day; expected a form like 2026-02-05T14:00Z",
+          line: 4,
+          column: 15,
+        },
       ],
     ],
     [
       'two triage sections, the first with a malformed decision',
       '# t\n**From:** pi\n**Branch:** pi/x\n**Received:** 2026-02-05T14:00Z\n---\nbody\n---\n## Triage\ndecision: do:mrge\nactor: sigma\ntimestamp: 2026-02-05T15:00Z\n## Triage\ndecision: do:merge\n',
       [
-        { code: 'duplicate-triage', message: 'a second "## Triage" section (the first is on line 8); a thread has at most one', line: 12, column: 1 },
-        { code: 'unknown-action', message: "unknown action 'do:mrge'; expected do:merge, do:reply:<branch> or do:custom:<description>", line: 9, column: 14 },
+        {
+          code: 'duplicate-triage',
+          message: 'a second "## Triage" section (the first is on line 8); a thread has at most one',
+          line: 12,
+          column: 1,
+        },
+        {
+          code: 'unknown-action',
+          message: "unknown action 'do:mrge'; expected do:merge, do:reply:<branch> or do:custom:<description>",
+          line: 9,
+          column: 14,
+        },
       ],
     ],
     [
       'a triage section missing fields and holding a stray line',
       '# t\n**From:** pi\n**Branch:** pi/x\n**Received:** 2026-02-05T14:00Z\n---\n## Triage\ndecision: merge it\nlooks good to me\n',
       [
-        { code: 'invalid-line', message: 'expected "decision:", "actor:" or "timestamp:" in the triage section, found "looks good to me"', line: 8, column: 1 },
+        {
+          code: 'invalid-line',
+          message: 'expected "decision:", "actor:" or "timestamp:" in the triage section, found "looks good to me"',
+          line: 8,
+          column: 1,
+        },
         { code: 'missing-field', message: 'the triage section has no "actor:" line', line: 6, column: 1 },
         { code: 'missing-field', message: 'the triage section has no "timestamp:" line', line: 6, column: 1 },
       ],
@@ -164,7 +205,8 @@ describe('threads', () => {
   });
 
   it('a decision that is not in the vocabulary is refused at its column', () => {
-    const text = '# t\n**From:** pi\n**Branch:** pi/x\n**Received:** 2026-02-05T14:00Z\n---\n## Triage\ndecision:   merge\nactor: s\ntimestamp: 2026-02-05T15:00Z\n';
+    const text =
+      '# t\n**From:** pi\n**Branch:** pi/x\n**Received:** 2026-02-05T14:00Z\n---\n## Triage\ndecision:   merge\nactor: s\ntimestamp: 2026-02-05T15:00Z\n';
     const result = parseThread(text);
     expect(result).toMatchObject({ ok: false, error: [{ code: 'unknown-decision', line: 7, column: 13 }] });
   });

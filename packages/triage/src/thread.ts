@@ -54,17 +54,22 @@ export function parseThread(markdown: string): Result<Thread, Diagnostic[]> {
     if (line.trim() === '') continue;
     const match = FIELD.exec(line);
     if (match === null) {
-      problems.push(diagnose('invalid-line', `expected a header field like "**From:** pi" or the "---" line, found "${line.trim()}"`, index + 1));
+      problems.push(
+        diagnose('invalid-line', `expected a header field like "**From:** pi" or the "---" line, found "${line.trim()}"`, index + 1),
+      );
       continue;
     }
     const name = match[2]!.toLowerCase();
     if (!(HEADER_FIELDS as readonly string[]).includes(name)) {
       problems.push(diagnose('unknown-field', `unknown header field "${match[2]}"; expected From, Branch and Received`, index + 1));
     } else if (header.has(name)) {
-      problems.push(diagnose('duplicate-field', `header field "${match[2]}" appears twice (first on line ${header.get(name)!.line})`, index + 1));
+      problems.push(
+        diagnose('duplicate-field', `header field "${match[2]}" appears twice (first on line ${header.get(name)!.line})`, index + 1),
+      );
     } else header.set(name, { value: match[4]!, line: index + 1, column: match[1]!.length + match[2]!.length + match[3]!.length + 1 });
   }
-  if (index >= lines.length) return fail([...problems, diagnose('missing-separator-line', 'the header must end with a "---" line', lines.length)]);
+  if (index >= lines.length)
+    return fail([...problems, diagnose('missing-separator-line', 'the header must end with a "---" line', lines.length)]);
   const separatorLine = index + 1;
   index++;
 
@@ -75,7 +80,13 @@ export function parseThread(markdown: string): Result<Thread, Diagnostic[]> {
 
   const headings = lines.map((line, i) => (i >= index && TRIAGE_HEADING.test(line) ? i : -1)).filter((i) => i >= 0);
   for (const extra of headings.slice(1)) {
-    problems.push(diagnose('duplicate-triage', `a second "## Triage" section (the first is on line ${headings[0]! + 1}); a thread has at most one`, extra + 1));
+    problems.push(
+      diagnose(
+        'duplicate-triage',
+        `a second "## Triage" section (the first is on line ${headings[0]! + 1}); a thread has at most one`,
+        extra + 1,
+      ),
+    );
   }
   const triageAt = headings[0];
   const body = extractBody(lines.slice(index, triageAt ?? lines.length));
@@ -91,7 +102,13 @@ export function parseThread(markdown: string): Result<Thread, Diagnostic[]> {
 type Fields = Map<string, { value: string; line: number; column: number }>;
 
 /** Parses one named field, or records why it is missing or wrong (at the value's line and column). */
-function readField<T>(fields: Fields, name: string, parse: (text: string) => Result<T, Diagnostic>, problems: Diagnostic[], missing: Diagnostic): T | undefined {
+function readField<T>(
+  fields: Fields,
+  name: string,
+  parse: (text: string) => Result<T, Diagnostic>,
+  problems: Diagnostic[],
+  missing: Diagnostic,
+): T | undefined {
   const found = fields.get(name);
   if (found === undefined) {
     problems.push(missing);
@@ -124,9 +141,11 @@ function parseTriageSection(lines: readonly string[], heading: number, end: numb
     const line = lines[i]!;
     if (line.trim() === '') continue;
     const match = FIELD.exec(line);
-    const name = match?.[2]!.toLowerCase();
+    const name = match?.[2]?.toLowerCase();
     if (match === null || name === undefined || !(TRIAGE_FIELDS as readonly string[]).includes(name)) {
-      problems.push(diagnose('invalid-line', `expected "decision:", "actor:" or "timestamp:" in the triage section, found "${line.trim()}"`, i + 1));
+      problems.push(
+        diagnose('invalid-line', `expected "decision:", "actor:" or "timestamp:" in the triage section, found "${line.trim()}"`, i + 1),
+      );
       continue;
     }
     if (found.has(name)) {
@@ -154,14 +173,35 @@ export function formatThread(thread: Thread): string {
   }
   const bodyLines = trimBlankLines(thread.body.replace(/\r\n?/g, '\n').split('\n'));
   if (bodyLines.some((line) => TRIAGE_HEADING.test(line))) {
-    throw new TriageError('TRIAGE_INVALID_THREAD', 'a thread body cannot hold a "## Triage" line: it would read back as the triage section');
+    throw new TriageError(
+      'TRIAGE_INVALID_THREAD',
+      'a thread body cannot hold a "## Triage" line: it would read back as the triage section',
+    );
   }
-  const out = [`# ${thread.title}`, '', `**From:** ${thread.from}`, `**Branch:** ${thread.branch}`, `**Received:** ${thread.received}`, '', '---', ''];
+  const out = [
+    `# ${thread.title}`,
+    '',
+    `**From:** ${thread.from}`,
+    `**Branch:** ${thread.branch}`,
+    `**Received:** ${thread.received}`,
+    '',
+    '---',
+    '',
+  ];
   if (bodyLines.length > 0) out.push(...bodyLines, '');
   const endsWithRule = bodyLines.length > 0 && RULE.test(bodyLines[bodyLines.length - 1]!);
   if (thread.triage === undefined && endsWithRule) out.push('---', '');
   if (thread.triage !== undefined) {
-    out.push('---', '', '## Triage', '', `decision: ${formatTriage(thread.triage.decision)}`, `actor: ${thread.triage.actor}`, `timestamp: ${thread.triage.timestamp}`, '');
+    out.push(
+      '---',
+      '',
+      '## Triage',
+      '',
+      `decision: ${formatTriage(thread.triage.decision)}`,
+      `actor: ${thread.triage.actor}`,
+      `timestamp: ${thread.triage.timestamp}`,
+      '',
+    );
   }
   return out.join('\n');
 }

@@ -33,7 +33,10 @@ describe('timestamps', () => {
   ])('refuses %j: it %s', (text, why) => {
     expect(parseTimestamp(text)).toEqual({
       ok: false,
-      error: expect.objectContaining({ code: 'invalid-timestamp', message: `timestamp '${text}' ${why}; expected a form like 2026-02-05T14:00Z` }),
+      error: expect.objectContaining({
+        code: 'invalid-timestamp',
+        message: `timestamp '${text}' ${why}; expected a form like 2026-02-05T14:00Z`,
+      }),
     });
   });
 

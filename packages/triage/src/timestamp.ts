@@ -13,7 +13,9 @@ export function parseTimestamp(text: string): Result<Timestamp, Diagnostic> {
   const match = PATTERN.exec(text);
   const bad = (why: string) => fail(diagnose('invalid-timestamp', `timestamp '${text}' ${why}; expected a form like 2026-02-05T14:00Z`));
   if (match === null) return bad('is not an ISO 8601 date-time with a zone');
-  const [year, month, day, hour, minute, second, zoneHour, zoneMinute] = match.slice(1).map((part) => (part === undefined ? 0 : Number(part)));
+  const [year, month, day, hour, minute, second, zoneHour, zoneMinute] = match
+    .slice(1)
+    .map((part) => (part === undefined ? 0 : Number(part)));
   if (month! < 1 || month! > 12) return bad('has no such month');
   if (day! < 1 || day! > daysIn(year!, month!)) return bad('has no such day');
   if (hour! > 23 || minute! > 59 || second! > 60) return bad('has no such time of day');

@@ -35,7 +35,12 @@ describe('decision string form', () => {
     ['delete:', 'missing-payload', 'delete needs a reason: write delete:<reason>', 8],
     ['defer:   ', 'missing-payload', 'defer needs a reason: write defer:<reason>', 7],
     ['delegate:', 'missing-payload', 'delegate needs an actor: write delegate:<actor>', 10],
-    ['delegate:two words', 'invalid-actor', "actor 'two words' may hold only letters, digits, '.', '_' and '-', starting with a letter or digit", 13],
+    [
+      'delegate:two words',
+      'invalid-actor',
+      "actor 'two words' may hold only letters, digits, '.', '_' and '-', starting with a letter or digit",
+      13,
+    ],
     ['do', 'missing-separator', "'do' needs a ':' and what follows it: do:merge, do:reply:<branch> or do:custom:<description>", 3],
     ['do:', 'missing-payload', 'do needs an action: do:merge, do:reply:<branch> or do:custom:<description>', 4],
     ['do:rebase', 'unknown-action', "unknown action 'do:rebase'; expected do:merge, do:reply:<branch> or do:custom:<description>", 4],
@@ -65,7 +70,10 @@ describe('decision string form', () => {
     fc.assert(
       fc.property(triageArb, fc.constantFrom('', ' ', '\t'), (decision, pad) => {
         const canonical = formatTriage(decision);
-        const short = canonical.replace(/^delete:/, 'd:').replace(/^defer:/, 'f:').replace(/^delegate:/, 'g:');
+        const short = canonical
+          .replace(/^delete:/, 'd:')
+          .replace(/^defer:/, 'f:')
+          .replace(/^delegate:/, 'g:');
         const parsed = parseTriage(pad + short + pad);
         expect(parsed.ok && formatTriage(parsed.value)).toBe(canonical);
       }),
@@ -82,6 +90,8 @@ describe('decision string form', () => {
     expect(checkTriage({ type: 'do', action: { type: 'push' } })).toMatchObject({ ok: false, error: { code: 'unknown-action' } });
     expect(checkTriage({ type: 'merge' })).toMatchObject({ ok: false, error: { code: 'unknown-decision' } });
     expect(checkTriage('do:merge')).toMatchObject({ ok: false, error: { code: 'unknown-decision' } });
-    expect(() => formatTriage({ type: 'delete', reason: ' padded ' as Reason })).toThrow(expect.objectContaining({ code: 'TRIAGE_INVALID_VALUE' }));
+    expect(() => formatTriage({ type: 'delete', reason: ' padded ' as Reason })).toThrow(
+      expect.objectContaining({ code: 'TRIAGE_INVALID_VALUE' }),
+    );
   });
 });

@@ -5,7 +5,14 @@ import { parseActor, parseBranchName, parseDescription, parseReason } from './na
 import { fail, succeed, type Result } from './result.js';
 
 /** Every accepted form, for messages. */
-export const TRIAGE_FORMS = ['delete:<reason>', 'defer:<reason>', 'delegate:<actor>', 'do:merge', 'do:reply:<branch>', 'do:custom:<description>'];
+export const TRIAGE_FORMS = [
+  'delete:<reason>',
+  'defer:<reason>',
+  'delegate:<actor>',
+  'do:merge',
+  'do:reply:<branch>',
+  'do:custom:<description>',
+];
 
 const VERBS: Record<string, 'delete' | 'defer' | 'delegate' | 'do'> = {
   delete: 'delete',
@@ -52,7 +59,8 @@ export function parseTriage(text: string): Result<Triage, Diagnostic> {
     return fail(at(diagnose('unknown-decision', message)));
   }
   if (colon < 0) {
-    const form = verb === 'do' ? 'do:merge, do:reply:<branch> or do:custom:<description>' : `${verb}:${verb === 'delegate' ? '<actor>' : '<reason>'}`;
+    const form =
+      verb === 'do' ? 'do:merge, do:reply:<branch> or do:custom:<description>' : `${verb}:${verb === 'delegate' ? '<actor>' : '<reason>'}`;
     return fail(at(diagnose('missing-separator', `'${verbText}' needs a ':' and what follows it: ${form}`, 1, body.length + 1)));
   }
   const rest = body.slice(colon + 1);
@@ -66,7 +74,11 @@ export function parseTriage(text: string): Result<Triage, Diagnostic> {
   const payloadColumn = restColumn + payloadLead;
   if (payload.length === 0) {
     const what = verb === 'delegate' ? 'an actor' : 'a reason';
-    return fail(at(diagnose('missing-payload', `${verb} needs ${what}: write ${verb}:${verb === 'delegate' ? '<actor>' : '<reason>'}`, 1, restColumn)));
+    return fail(
+      at(
+        diagnose('missing-payload', `${verb} needs ${what}: write ${verb}:${verb === 'delegate' ? '<actor>' : '<reason>'}`, 1, restColumn),
+      ),
+    );
   }
   if (verb === 'delegate') {
     const actor = parseActor(payload);
@@ -80,7 +92,8 @@ function parseAction(rest: string): Result<Action, Diagnostic> {
   const lead = rest.length - rest.trimStart().length;
   const body = rest.trim();
   const at = (d: Diagnostic) => relocate(d, 1, lead + 1);
-  if (body.length === 0) return fail(diagnose('missing-payload', 'do needs an action: do:merge, do:reply:<branch> or do:custom:<description>'));
+  if (body.length === 0)
+    return fail(diagnose('missing-payload', 'do needs an action: do:merge, do:reply:<branch> or do:custom:<description>'));
   const colon = body.indexOf(':');
   const name = (colon < 0 ? body : body.slice(0, colon)).trimEnd();
   const payloadRaw = colon < 0 ? undefined : body.slice(colon + 1);
@@ -89,20 +102,38 @@ function parseAction(rest: string): Result<Action, Diagnostic> {
   const payloadColumn = colon + 2 + payloadLead;
   switch (name) {
     case 'merge':
-      if (payloadRaw !== undefined) return fail(at(diagnose('unexpected-payload', `do:merge takes nothing after it; found ':${payloadRaw}'`, 1, colon + 1)));
+      if (payloadRaw !== undefined)
+        return fail(at(diagnose('unexpected-payload', `do:merge takes nothing after it; found ':${payloadRaw}'`, 1, colon + 1)));
       return succeed({ type: 'merge' });
     case 'reply': {
-      if (payload === undefined || payload.length === 0) return fail(at(diagnose('missing-payload', 'do:reply needs a branch: write do:reply:<branch>', 1, (colon < 0 ? name.length : colon) + 1)));
+      if (payload === undefined || payload.length === 0)
+        return fail(
+          at(diagnose('missing-payload', 'do:reply needs a branch: write do:reply:<branch>', 1, (colon < 0 ? name.length : colon) + 1)),
+        );
       const branch = parseBranchName(payload);
       return branch.ok ? succeed({ type: 'reply', branch: branch.value }) : fail(at(relocate(branch.error, 1, payloadColumn)));
     }
     case 'custom': {
-      if (payload === undefined || payload.length === 0) return fail(at(diagnose('missing-payload', 'do:custom needs a description: write do:custom:<description>', 1, (colon < 0 ? name.length : colon) + 1)));
+      if (payload === undefined || payload.length === 0)
+        return fail(
+          at(
+            diagnose(
+              'missing-payload',
+              'do:custom needs a description: write do:custom:<description>',
+              1,
+              (colon < 0 ? name.length : colon) + 1,
+            ),
+          ),
+        );
       const description = parseDescription(payload);
-      return description.ok ? succeed({ type: 'custom', description: description.value }) : fail(at(relocate(description.error, 1, payloadColumn)));
+      return description.ok
+        ? succeed({ type: 'custom', description: description.value })
+        : fail(at(relocate(description.error, 1, payloadColumn)));
     }
     default:
-      return fail(at(diagnose('unknown-action', `unknown action 'do:${name}'; expected do:merge, do:reply:<branch> or do:custom:<description>`)));
+      return fail(
+        at(diagnose('unknown-action', `unknown action 'do:${name}'; expected do:merge, do:reply:<branch> or do:custom:<description>`)),
+      );
   }
 }
 
@@ -154,7 +185,9 @@ export function checkTriage(value: unknown): Result<Triage, Diagnostic> {
       }
       if (action.type === 'custom') {
         const description = parseDescription(typeof action.description === 'string' ? action.description : '');
-        return description.ok ? succeed({ type: 'do', action: { type: 'custom', description: description.value } }) : fail(description.error);
+        return description.ok
+          ? succeed({ type: 'do', action: { type: 'custom', description: description.value } })
+          : fail(description.error);
       }
       return fail(diagnose('unknown-action', `unknown action type ${JSON.stringify(action.type)}; expected "merge", "reply" or "custom"`));
     }

@@ -19,8 +19,10 @@ const SAMPLE: Record<string, string> = {
   '.github/workflows/ci.yml': 'on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: npm test\n',
   'src/greet.js': "export function greet(name) {\n  return 'Hello, ' + name + '!';\n}\n",
   'src/math.js': 'export function add(a, b) {\n  return a + b;\n}\n\nexport function sub(a, b) {\n  return a - b;\n}\n',
-  'src/app.js': "import { greet } from './greet.js';\nimport { add, sub } from './math.js';\n\nvar total = add(2, 3);\nvar left = sub(total, 1);\nconsole.log(greet('Cairn'), total, left);\n",
-  'src/util/format.js': "export function pad(text, width) {\n  var out = String(text);\n  while (out.length < width) out = ' ' + out;\n  return out;\n}\n",
+  'src/app.js':
+    "import { greet } from './greet.js';\nimport { add, sub } from './math.js';\n\nvar total = add(2, 3);\nvar left = sub(total, 1);\nconsole.log(greet('Cairn'), total, left);\n",
+  'src/util/format.js':
+    "export function pad(text, width) {\n  var out = String(text);\n  while (out.length < width) out = ' ' + out;\n  return out;\n}\n",
 };
 
 const EXAMPLES = ['use-const.js', 'add-docs.js', 'rename.py', 'touch-secrets.js'];
@@ -88,9 +90,14 @@ class Tour {
     this.show('src/math.js');
 
     this.say('You also change the line of src/greet.js that the rename touches.');
-    this.edit('src/greet.js', (text) => text.replace('export function greet(name) {', "export function greet(name, mark = '!') {").replace("+ '!'", '+ mark'));
+    this.edit('src/greet.js', (text) =>
+      text.replace('export function greet(name) {', "export function greet(name, mark = '!') {").replace("+ '!'", '+ mark'),
+    );
     this.step(`cairn accept ${rename.id}`, renderAccept(await this.project.accept(rename.id), p));
-    this.step(`cairn reject ${rename.id} --reason "clashes with my edit"`, this.agentLine(await this.project.reject(rename.id, 'clashes with my edit')));
+    this.step(
+      `cairn reject ${rename.id} --reason "clashes with my edit"`,
+      this.agentLine(await this.project.reject(rename.id, 'clashes with my edit')),
+    );
     this.step(`cairn restore ${rename.id}`, this.agentLine(await this.project.restore(rename.id)));
 
     this.step(`cairn diff ${consts.id}`, paintDiff(await this.project.diff(consts.id), p).split('\n'));
@@ -100,16 +107,26 @@ class Tour {
     const sneaky = await this.spawn('examples/touch-secrets.js', 'try the protected paths');
     this.step(`cairn diff ${sneaky.id}`, paintDiff(await this.project.diff(sneaky.id), p).split('\n'));
     const journal = await this.project.journal(sneaky.id);
-    this.step(`cairn log ${sneaky.id}`, renderJournal({ ...journal, rows: journal.rows.filter((r) => r.kind === 'denied' || r.effect?.startsWith('fs.write')) }, p));
+    this.step(
+      `cairn log ${sneaky.id}`,
+      renderJournal({ ...journal, rows: journal.rows.filter((r) => r.kind === 'denied' || r.effect?.startsWith('fs.write')) }, p),
+    );
     this.step(`cairn reject ${sneaky.id}`, this.agentLine(await this.project.reject(sneaky.id, 'a demonstration')));
 
     const replay = await this.project.replay(docs.id);
-    this.step(`cairn replay ${docs.id}`, replay.ok ? `${p.green('reproduced')}: ${replay.runs} run, ${replay.entries} journal entries equal, without touching the project` : `${p.red('not reproduced')}: ${replay.divergence?.reason ?? ''}`);
+    this.step(
+      `cairn replay ${docs.id}`,
+      replay.ok
+        ? `${p.green('reproduced')}: ${replay.runs} run, ${replay.entries} journal entries equal, without touching the project`
+        : `${p.red('not reproduced')}: ${replay.divergence?.reason ?? ''}`,
+    );
     if (!replay.ok) throw new CairnError('CAIRN_INTERNAL', `the tour's replay did not reproduce: ${replay.divergence?.reason ?? ''}`);
 
     await this.modelAgent();
     this.step('cairn ls', renderAgentTable(await this.project.agents(), p));
-    this.say(`That is the loop: spawn, diff, accept (or reject), with every tool call governed and journaled. Try it on your project: \`cairn up\`, then \`cairn spawn --code examples/use-const.js "…"\`.`);
+    this.say(
+      `That is the loop: spawn, diff, accept (or reject), with every tool call governed and journaled. Try it on your project: \`cairn up\`, then \`cairn spawn --code examples/use-const.js "…"\`.`,
+    );
   }
 
   /** One model-written agent, only when an Ollama server answers. */
@@ -118,7 +135,9 @@ class Tour {
     const client = createModelClient({ timeoutMs: 2000 });
     const listed = await client.listModels();
     if (!listed.ok) {
-      this.say(`No Ollama server answers at ${client.host}, so no model-written agent this time. To add one: start Ollama (\`ollama serve\`), pull a model (\`ollama pull qwen2.5-coder:7b\`), then \`cairn spawn "add a square function to src/math.js"\`.`);
+      this.say(
+        `No Ollama server answers at ${client.host}, so no model-written agent this time. To add one: start Ollama (\`ollama serve\`), pull a model (\`ollama pull qwen2.5-coder:7b\`), then \`cairn spawn "add a square function to src/math.js"\`.`,
+      );
       return;
     }
     const model = listed.models.find((m) => m.startsWith('qwen2.5-coder')) ?? listed.models[0];
@@ -126,7 +145,11 @@ class Tour {
       this.say(`Ollama answers at ${client.host} but has no model: \`ollama pull qwen2.5-coder:7b\` adds one.`);
       return;
     }
-    const agent = await this.spawnWith(`cairn spawn --model ${model} "add a square function to src/math.js"`, 'add a square function to src/math.js', { model });
+    const agent = await this.spawnWith(
+      `cairn spawn --model ${model} "add a square function to src/math.js"`,
+      'add a square function to src/math.js',
+      { model },
+    );
     if (agent.state === 'reviewing') this.step(`cairn diff ${agent.id}`, paintDiff(await this.project.diff(agent.id), p).split('\n'));
   }
 
@@ -140,7 +163,10 @@ class Tour {
     const done = await this.project.wait(spawned.id);
     const p = this.out.paint;
     const lines = [`spawned ${p.bold(done.id)}: ${task}`];
-    if (done.state === 'reviewing') lines.push(`${p.bold(done.id)} is ${p.yellow('reviewing')}: ${done.summary ?? ''} (${done.changes?.length ?? 0} file${done.changes?.length === 1 ? '' : 's'})`);
+    if (done.state === 'reviewing')
+      lines.push(
+        `${p.bold(done.id)} is ${p.yellow('reviewing')}: ${done.summary ?? ''} (${done.changes?.length ?? 0} file${done.changes?.length === 1 ? '' : 's'})`,
+      );
     else lines.push(`${p.bold(done.id)} ${p.red(done.state)}: ${done.reason ?? ''}`);
     this.step(command, lines);
     return done;

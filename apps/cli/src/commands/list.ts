@@ -8,7 +8,8 @@ const STATES: readonly AgentState[] = ['queued', 'running', 'reviewing', 'accept
 /** `cairn list-agents` (`ls`): one line per agent. */
 export async function listCommand(ctx: CommandContext, flags: { state?: string }): Promise<number> {
   const states = flags.state === undefined ? undefined : flags.state.split(',').map((s) => s.trim());
-  for (const state of states ?? []) if (!STATES.includes(state as AgentState)) throw new UsageError(`unknown state "${state}"`, `one of ${STATES.join(', ')}`);
+  for (const state of states ?? [])
+    if (!STATES.includes(state as AgentState)) throw new UsageError(`unknown state "${state}"`, `one of ${STATES.join(', ')}`);
   const conn = await connect(ctx.root);
   try {
     const agents = await conn.api.agents(states === undefined ? {} : { state: states as AgentState[] });

@@ -3,10 +3,19 @@ import type { CommandContext } from '../context.js';
 import { renderAccept, renderUndo } from '../render/accept.js';
 
 /** `cairn accept <id> [paths…] [--force] [--partial]`: three-way accept, all or nothing unless `--partial`; exit 1 when a path conflicts. */
-export async function acceptCommand(ctx: CommandContext, id: string, paths: readonly string[], flags: { force?: boolean; partial?: boolean }): Promise<number> {
+export async function acceptCommand(
+  ctx: CommandContext,
+  id: string,
+  paths: readonly string[],
+  flags: { force?: boolean; partial?: boolean },
+): Promise<number> {
   const conn = await connect(ctx.root);
   try {
-    const outcome = await conn.api.accept(id, { ...(paths.length === 0 ? {} : { paths }), force: flags.force === true, partial: flags.partial === true });
+    const outcome = await conn.api.accept(id, {
+      ...(paths.length === 0 ? {} : { paths }),
+      force: flags.force === true,
+      partial: flags.partial === true,
+    });
     ctx.out.result(outcome.ok, { applied: outcome.applied, conflicts: outcome.conflicts, agent: outcome.agent });
     for (const line of renderAccept(outcome, ctx.out.paint)) ctx.out.line(line);
     return outcome.ok ? 0 : 1;
@@ -34,7 +43,9 @@ export async function rejectCommand(ctx: CommandContext, id: string, flags: { re
   try {
     const agent = await conn.api.reject(id, flags.reason);
     ctx.out.result(true, { agent });
-    ctx.out.line(`rejected ${ctx.out.paint.bold(id)}${agent.reason === undefined ? '' : `: ${agent.reason}`} ${ctx.out.paint.dim(`(bring it back with \`cairn restore ${id}\`)`)}`);
+    ctx.out.line(
+      `rejected ${ctx.out.paint.bold(id)}${agent.reason === undefined ? '' : `: ${agent.reason}`} ${ctx.out.paint.dim(`(bring it back with \`cairn restore ${id}\`)`)}`,
+    );
     return 0;
   } finally {
     await conn.close();
@@ -62,12 +73,16 @@ export async function replayCommand(ctx: CommandContext, id: string): Promise<nu
     ctx.out.result(outcome.ok, { replay: outcome });
     const { paint } = ctx.out;
     if (outcome.ok) {
-      ctx.out.line(`${paint.green('reproduced')}: ${outcome.runs} run${outcome.runs === 1 ? '' : 's'}, ${outcome.entries} journal entries equal, changes ${outcome.changesHash.slice(0, 19)}…`);
+      ctx.out.line(
+        `${paint.green('reproduced')}: ${outcome.runs} run${outcome.runs === 1 ? '' : 's'}, ${outcome.entries} journal entries equal, changes ${outcome.changesHash.slice(0, 19)}…`,
+      );
       return 0;
     }
     ctx.out.line(`${paint.red('not reproduced')}: ${outcome.divergence?.reason ?? 'the journals differ'}`);
-    if (outcome.divergence?.expected !== undefined) ctx.out.line(paint.dim(`  recorded: ${JSON.stringify(outcome.divergence.expected).slice(0, 300)}`));
-    if (outcome.divergence?.actual !== undefined) ctx.out.line(paint.dim(`  replayed: ${JSON.stringify(outcome.divergence.actual).slice(0, 300)}`));
+    if (outcome.divergence?.expected !== undefined)
+      ctx.out.line(paint.dim(`  recorded: ${JSON.stringify(outcome.divergence.expected).slice(0, 300)}`));
+    if (outcome.divergence?.actual !== undefined)
+      ctx.out.line(paint.dim(`  replayed: ${JSON.stringify(outcome.divergence.actual).slice(0, 300)}`));
     return 1;
   } finally {
     await conn.close();

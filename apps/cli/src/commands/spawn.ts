@@ -16,7 +16,12 @@ const SETTLED = new Set(['agent.submitted', 'agent.failed', 'agent.rejected']);
  * this process (it stays until the agent is done, as it would be interrupted otherwise) and `queue` only
  * records it for `cairn up` to run.
  */
-export async function spawnCommand(ctx: CommandContext, words: readonly string[], flags: SpawnCommandFlags, mode: 'spawn' | 'queue'): Promise<number> {
+export async function spawnCommand(
+  ctx: CommandContext,
+  words: readonly string[],
+  flags: SpawnCommandFlags,
+  mode: 'spawn' | 'queue',
+): Promise<number> {
   const { out } = ctx;
   const task = taskOf(words);
   const options = spawnOptionsOf(flags);
@@ -25,7 +30,8 @@ export async function spawnCommand(ctx: CommandContext, words: readonly string[]
     if (!conn.daemon) await conn.api.sync();
     const runsHere = !conn.daemon && mode === 'spawn';
     const follow = flags.wait === true && (conn.daemon || runsHere);
-    const stream = follow || runsHere ? await openStream(conn.daemon ? (conn.api as DaemonClient) : undefined, conn.project?.events()) : undefined;
+    const stream =
+      follow || runsHere ? await openStream(conn.daemon ? (conn.api as DaemonClient) : undefined, conn.project?.events()) : undefined;
     const agent = mode === 'spawn' ? await conn.api.spawn(task, options) : await conn.api.queue(task, options);
     out.line(`${mode === 'spawn' ? 'spawned' : 'queued'} ${out.paint.bold(agent.id)}: ${agent.task}`);
     if (stream === undefined) {
@@ -40,13 +46,22 @@ export async function spawnCommand(ctx: CommandContext, words: readonly string[]
   }
 }
 
-async function openStream(client: DaemonClient | undefined, local: AsyncIterable<CairnEvent> | undefined): Promise<AsyncIterator<CairnEvent>> {
+async function openStream(
+  client: DaemonClient | undefined,
+  local: AsyncIterable<CairnEvent> | undefined,
+): Promise<AsyncIterator<CairnEvent>> {
   if (client !== undefined) return client.subscribe();
   return local![Symbol.asyncIterator]();
 }
 
 /** Follows one agent's events until it settles, printing progress (when asked) and passing events to JSON output. */
-async function followAgent(ctx: CommandContext, fetch: (id: string) => Promise<AgentInfo>, stream: AsyncIterator<CairnEvent>, agent: AgentInfo, show: boolean): Promise<AgentInfo> {
+async function followAgent(
+  ctx: CommandContext,
+  fetch: (id: string) => Promise<AgentInfo>,
+  stream: AsyncIterator<CairnEvent>,
+  agent: AgentInfo,
+  show: boolean,
+): Promise<AgentInfo> {
   const { out } = ctx;
   try {
     const current = await fetch(agent.id);
@@ -68,7 +83,9 @@ function finish(ctx: CommandContext, agent: AgentInfo): number {
   const { out } = ctx;
   out.result(agent.state !== 'failed', { agent });
   if (agent.state === 'reviewing') {
-    out.line(`${out.paint.bold(agent.id)} is ${out.paint.yellow('reviewing')}: ${agent.summary ?? ''} (${agent.changes?.length ?? 0} file${agent.changes?.length === 1 ? '' : 's'})`);
+    out.line(
+      `${out.paint.bold(agent.id)} is ${out.paint.yellow('reviewing')}: ${agent.summary ?? ''} (${agent.changes?.length ?? 0} file${agent.changes?.length === 1 ? '' : 's'})`,
+    );
     out.line(out.paint.dim(`  see it with \`cairn diff ${agent.id}\`, then \`cairn accept ${agent.id}\` or \`cairn reject ${agent.id}\``));
     return 0;
   }

@@ -18,7 +18,13 @@ const DETACH_TIMEOUT_MS = 120_000;
 export async function upCommand(ctx: CommandContext, flags: { detach?: boolean }): Promise<number> {
   if (flags.detach === true) return detach(ctx);
   const { out } = ctx;
-  const bar = out.tty && !out.json ? new cliProgress.SingleBar({ format: 'importing |{bar}| {value}/{total} files · {mb} MB · {rate} files/s', hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic) : undefined;
+  const bar =
+    out.tty && !out.json
+      ? new cliProgress.SingleBar(
+          { format: 'importing |{bar}| {value}/{total} files · {mb} MB · {rate} files/s', hideCursor: true, stream: process.stderr },
+          cliProgress.Presets.shades_classic,
+        )
+      : undefined;
   let started = 0;
   let barOn = false;
   const onEvent = (event: CairnEvent) => {
@@ -35,7 +41,8 @@ export async function upCommand(ctx: CommandContext, flags: { detach?: boolean }
       return;
     }
     out.event(event);
-    if (event.type !== 'agent.tool-called' && event.type !== 'agent.log') out.line(`${out.paint.dim(event.time.slice(11, 19))} ${describeEvent(event, out.paint)}`);
+    if (event.type !== 'agent.tool-called' && event.type !== 'agent.log')
+      out.line(`${out.paint.dim(event.time.slice(11, 19))} ${describeEvent(event, out.paint)}`);
   };
   const daemon = await startDaemon(ctx.root, { onEvent }).finally(() => {
     if (barOn) bar?.stop();
@@ -43,7 +50,11 @@ export async function upCommand(ctx: CommandContext, flags: { detach?: boolean }
   const layout = projectLayout(ctx.root);
   out.result(true, { pid: process.pid, socket: daemon.socketPath, sync: daemon.sync });
   out.line(`${out.paint.green('cairn is up')} for ${layout.root} (pid ${process.pid})`);
-  out.line(out.paint.dim(`  ${daemon.sync.files} files in stable.db (${daemon.sync.added} added, ${daemon.sync.updated} updated, ${daemon.sync.removed} removed) in ${daemon.sync.ms} ms`));
+  out.line(
+    out.paint.dim(
+      `  ${daemon.sync.files} files in stable.db (${daemon.sync.added} added, ${daemon.sync.updated} updated, ${daemon.sync.removed} removed) in ${daemon.sync.ms} ms`,
+    ),
+  );
   out.line(out.paint.dim(`  socket: ${daemon.socketPath}`));
   out.line(out.paint.dim(`  signals: ${layout.signalsDir}`));
   out.line(out.paint.dim('  Ctrl-C or `cairn down` stops it'));
@@ -62,13 +73,21 @@ async function detach(ctx: CommandContext): Promise<number> {
   const layout = projectLayout(ctx.root);
   if (await socketAnswers(layout.socketPath)) {
     const running = readPidFile(layout.pidPath);
-    out.error('CAIRN_DAEMON', `a daemon already serves ${layout.root}${running === undefined ? '' : ` (pid ${running.pid})`}`, 'stop it with `cairn down`');
+    out.error(
+      'CAIRN_DAEMON',
+      `a daemon already serves ${layout.root}${running === undefined ? '' : ` (pid ${running.pid})`}`,
+      'stop it with `cairn down`',
+    );
     return 1;
   }
   mkdirSync(dirname(layout.logPath), { recursive: true });
   const log = openSync(layout.logPath, 'a');
   const bin = fileURLToPath(new URL('../../bin/cairn.mjs', import.meta.url));
-  const child = spawn(process.execPath, [bin, 'up', '--project', layout.root], { detached: true, stdio: ['ignore', log, log], env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(process.execPath, [bin, 'up', '--project', layout.root], {
+    detached: true,
+    stdio: ['ignore', log, log],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   closeSync(log);
   let exited: number | null | undefined;
   child.on('exit', (code) => (exited = code));
@@ -86,7 +105,11 @@ async function detach(ctx: CommandContext): Promise<number> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const tail = readTail(layout.logPath);
-  out.error('CAIRN_DAEMON', exited !== undefined ? `the daemon stopped as it started (exit ${exited})` : 'the daemon did not start in time', `see its log: ${layout.logPath}${tail === '' ? '' : `\n${tail}`}`);
+  out.error(
+    'CAIRN_DAEMON',
+    exited !== undefined ? `the daemon stopped as it started (exit ${exited})` : 'the daemon did not start in time',
+    `see its log: ${layout.logPath}${tail === '' ? '' : `\n${tail}`}`,
+  );
   if (exited === undefined) child.kill('SIGTERM');
   return 1;
 }

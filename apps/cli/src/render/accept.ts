@@ -5,7 +5,7 @@ const HOW: Record<string, string> = {
   'fast-forward': 'applied',
   merged: 'merged with your edits',
   already: 'already there',
-  forced: 'forced (the agent\'s side won)',
+  forced: "forced (the agent's side won)",
 };
 
 const REASONS: Record<string, string> = {
@@ -28,10 +28,17 @@ export function renderAccept(outcome: AcceptOutcome, paint: Paint): string[] {
   const state = outcome.agent.state;
   if (outcome.conflicts.length > 0) {
     const nothing = outcome.applied.length === 0;
-    lines.push('', `${paint.red(`${outcome.conflicts.length} conflict${outcome.conflicts.length === 1 ? '' : 's'}`)}: ${nothing ? 'nothing was applied (a proposal is accepted whole)' : `nothing was written for ${outcome.conflicts.length === 1 ? 'that path' : 'those paths'}`}.`);
-    lines.push(`Edit your files and accept again, take the agent's side with \`cairn accept ${outcome.agent.id} --force\`, apply the rest with \`--partial\`, or reject it.`);
+    lines.push(
+      '',
+      `${paint.red(`${outcome.conflicts.length} conflict${outcome.conflicts.length === 1 ? '' : 's'}`)}: ${nothing ? 'nothing was applied (a proposal is accepted whole)' : `nothing was written for ${outcome.conflicts.length === 1 ? 'that path' : 'those paths'}`}.`,
+    );
+    lines.push(
+      `Edit your files and accept again, take the agent's side with \`cairn accept ${outcome.agent.id} --force\`, apply the rest with \`--partial\`, or reject it.`,
+    );
   }
-  lines.push(`agent ${outcome.agent.id} is ${state}${state === 'reviewing' && outcome.agent.changes !== undefined ? ` (${outcome.agent.changes.length} change${outcome.agent.changes.length === 1 ? '' : 's'} left)` : ''}`);
+  lines.push(
+    `agent ${outcome.agent.id} is ${state}${state === 'reviewing' && outcome.agent.changes !== undefined ? ` (${outcome.agent.changes.length} change${outcome.agent.changes.length === 1 ? '' : 's'} left)` : ''}`,
+  );
   return lines;
 }
 
@@ -52,8 +59,10 @@ function renderConflict(conflict: ConflictInfo, paint: Paint): string[] {
 /** What an undo restored, and what it left because you changed it since. */
 export function renderUndo(outcome: UndoOutcome, paint: Paint): string[] {
   const lines = outcome.restored.map((path) => `${paint.green('↺')} ${path} restored`);
-  for (const conflict of outcome.conflicts) lines.push(`${paint.red('✗')} ${conflict.path}: ${REASONS[conflict.reason] ?? conflict.reason}`);
-  if (outcome.conflicts.length > 0) lines.push(`use \`cairn undo ${outcome.agent.id} --force\` to restore ${outcome.conflicts.length === 1 ? 'it' : 'them'} anyway`);
+  for (const conflict of outcome.conflicts)
+    lines.push(`${paint.red('✗')} ${conflict.path}: ${REASONS[conflict.reason] ?? conflict.reason}`);
+  if (outcome.conflicts.length > 0)
+    lines.push(`use \`cairn undo ${outcome.agent.id} --force\` to restore ${outcome.conflicts.length === 1 ? 'it' : 'them'} anyway`);
   lines.push(`agent ${outcome.agent.id} is ${outcome.agent.state}: its changes are a proposal again`);
   return lines;
 }

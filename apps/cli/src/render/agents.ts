@@ -28,7 +28,9 @@ export function renderAgentTable(agents: readonly AgentInfo[], paint: Paint, wid
     const files = agent.changes === undefined ? '' : String(agent.changes.length);
     const fixed = idWidth + 2 + 9 + 2 + 4 + 2 + 5 + 2;
     const task = truncate(agent.task.replace(/\s+/g, ' '), Math.max(20, width - fixed));
-    lines.push(`${paint.bold(agent.id.padEnd(idWidth))}  ${paintState(agent.state, paint)}${' '.repeat(Math.max(0, 9 - agent.state.length))}  ${formatAge(agent.createdAt).padStart(4)}  ${files.padStart(5)}  ${task}`);
+    lines.push(
+      `${paint.bold(agent.id.padEnd(idWidth))}  ${paintState(agent.state, paint)}${' '.repeat(Math.max(0, 9 - agent.state.length))}  ${formatAge(agent.createdAt).padStart(4)}  ${files.padStart(5)}  ${task}`,
+    );
   }
   return lines;
 }
@@ -36,7 +38,9 @@ export function renderAgentTable(agents: readonly AgentInfo[], paint: Paint, wid
 /** `cairn status`: the agent in full. */
 export function renderAgentDetail(agent: AgentInfo, history: readonly CairnEvent[], paint: Paint): string[] {
   const lines = [`${paint.bold(`agent ${agent.id}`)}  ${paintState(agent.state, paint)}`, `task:     ${agent.task}`];
-  lines.push(`program:  ${agent.origin === 'code' ? `the user's (${agent.lang})` : `written by ${agent.model ?? 'a model'} (${agent.lang})`}`);
+  lines.push(
+    `program:  ${agent.origin === 'code' ? `the user's (${agent.lang})` : `written by ${agent.model ?? 'a model'} (${agent.lang})`}`,
+  );
   lines.push(`created:  ${agent.createdAt} (${formatAge(agent.createdAt)} ago), updated ${agent.updatedAt}`);
   if (agent.summary !== undefined) lines.push(`summary:  ${agent.summary}`);
   if (agent.failure !== undefined) {
@@ -44,10 +48,13 @@ export function renderAgentDetail(agent: AgentInfo, history: readonly CairnEvent
     if (agent.failure.hint !== undefined) lines.push(`hint:     ${agent.failure.hint}`);
   } else if (agent.reason !== undefined) lines.push(`reason:   ${agent.reason}`);
   const s = agent.spent;
-  lines.push(`spent:    ${agent.runs} run${agent.runs === 1 ? '' : 's'}, ${s.calls} tool calls, ${s.tokens} tokens, ${s.bytes} bytes written, ${(s.wallMs / 1000).toFixed(1)} s, ${s.repairs} repairs`);
+  lines.push(
+    `spent:    ${agent.runs} run${agent.runs === 1 ? '' : 's'}, ${s.calls} tool calls, ${s.tokens} tokens, ${s.bytes} bytes written, ${(s.wallMs / 1000).toFixed(1)} s, ${s.repairs} repairs`,
+  );
   if (agent.changes !== undefined && agent.changes.length > 0) {
     lines.push('changes:');
-    for (const change of agent.changes) lines.push(`  ${statusMark(change.status, paint)} ${change.path}${change.kind === 'dir' ? '/' : ''}`);
+    for (const change of agent.changes)
+      lines.push(`  ${statusMark(change.status, paint)} ${change.path}${change.kind === 'dir' ? '/' : ''}`);
   }
   if (history.length > 0) {
     lines.push('recent events:');

@@ -15,16 +15,26 @@ export function renderJournal(view: JournalView, paint: Paint, width = process.s
     row.detail ?? '',
   ]);
   const widths = header.map((h, i) => Math.min(40, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
-  const fit = (cells: string[]) => cells.slice(0, 7).map((cell, i) => (cell.length > widths[i]! ? cell.slice(0, widths[i]! - 1) + '…' : cell.padEnd(widths[i]!))).join('  ');
-  const lines = [paint.dim(fit(header))];
+  const fitCells = (cells: string[]) =>
+    cells
+      .slice(0, 7)
+      .map((cell, i) => (cell.length > widths[i]! ? cell.slice(0, widths[i]! - 1) + '…' : cell.padEnd(widths[i]!)))
+      .join('  ');
+  const lines = [paint.dim(fitCells(header))];
   for (const row of rows) {
     const decision = row[4]!;
-    const coloured = fit(row).replace(decision.padEnd(widths[4]!), (cell) => (/denied|refused|error|exceeded/.test(decision) ? paint.red(cell) : cell));
-    const room = Math.max(20, width - fit(row).length - 2);
+    const coloured = fitCells(row).replace(decision.padEnd(widths[4]!), (cell) =>
+      /denied|refused|error|exceeded/.test(decision) ? paint.red(cell) : cell,
+    );
+    const room = Math.max(20, width - fitCells(row).length - 2);
     const text = row[7]!.length > room ? row[7]!.slice(0, room - 1) + '…' : row[7]!;
     lines.push(text === '' ? coloured : `${coloured}  ${paint.dim(text)}`);
   }
   lines.push('');
-  lines.push(view.verified ? paint.green(`journal verified: ${view.entries} entries, the hash chain is whole and reaches the recorded head`) : paint.red(`journal BROKEN at entry ${view.broken?.seq}: ${view.broken?.reason}`));
+  lines.push(
+    view.verified
+      ? paint.green(`journal verified: ${view.entries} entries, the hash chain is whole and reaches the recorded head`)
+      : paint.red(`journal BROKEN at entry ${view.broken?.seq}: ${view.broken?.reason}`),
+  );
   return lines;
 }

@@ -17,7 +17,10 @@ export interface CairnRun {
 }
 
 /** Runs `cairn …` in `cwd` with a private `CAIRN_HOME` and no colour; resolves when it exits. */
-export function runCairn(args: readonly string[], options: { cwd: string; home: string; env?: NodeJS.ProcessEnv; uid?: number; gid?: number; timeoutMs?: number }): Promise<CairnRun> {
+export function runCairn(
+  args: readonly string[],
+  options: { cwd: string; home: string; env?: NodeJS.ProcessEnv; uid?: number; gid?: number; timeoutMs?: number },
+): Promise<CairnRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CAIRN_BIN, ...args], {
       cwd: options.cwd,
@@ -73,7 +76,13 @@ export function makeCliProject(files: Record<string, string>): CliProject {
     home,
     base,
     write,
-    run: (args, options = {}) => runCairn(args, { cwd: options.cwd ?? root, home, ...(options.env === undefined ? {} : { env: options.env }), ...(options.uid === undefined ? {} : { uid: options.uid }) }),
+    run: (args, options = {}) =>
+      runCairn(args, {
+        cwd: options.cwd ?? root,
+        home,
+        ...(options.env === undefined ? {} : { env: options.env }),
+        ...(options.uid === undefined ? {} : { uid: options.uid }),
+      }),
     cleanup: () => rmSync(base, { recursive: true, force: true }),
   };
 }

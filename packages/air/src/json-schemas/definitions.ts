@@ -40,7 +40,11 @@ export const defmoduleSchema = {
             event: ref('SchemaRef'),
             annotations: ref('SchemaRef'),
             effects_emitted: { type: 'array', items: ref('EffectKind'), uniqueItems: true },
-            cap_slots: { type: 'object', propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_.-]{0,63}$' }, additionalProperties: ref('CapType') },
+            cap_slots: {
+              type: 'object',
+              propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_.-]{0,63}$' },
+              additionalProperties: ref('CapType'),
+            },
           },
         },
       },
@@ -76,19 +80,30 @@ export const defplanSchema = {
         required: ['op'],
         properties: { op: { enum: ['raise_event', 'emit_effect', 'await_receipt', 'await_event', 'assign', 'end'] } },
         allOf: [
-          { if: { properties: { op: { const: 'raise_event' } } }, then: step('raise_event', ['reducer', 'event'], { reducer: ref('Name'), key: ref('Expr'), event: ref('Expr') }) },
+          {
+            if: { properties: { op: { const: 'raise_event' } } },
+            then: step('raise_event', ['reducer', 'event'], { reducer: ref('Name'), key: ref('Expr'), event: ref('Expr') }),
+          },
           {
             if: { properties: { op: { const: 'emit_effect' } } },
             then: step('emit_effect', ['kind', 'params', 'cap', 'bind'], {
               kind: ref('EffectKind'),
               params: ref('Expr'),
               cap: ref('Identifier'),
-              bind: { type: 'object', required: ['effect_id_as'], additionalProperties: false, properties: { effect_id_as: ref('Identifier') } },
+              bind: {
+                type: 'object',
+                required: ['effect_id_as'],
+                additionalProperties: false,
+                properties: { effect_id_as: ref('Identifier') },
+              },
             }),
           },
           {
             if: { properties: { op: { const: 'await_receipt' } } },
-            then: step('await_receipt', ['for', 'bind'], { for: ref('Expr'), bind: { type: 'object', required: ['as'], additionalProperties: false, properties: { as: ref('Identifier') } } }),
+            then: step('await_receipt', ['for', 'bind'], {
+              for: ref('Expr'),
+              bind: { type: 'object', required: ['as'], additionalProperties: false, properties: { as: ref('Identifier') } },
+            }),
           },
           {
             if: { properties: { op: { const: 'await_event' } } },
@@ -100,7 +115,10 @@ export const defplanSchema = {
           },
           {
             if: { properties: { op: { const: 'assign' } } },
-            then: step('assign', ['expr', 'bind'], { expr: ref('Expr'), bind: { type: 'object', required: ['as'], additionalProperties: false, properties: { as: ref('Identifier') } } }),
+            then: step('assign', ['expr', 'bind'], {
+              expr: ref('Expr'),
+              bind: { type: 'object', required: ['as'], additionalProperties: false, properties: { as: ref('Identifier') } },
+            }),
           },
           { if: { properties: { op: { const: 'end' } } }, then: step('end', [], { result: ref('Expr') }) },
         ],
@@ -108,7 +126,12 @@ export const defplanSchema = {
     },
     edges: {
       type: 'array',
-      items: { type: 'object', required: ['from', 'to'], additionalProperties: false, properties: { from: ref('Identifier'), to: ref('Identifier'), when: ref('Expr') } },
+      items: {
+        type: 'object',
+        required: ['from', 'to'],
+        additionalProperties: false,
+        properties: { from: ref('Identifier'), to: ref('Identifier'), when: ref('Expr') },
+      },
     },
     required_caps: { type: 'array', items: ref('Identifier'), uniqueItems: true },
     allowed_effects: { type: 'array', items: ref('EffectKind'), uniqueItems: true },
@@ -143,7 +166,11 @@ export const defpolicySchema = {
             type: 'object',
             additionalProperties: false,
             properties: {
-              effect_kind: { title: 'effect kind or kind.* pattern', type: 'string', pattern: '^[a-z][a-z0-9_-]*(\\.[a-z0-9_-]+)*(\\.\\*)?$' },
+              effect_kind: {
+                title: 'effect kind or kind.* pattern',
+                type: 'string',
+                pattern: '^[a-z][a-z0-9_-]*(\\.[a-z0-9_-]+)*(\\.\\*)?$',
+              },
               cap_name: { type: 'string' },
               host: { type: 'string' },
               method: { type: 'string' },
@@ -181,17 +208,32 @@ export const manifestSchema = {
       properties: {
         events: {
           type: 'array',
-          items: { type: 'object', required: ['event', 'reducer'], additionalProperties: false, properties: { event: ref('SchemaRef'), reducer: ref('Name'), key_field: { type: 'string' } } },
+          items: {
+            type: 'object',
+            required: ['event', 'reducer'],
+            additionalProperties: false,
+            properties: { event: ref('SchemaRef'), reducer: ref('Name'), key_field: { type: 'string' } },
+          },
         },
         inboxes: {
           type: 'array',
-          items: { type: 'object', required: ['source', 'reducer'], additionalProperties: false, properties: { source: { type: 'string' }, reducer: ref('Name') } },
+          items: {
+            type: 'object',
+            required: ['source', 'reducer'],
+            additionalProperties: false,
+            properties: { source: { type: 'string' }, reducer: ref('Name') },
+          },
         },
       },
     },
     triggers: {
       type: 'array',
-      items: { type: 'object', required: ['event', 'plan'], additionalProperties: false, properties: { event: ref('SchemaRef'), plan: ref('Name'), correlate_by: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['event', 'plan'],
+        additionalProperties: false,
+        properties: { event: ref('SchemaRef'), plan: ref('Name'), correlate_by: { type: 'string' } },
+      },
     },
     defaults: {
       type: 'object',

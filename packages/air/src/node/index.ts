@@ -108,7 +108,8 @@ export class HttpAdapter implements EffectAdapter {
   async execute(intent: EffectIntent, deliver: (receipt: Receipt) => void): Promise<void> {
     const p = intent.params as Record<string, unknown>;
     const start = this.nowNs();
-    const sign = (status: 'ok' | 'error', receipt: CborValue) => deliver(signReceipt(this.secret, { intentHash: intent.intentHash, adapterId: this.id, status, receipt }));
+    const sign = (status: 'ok' | 'error', receipt: CborValue) =>
+      deliver(signReceipt(this.secret, { intentHash: intent.intentHash, adapterId: this.id, status, receipt }));
     try {
       const bodyRef = p.body_ref instanceof Uint8Array ? `sha256:${Buffer.from(p.body_ref).toString('hex')}` : undefined;
       const body = bodyRef === undefined ? undefined : this.blobs.read(bodyRef as Hash);
@@ -122,9 +123,19 @@ export class HttpAdapter implements EffectAdapter {
       const bytes = new Uint8Array(await response.arrayBuffer());
       const headers: Record<string, string> = {};
       response.headers.forEach((value, key) => (headers[key] = value));
-      sign('ok', { status: response.status, headers, body_ref: this.blobs.store(bytes), timings: { start_ns: start, end_ns: this.nowNs() }, adapter_id: this.id });
+      sign('ok', {
+        status: response.status,
+        headers,
+        body_ref: this.blobs.store(bytes),
+        timings: { start_ns: start, end_ns: this.nowNs() },
+        adapter_id: this.id,
+      });
     } catch (error) {
-      sign('error', { error: String((error as Error).message ?? error), timings: { start_ns: start, end_ns: this.nowNs() }, adapter_id: this.id });
+      sign('error', {
+        error: String((error as Error).message ?? error),
+        timings: { start_ns: start, end_ns: this.nowNs() },
+        adapter_id: this.id,
+      });
     }
   }
 }

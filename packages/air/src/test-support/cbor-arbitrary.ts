@@ -15,10 +15,17 @@ export const cborValueArb: fc.Arbitrary<CborValue> = fc.letrec<{ value: CborValu
     fc.uint8Array({ maxLength: 20 }),
     fc.uint8Array({ minLength: 16, maxLength: 16 }).map((b) => new Dec128(b)),
     fc.array(tie('value'), { maxLength: 5 }),
-    fc.tuple(fc.integer({ min: 0, max: 100_000 }).filter((t) => t !== 2 && t !== 3 && t !== 2000), tie('value')).map(([tag, v]) => new Tagged(tag, v)),
+    fc
+      .tuple(
+        fc.integer({ min: 0, max: 100_000 }).filter((t) => t !== 2 && t !== 3 && t !== 2000),
+        tie('value'),
+      )
+      .map(([tag, v]) => new Tagged(tag, v)),
     fc.dictionary(fc.string({ maxLength: 6 }), tie('value'), { maxKeys: 5 }),
-    fc.uniqueArray(fc.integer({ min: -1000, max: 1000 }), { minLength: 1, maxLength: 5 }).chain((keys) =>
-      fc.tuple(...keys.map(() => tie('value'))).map((values) => new Map<CborValue, CborValue>(keys.map((k, i) => [k, values[i]!]))),
-    ),
+    fc
+      .uniqueArray(fc.integer({ min: -1000, max: 1000 }), { minLength: 1, maxLength: 5 })
+      .chain((keys) =>
+        fc.tuple(...keys.map(() => tie('value'))).map((values) => new Map<CborValue, CborValue>(keys.map((k, i) => [k, values[i]!]))),
+      ),
   ),
 })).value;

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { AirRuntime, type RuntimeConfig } from '../air-runtime.js';
+import type { AirRuntime, RuntimeConfig } from '../air-runtime.js';
 import { receiptSigningBytes, type Receipt } from '../kernel.js';
 import type { CapGrantJson, DefPlanNode, DefPolicyNode } from '../nodes.js';
 import { ed25519PublicKey, signEd25519 } from '../signing.js';
@@ -14,9 +14,30 @@ export const fixPlan: DefPlanNode = {
   input: { record: { path: { text: {} }, retries: { nat: {} } } },
   output: { record: { path: { text: {} }, written: { nat: {} } } },
   steps: [
-    { id: 'a_read', op: 'emit_effect', kind: 'fs.read', params: { record: { path: { ref: '@plan.input.path' } } }, cap: 'fs', bind: { effect_id_as: 'read_id' } },
+    {
+      id: 'a_read',
+      op: 'emit_effect',
+      kind: 'fs.read',
+      params: { record: { path: { ref: '@plan.input.path' } } },
+      cap: 'fs',
+      bind: { effect_id_as: 'read_id' },
+    },
     { id: 'b_wait_read', op: 'await_receipt', for: { ref: '@var:read_id' }, bind: { as: 'read' } },
-    { id: 'c_write', op: 'emit_effect', kind: 'fs.write', params: { record: { op: { text: 'write' }, path: { ref: '@plan.input.path' }, size: { ref: '@var:read.size' }, content_ref: { ref: '@var:read.content_ref' } } }, cap: 'fs', bind: { effect_id_as: 'write_id' } },
+    {
+      id: 'c_write',
+      op: 'emit_effect',
+      kind: 'fs.write',
+      params: {
+        record: {
+          op: { text: 'write' },
+          path: { ref: '@plan.input.path' },
+          size: { ref: '@var:read.size' },
+          content_ref: { ref: '@var:read.content_ref' },
+        },
+      },
+      cap: 'fs',
+      bind: { effect_id_as: 'write_id' },
+    },
     { id: 'd_wait_write', op: 'await_receipt', for: { ref: '@var:write_id' }, bind: { as: 'written' } },
     { id: 'e_done', op: 'end', result: { record: { path: { ref: '@plan.input.path' }, written: { ref: '@var:written.size' } } } },
     { id: 'z_skipped', op: 'end', result: { record: { path: { text: 'never' }, written: { nat: 0 } } } },
@@ -31,8 +52,14 @@ export const fixPlan: DefPlanNode = {
   required_caps: ['fs'],
   allowed_effects: ['fs.read', 'fs.write'],
 };
-const policy: DefPolicyNode = { $kind: 'defpolicy', name: 'cairn/policy@1', rules: [{ when: { effect_kind: 'fs.*', origin_kind: 'plan' }, decision: 'allow' }] };
-const grants: CapGrantJson[] = [{ name: 'fs', cap: 'sys/fs@1', params: { read_prefixes: [''], write_prefixes: ['src'] }, budget: { bytes: 100_000 } }];
+const policy: DefPolicyNode = {
+  $kind: 'defpolicy',
+  name: 'cairn/policy@1',
+  rules: [{ when: { effect_kind: 'fs.*', origin_kind: 'plan' }, decision: 'allow' }],
+};
+const grants: CapGrantJson[] = [
+  { name: 'fs', cap: 'sys/fs@1', params: { read_prefixes: [''], write_prefixes: ['src'] }, budget: { bytes: 100_000 } },
+];
 
 const reducer = {
   $kind: 'defmodule',
@@ -43,7 +70,15 @@ const reducer = {
 };
 
 function world(plans: DefPlanNode[] = [fixPlan]): { world: World; manifestHash: string } {
-  const manifest = { $kind: 'manifest', schemas: [], modules: [{ name: reducer.name }], plans: plans.map((p) => ({ name: p.name })), caps: [], policies: [{ name: policy.name }], defaults: { policy: policy.name, cap_grants: grants } };
+  const manifest = {
+    $kind: 'manifest',
+    schemas: [],
+    modules: [{ name: reducer.name }],
+    plans: plans.map((p) => ({ name: p.name })),
+    caps: [],
+    policies: [{ name: policy.name }],
+    defaults: { policy: policy.name, cap_grants: grants },
+  };
   const result = validateManifest(manifest, [...plans, policy, reducer]);
   if (!result.ok) throw new Error(JSON.stringify(result.diagnostics, null, 2));
   return { world: result.value.world, manifestHash: result.value.manifestHash };
@@ -55,7 +90,12 @@ export function config(plans?: DefPlanNode[]): RuntimeConfig {
 }
 
 export function signed(intentHash: string, receipt: Record<string, unknown>): Receipt {
-  const body = { intentHash: intentHash as Receipt['intentHash'], adapterId: 'fs', status: 'ok' as const, receipt: receipt as Receipt['receipt'] };
+  const body = {
+    intentHash: intentHash as Receipt['intentHash'],
+    adapterId: 'fs',
+    status: 'ok' as const,
+    receipt: receipt as Receipt['receipt'],
+  };
   return { ...body, sig: signEd25519(SECRET, receiptSigningBytes(body)) };
 }
 
@@ -68,4 +108,3 @@ export function playFix(runtime: AirRuntime, instance = 'i1') {
   runtime.receipt(signed(started.intents.c_write!, { op: 'write', path: 'src/a.ts', size: 42, created: false }));
   return started;
 }
-

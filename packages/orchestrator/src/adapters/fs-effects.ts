@@ -40,7 +40,8 @@ export function performRead(view: FsView, path: string, statOnly: boolean): Effe
   if (state.kind === 'absent') return failed(`no such file: ${path}`, 'ENOENT');
   if (state.kind === 'dir') return failed(`${path || '.'} is a directory (use list_dir)`, 'EISDIR');
   if (state.kind === 'symlink') return failed(`${path} is a symbolic link that leads nowhere`, 'ENOENT');
-  if (isBinary(state.content)) return failed(`${path} is a binary file (${state.content.length} bytes); the tool functions read text`, 'EBINARY');
+  if (isBinary(state.content))
+    return failed(`${path} is a binary file (${state.content.length} bytes); the tool functions read text`, 'EBINARY');
   const contentRef = view.blobs.put(state.content);
   return { status: 'ok', payload: { path, kind: 'file', size: state.content.length, content_ref: contentRef } };
 }
@@ -53,11 +54,16 @@ export function performList(view: FsView, path: string, recursive: boolean): Eff
   if (recursive) {
     const lines: string[] = [];
     let more = 0;
-    walkTree(view.fs, path, (p) => fsPathExcluded(p, view.readExclude), (entry) => {
-      const depth = entry.path.split('/').length - (path === '' ? 1 : path.split('/').length + 1);
-      if (lines.length >= MAX_TREE_LINES) more++;
-      else lines.push(`${'  '.repeat(depth)}${entry.path.slice(entry.path.lastIndexOf('/') + 1)}${entry.kind === 'dir' ? '/' : ''}`);
-    });
+    walkTree(
+      view.fs,
+      path,
+      (p) => fsPathExcluded(p, view.readExclude),
+      (entry) => {
+        const depth = entry.path.split('/').length - (path === '' ? 1 : path.split('/').length + 1);
+        if (lines.length >= MAX_TREE_LINES) more++;
+        else lines.push(`${'  '.repeat(depth)}${entry.path.slice(entry.path.lastIndexOf('/') + 1)}${entry.kind === 'dir' ? '/' : ''}`);
+      },
+    );
     if (more > 0) lines.push(`… and ${more} more entries`);
     return { status: 'ok', payload: { entries: [], truncated: more > 0, result_ref: view.blobs.put(lines.join('\n')) } };
   }
@@ -123,7 +129,10 @@ export function performSearch(view: FsView, pattern: string, path: string, conte
 }
 
 /** The write operations of `fs.write`. */
-export type WriteOp = { op: 'write'; path: string; content: Uint8Array } | { op: 'delete'; path: string } | { op: 'move'; path: string; to: string };
+export type WriteOp =
+  | { op: 'write'; path: string; content: Uint8Array }
+  | { op: 'delete'; path: string }
+  | { op: 'move'; path: string; to: string };
 
 /** `fs.write`: writes, deletes or moves in the overlay, keeping what each touched path held before. */
 export function performWrite(view: FsView, write: WriteOp): EffectResult {
@@ -148,7 +157,8 @@ export function performWrite(view: FsView, write: WriteOp): EffectResult {
       return { status: 'ok', payload: { op: 'delete', path: write.path, size: 0, created: false } };
     }
     const target = stateOf(fs, '/' + write.to);
-    if (target.kind === 'dir') return failed(`${write.to} is a directory; move_file does not move into directories (give the full new path)`, 'EISDIR');
+    if (target.kind === 'dir')
+      return failed(`${write.to} is a directory; move_file does not move into directories (give the full new path)`, 'EISDIR');
     if (write.to === write.path || write.to.startsWith(write.path + '/')) return failed(`cannot move ${write.path} into itself`, 'EINVAL');
     for (const p of [write.path, ...below]) keep(p);
     for (const p of [write.to, ...below.map((p) => write.to + p.slice(write.path.length))]) keep(p);
@@ -162,9 +172,14 @@ export function performWrite(view: FsView, write: WriteOp): EffectResult {
 
 function subtree(view: FsView, dir: string): string[] {
   const out: string[] = [];
-  walkTree(view.fs, dir, () => false, (entry) => {
-    out.push(entry.path);
-  });
+  walkTree(
+    view.fs,
+    dir,
+    () => false,
+    (entry) => {
+      out.push(entry.path);
+    },
+  );
   return out;
 }
 

@@ -21,7 +21,12 @@ export function modelCaller(client: ModelClient, blobs: BlobStore): ModelCall {
     if (!answer.ok) return { status: 'error', payload: { error: answer.fault.message, code: answer.fault.code, hint: answer.fault.hint } };
     return {
       status: 'ok',
-      payload: { output_ref: blobs.put(answer.text), token_usage: { prompt: answer.promptTokens, completion: answer.completionTokens }, cost_cents: 0, provider_id: 'ollama' },
+      payload: {
+        output_ref: blobs.put(answer.text),
+        token_usage: { prompt: answer.promptTokens, completion: answer.completionTokens },
+        cost_cents: 0,
+        provider_id: 'ollama',
+      },
     };
   };
 }

@@ -23,7 +23,10 @@ export class ReceiptSigner {
   static forProject(keyPath: string): ReceiptSigner {
     try {
       const key = readFileSync(keyPath);
-      if (key.length !== 32) throw new CairnError('CAIRN_CORRUPT', `the receipt key ${keyPath} is not 32 bytes`, { hint: 'it signs every agent journal of this project; restore it from a backup' });
+      if (key.length !== 32)
+        throw new CairnError('CAIRN_CORRUPT', `the receipt key ${keyPath} is not 32 bytes`, {
+          hint: 'it signs every agent journal of this project; restore it from a backup',
+        });
       return new ReceiptSigner(new Uint8Array(key));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;

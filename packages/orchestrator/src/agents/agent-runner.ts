@@ -36,7 +36,12 @@ export async function runAgent(core: ProjectCore, id: string): Promise<void> {
     const outcome = await runStretch(core, record, workspace, started);
     finish(core, record, workspace, outcome, started);
   } catch (error) {
-    fail(core, id, { code: 'internal', message: `Cairn failed while running the agent: ${(error as Error).message}` }, workspace, { runs: 0, repairs: 0, calls: 0, wallMs: core.clock() - started });
+    fail(core, id, { code: 'internal', message: `Cairn failed while running the agent: ${(error as Error).message}` }, workspace, {
+      runs: 0,
+      repairs: 0,
+      calls: 0,
+      wallMs: core.clock() - started,
+    });
   } finally {
     workspace?.close();
   }
@@ -51,7 +56,15 @@ async function runStretch(core: ProjectCore, record: AgentRecord, workspace: Age
   const segment = { first_run: record.runs + 1, repairs_left: repairsLeft, calls_left: Math.max(0, record.budgets.calls - spent.calls) };
   if (first) {
     governance = compileGovernance(core.governanceFor(record));
-    const value = { ...segment, agent: record.id, task: record.task, origin: record.origin, lang: record.lang, model: record.model ?? '', governance_ref: blobs.put(governance.json) };
+    const value = {
+      ...segment,
+      agent: record.id,
+      task: record.task,
+      origin: record.origin,
+      lang: record.lang,
+      model: record.model ?? '',
+      governance_ref: blobs.put(governance.json),
+    };
     workspace.transaction(() => journal.append('DomainEventAppended', { schema: AGENT_STARTED, value, origin: 'cairn' }));
   } else {
     governance = governanceOf(workspace);
@@ -59,7 +72,9 @@ async function runStretch(core: ProjectCore, record: AgentRecord, workspace: Age
     workspace.transaction(() => journal.append('DomainEventAppended', { schema: REVISION_STARTED, value, origin: 'cairn' }));
   }
   const kernel = createAgentKernel(governance, journal, core.signer, workspace.spent(), () => BigInt(started) * 1_000_000n);
-  const fsParams = governance.grants.find((g) => g.name === FS_GRANT)?.params as { read_exclude?: string[]; write_exclude?: string[] } | undefined;
+  const fsParams = governance.grants.find((g) => g.name === FS_GRANT)?.params as
+    | { read_exclude?: string[]; write_exclude?: string[] }
+    | undefined;
   const model = record.model ?? core.defaultModel;
   const contextFor = (run: number): RunContext => {
     const ctx: RunContext = {
@@ -70,7 +85,14 @@ async function runStretch(core: ProjectCore, record: AgentRecord, workspace: Age
       kernel,
       journal,
       blobs,
-      view: { fs: workspace.overlay.fs, blobs, touched: workspace.touched, run, readExclude: fsParams?.read_exclude ?? [], writeExclude: fsParams?.write_exclude ?? [] },
+      view: {
+        fs: workspace.overlay.fs,
+        blobs,
+        touched: workspace.touched,
+        run,
+        readExclude: fsParams?.read_exclude ?? [],
+        writeExclude: fsParams?.write_exclude ?? [],
+      },
       transaction: (fn) => workspace.transaction(fn),
       toolLog: workspace.overlay.tools,
       signer: core.signer,
@@ -102,7 +124,12 @@ async function runStretch(core: ProjectCore, record: AgentRecord, workspace: Age
         const callsLeft = record.budgets.calls - spent.calls - callsSoFar;
         if (wallLeft <= 0) return budgetFailure('wall time', `${record.budgets.wallMs} ms`);
         if (callsLeft <= 0) return budgetFailure('calls', `${record.budgets.calls} tool calls`);
-        const limits: RunLimits = { wallMs: Math.min(record.limits.wallMs, wallLeft), cpuMs: record.limits.cpuMs, memoryMb: record.limits.memoryMb, calls: callsLeft };
+        const limits: RunLimits = {
+          wallMs: Math.min(record.limits.wallMs, wallLeft),
+          cpuMs: record.limits.cpuMs,
+          memoryMb: record.limits.memoryMb,
+          calls: callsLeft,
+        };
         return limits;
       },
       onGenerating: (_run, round) => core.emit({ type: 'agent.generating', time: iso(core.clock()), agentId: record.id, model, round }),
@@ -126,8 +153,9 @@ function budgetFailure(budget: string, amount: string): AgentFailure {
 /** The governance an agent started under, from its first journal entry. */
 export function governanceOf(workspace: AgentWorkspace): CompiledGovernance {
   const first = workspace.firstEntry();
-  const value = (first?.body as { schema?: string; value?: { governance_ref?: string } } | undefined);
-  if (value?.schema !== AGENT_STARTED || typeof value.value?.governance_ref !== 'string') throw new Error('the journal does not start with the agent\'s governance');
+  const value = first?.body as { schema?: string; value?: { governance_ref?: string } } | undefined;
+  if (value?.schema !== AGENT_STARTED || typeof value.value?.governance_ref !== 'string')
+    throw new Error("the journal does not start with the agent's governance");
   return compileGovernanceJson(workspace.blobs.text(value.value.governance_ref));
 }
 
@@ -136,7 +164,8 @@ function lastProgram(workspace: AgentWorkspace): string | undefined {
   const entries = workspace.journal.entries();
   for (let i = entries.length - 1; i >= 0; i--) {
     const body = entries[i]!.body as { schema?: string; value?: { program_ref?: string } };
-    if (body.schema === 'cairn/RunStarted@1' && typeof body.value?.program_ref === 'string') return workspace.blobs.text(body.value.program_ref);
+    if (body.schema === 'cairn/RunStarted@1' && typeof body.value?.program_ref === 'string')
+      return workspace.blobs.text(body.value.program_ref);
   }
   return undefined;
 }
@@ -144,7 +173,12 @@ function lastProgram(workspace: AgentWorkspace): string | undefined {
 function finish(core: ProjectCore, record: AgentRecord, workspace: AgentWorkspace, outcome: AttemptsOutcome, started: number): void {
   const changes: ChangeInfo[] = workspace.overlay.changes().map((c) => ({ path: c.path, status: c.status, kind: c.kind }));
   let failure = outcome.failure;
-  if (outcome.ok && changes.length === 0) failure = { code: 'no-changes', message: 'the program finished without changing any file', hint: 'nothing to review; check the task and the program' };
+  if (outcome.ok && changes.length === 0)
+    failure = {
+      code: 'no-changes',
+      message: 'the program finished without changing any file',
+      hint: 'nothing to review; check the task and the program',
+    };
   const spent = {
     ...record.spent,
     calls: record.spent.calls + outcome.calls,
@@ -160,8 +194,15 @@ function finish(core: ProjectCore, record: AgentRecord, workspace: AgentWorkspac
     core.emit({ type: 'agent.failed', time: iso(core.clock()), agentId: record.id, code: failure.code, reason: failure.message });
     return;
   }
-  const summary = outcome.summary ?? `changed ${changes.length} file${changes.length === 1 ? '' : 's'} (the program did not call submit_result)`;
-  const reviewing = core.store.transition(record.id, ['running'], 'reviewing', { ...common, summary, failure: undefined, reason: undefined }, 'submit');
+  const summary =
+    outcome.summary ?? `changed ${changes.length} file${changes.length === 1 ? '' : 's'} (the program did not call submit_result)`;
+  const reviewing = core.store.transition(
+    record.id,
+    ['running'],
+    'reviewing',
+    { ...common, summary, failure: undefined, reason: undefined },
+    'submit',
+  );
   core.recordChanged(reviewing);
   core.emit({ type: 'agent.submitted', time: iso(core.clock()), agentId: record.id, summary, changes });
 }
@@ -171,10 +212,22 @@ function spendOf(workspace: AgentWorkspace): { tokens: number; bytes: number } {
 }
 
 /** Marks an agent failed after an error of Cairn's own, keeping what its journal holds. */
-function fail(core: ProjectCore, id: string, failure: AgentFailure, workspace: AgentWorkspace | undefined, outcome: Pick<AttemptsOutcome, 'runs' | 'repairs' | 'calls' | 'wallMs'>): void {
+function fail(
+  core: ProjectCore,
+  id: string,
+  failure: AgentFailure,
+  workspace: AgentWorkspace | undefined,
+  outcome: Pick<AttemptsOutcome, 'runs' | 'repairs' | 'calls' | 'wallMs'>,
+): void {
   try {
     const current = core.store.require(id);
-    const patch = { owner: undefined, failure, reason: failure.message, runs: current.runs + outcome.runs, journalHead: workspace?.head() ?? current.journalHead };
+    const patch = {
+      owner: undefined,
+      failure,
+      reason: failure.message,
+      runs: current.runs + outcome.runs,
+      journalHead: workspace?.head() ?? current.journalHead,
+    };
     const failed = core.store.transition(id, ['running'], 'failed', patch, 'fail');
     core.recordChanged(failed);
     core.emit({ type: 'agent.failed', time: iso(core.clock()), agentId: id, code: failure.code, reason: failure.message });

@@ -43,7 +43,9 @@ export interface AgentRecord {
 }
 
 /** The fields of a record that may change after creation. */
-export type AgentPatch = { [K in Exclude<keyof AgentRecord, 'id' | 'task' | 'createdAt' | 'origin' | 'lang'>]?: AgentRecord[K] | undefined };
+export type AgentPatch = {
+  [K in Exclude<keyof AgentRecord, 'id' | 'task' | 'createdAt' | 'origin' | 'lang'>]?: AgentRecord[K] | undefined;
+};
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS cairn_agents (
@@ -101,7 +103,10 @@ export class AgentStore {
   }
 
   /** Creates a queued agent with a fresh id; `front` puts it before every queued agent. */
-  create(fields: Omit<AgentRecord, 'id' | 'state' | 'queueSeq' | 'createdAt' | 'updatedAt' | 'runs' | 'spent'>, front: boolean): AgentRecord {
+  create(
+    fields: Omit<AgentRecord, 'id' | 'state' | 'queueSeq' | 'createdAt' | 'updatedAt' | 'runs' | 'spent'>,
+    front: boolean,
+  ): AgentRecord {
     const db = this.store.db;
     return db
       .transaction(() => {
@@ -109,7 +114,16 @@ export class AgentStore {
         const bounds = this.statements.seqBounds.get() as { low: number | null; high: number | null };
         const queueSeq = front ? (bounds.low ?? 0) - 1 : (bounds.high ?? 0) + 1;
         const now = this.clock();
-        const record: AgentRecord = { ...fields, id, state: 'queued', queueSeq, createdAt: now, updatedAt: now, runs: 0, spent: { tokens: 0, bytes: 0, calls: 0, wallMs: 0, repairs: 0 } };
+        const record: AgentRecord = {
+          ...fields,
+          id,
+          state: 'queued',
+          queueSeq,
+          createdAt: now,
+          updatedAt: now,
+          runs: 0,
+          spent: { tokens: 0, bytes: 0, calls: 0, wallMs: 0, repairs: 0 },
+        };
         this.statements.insert.run(id, record.state, queueSeq, now, now, encode(record));
         return record;
       })
@@ -123,15 +137,19 @@ export class AgentStore {
 
   /** The record, or `CAIRN_NOT_FOUND` naming the id. */
   require(id: string): AgentRecord {
-    if (typeof id !== 'string' || id === '') throw new CairnError('CAIRN_INVALID_ARGUMENT', 'an agent id is required', { hint: 'list agents with `cairn ls`' });
+    if (typeof id !== 'string' || id === '')
+      throw new CairnError('CAIRN_INVALID_ARGUMENT', 'an agent id is required', { hint: 'list agents with `cairn ls`' });
     const record = this.get(id);
-    if (record === undefined) throw new CairnError('CAIRN_NOT_FOUND', `no agent "${id}" in this project`, { hint: 'list agents with `cairn ls`' });
+    if (record === undefined)
+      throw new CairnError('CAIRN_NOT_FOUND', `no agent "${id}" in this project`, { hint: 'list agents with `cairn ls`' });
     return record;
   }
 
   list(states?: readonly AgentState[]): AgentRecord[] {
     if (states === undefined) return (this.statements.all.all() as Row[]).map(decode);
-    return states.flatMap((state) => (this.statements.byState.all(state) as Row[]).map(decode)).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+    return states
+      .flatMap((state) => (this.statements.byState.all(state) as Row[]).map(decode))
+      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
   }
 
   /** Queued agents in the order they should start. */
@@ -149,7 +167,11 @@ export class AgentStore {
         const current = this.require(id);
         if (!from.includes(current.state) || !canTransition(current.state, to)) {
           const hint = hintFor(current.state, id);
-          throw new CairnError('CAIRN_INVALID_STATE', `agent ${id} is ${current.state}; cannot ${verb} (it must be ${from.join(' or ')})`, hint === undefined ? {} : { hint });
+          throw new CairnError(
+            'CAIRN_INVALID_STATE',
+            `agent ${id} is ${current.state}; cannot ${verb} (it must be ${from.join(' or ')})`,
+            hint === undefined ? {} : { hint },
+          );
         }
         return this.write(current, { ...patch, state: to });
       })
@@ -214,5 +236,12 @@ function encode(record: AgentRecord): string {
 
 function decode(row: Row): AgentRecord {
   const record = JSON.parse(row.data) as AgentRecord;
-  return { ...record, id: row.id, state: row.state as AgentState, queueSeq: row.queue_seq, createdAt: row.created_at, updatedAt: row.updated_at };
+  return {
+    ...record,
+    id: row.id,
+    state: row.state as AgentState,
+    queueSeq: row.queue_seq,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
 }

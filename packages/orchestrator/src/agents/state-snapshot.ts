@@ -4,7 +4,13 @@ import { writeAtomically } from '../review/previews.js';
 import type { AgentInfo } from '../types.js';
 
 /** `state/agents.json`: every agent and the queue, rewritten atomically on each transition, for tools that read files. */
-export function writeStateSnapshot(stateDir: string, root: string, agents: readonly AgentInfo[], queue: readonly string[], time: number): void {
+export function writeStateSnapshot(
+  stateDir: string,
+  root: string,
+  agents: readonly AgentInfo[],
+  queue: readonly string[],
+  time: number,
+): void {
   mkdirSync(stateDir, { recursive: true });
   const snapshot = { project: root, updatedAt: new Date(time).toISOString(), queue, agents };
   writeAtomically(join(stateDir, 'agents.json'), JSON.stringify(snapshot, null, 2) + '\n');

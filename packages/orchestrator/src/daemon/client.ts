@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import { CairnError, type CairnErrorCode } from '../errors.js';
 import type { CairnEvent } from '../events.js';
 import type {
@@ -10,6 +10,7 @@ import type {
   AgentState,
   CairnApi,
   ChangeInfo,
+  FileProposal,
   CollectOutcome,
   EventOptions,
   JournalView,
@@ -80,6 +81,10 @@ export class DaemonClient implements CairnApi {
     return (await this.call<{ content: string | null }>('GET', `/agents/${enc(id)}/files?path=${encodeURIComponent(path)}`)).content;
   }
 
+  async proposal(id: string, path: string): Promise<FileProposal> {
+    return (await this.call<{ proposal: FileProposal }>('GET', `/agents/${enc(id)}/proposal?path=${encodeURIComponent(path)}`)).proposal;
+  }
+
   accept(id: string, options: AcceptOptions = {}): Promise<AcceptOutcome> {
     return this.call('POST', `/agents/${enc(id)}/accept`, options);
   }
@@ -129,7 +134,7 @@ export class DaemonClient implements CairnApi {
         const open = () => (opened ??= this.subscribe(options));
         return {
           next: async () => (await open()).next(),
-          return: async () => ((await open()).return?.() ?? { value: undefined, done: true }),
+          return: async () => (await open()).return?.() ?? { value: undefined, done: true },
         };
       },
     };
@@ -139,7 +144,7 @@ export class DaemonClient implements CairnApi {
   async subscribe(options: EventOptions = {}): Promise<AsyncIterator<CairnEvent>> {
     const query = options.agentId === undefined ? '' : `?agent=${encodeURIComponent(options.agentId)}`;
     const controller = new AbortController();
-    let response;
+    let response: Dispatcher.ResponseData;
     try {
       response = await request(`${ORIGIN}/events${query}`, { method: 'GET', dispatcher: this.dispatcher, signal: controller.signal });
     } catch (cause) {
@@ -182,7 +187,7 @@ export class DaemonClient implements CairnApi {
   }
 
   private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    let response;
+    let response: Dispatcher.ResponseData;
     try {
       response = await request(`${ORIGIN}${path}`, {
         method,
@@ -190,7 +195,10 @@ export class DaemonClient implements CairnApi {
         ...(method === 'POST' ? { body: JSON.stringify(body ?? {}), headers: { 'content-type': 'application/json' } } : {}),
       });
     } catch (cause) {
-      throw new CairnError('CAIRN_DAEMON', `the daemon at ${this.socketPath} did not answer: ${(cause as Error).message}`, { hint: 'restart it with `cairn down && cairn up`', cause });
+      throw new CairnError('CAIRN_DAEMON', `the daemon at ${this.socketPath} did not answer: ${(cause as Error).message}`, {
+        hint: 'restart it with `cairn down && cairn up`',
+        cause,
+      });
     }
     const text = await response.body.text();
     let parsed: unknown;
@@ -201,7 +209,11 @@ export class DaemonClient implements CairnApi {
     }
     if (response.statusCode >= 400) {
       const error = parsed as { code?: string; message?: string; hint?: string };
-      throw new CairnError((error.code ?? 'CAIRN_DAEMON') as CairnErrorCode, error.message ?? `the daemon answered ${response.statusCode}`, error.hint === undefined ? {} : { hint: error.hint });
+      throw new CairnError(
+        (error.code ?? 'CAIRN_DAEMON') as CairnErrorCode,
+        error.message ?? `the daemon answered ${response.statusCode}`,
+        error.hint === undefined ? {} : { hint: error.hint },
+      );
     }
     return parsed as T;
   }

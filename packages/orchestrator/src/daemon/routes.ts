@@ -25,7 +25,7 @@ export interface DaemonIdentity {
 
 /**
  * The daemon's HTTP resources over the orchestrator API (like Docker's Engine API): `GET /agents`,
- * `POST /agents`, `GET /agents/:id`, `…/changes`, `…/diff`, `…/files?path=`, `POST …/accept|undo|reject|
+ * `POST /agents`, `GET /agents/:id`, `…/changes`, `…/diff`, `…/files?path=`, `…/proposal?path=`, `POST …/accept|undo|reject|
  * restore|reply|replay`, `GET …/journal`, `GET …/wait`, `POST /sync`, `POST /collect`, `GET /events`
  * (NDJSON), `GET /health`, `POST /shutdown`. Errors are `{ code, message, hint? }` with a fitting status.
  */
@@ -35,7 +35,16 @@ export function daemonRoutes(api: CairnApi, identity: DaemonIdentity, shutdown: 
     if (isCairnError(error)) return c.json(error.toJSON(), STATUS[error.code] ?? 500);
     return c.json({ code: 'CAIRN_INTERNAL', message: error.message }, 500);
   });
-  app.notFound((c) => c.json({ code: 'CAIRN_NOT_FOUND', message: `no resource ${c.req.method} ${c.req.path}`, hint: 'see GET /health; resources are under /agents, /events, /sync, /collect' }, 404));
+  app.notFound((c) =>
+    c.json(
+      {
+        code: 'CAIRN_NOT_FOUND',
+        message: `no resource ${c.req.method} ${c.req.path}`,
+        hint: 'see GET /health; resources are under /agents, /events, /sync, /collect',
+      },
+      404,
+    ),
+  );
 
   app.get('/health', (c) => c.json({ ok: true, ...identity }));
   app.post('/shutdown', (c) => {
@@ -72,8 +81,15 @@ export function daemonRoutes(api: CairnApi, identity: DaemonIdentity, shutdown: 
     if (path === undefined) throw new CairnError('CAIRN_INVALID_ARGUMENT', 'give the file with ?path=');
     return c.json({ path, content: await api.proposed(c.req.param('id'), path) });
   });
+  app.get('/agents/:id/proposal', async (c) => {
+    const path = c.req.query('path');
+    if (path === undefined) throw new CairnError('CAIRN_INVALID_ARGUMENT', 'give the file with ?path=');
+    return c.json({ proposal: await api.proposal(c.req.param('id'), path) });
+  });
   app.get('/agents/:id/journal', async (c) => c.json(await api.journal(c.req.param('id'))));
-  app.get('/agents/:id/history', async (c) => c.json({ events: await api.history(c.req.param('id'), Number(c.req.query('limit') ?? 20) || 20) }));
+  app.get('/agents/:id/history', async (c) =>
+    c.json({ events: await api.history(c.req.param('id'), Number(c.req.query('limit') ?? 20) || 20) }),
+  );
   app.get('/agents/:id/wait', async (c) => {
     const raw = c.req.query('state');
     const states = raw === undefined || raw === '' ? undefined : raw.split(',').map(parseState);
@@ -130,12 +146,14 @@ async function jsonBody(c: Context): Promise<Record<string, unknown>> {
   } catch {
     throw new CairnError('CAIRN_INVALID_ARGUMENT', 'the request body is not JSON');
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new CairnError('CAIRN_INVALID_ARGUMENT', 'the request body must be a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new CairnError('CAIRN_INVALID_ARGUMENT', 'the request body must be a JSON object');
   return body as Record<string, unknown>;
 }
 
 function parseState(value: string): AgentState {
-  if (!STATES.includes(value as AgentState)) throw new CairnError('CAIRN_INVALID_ARGUMENT', `unknown state "${value}" (one of ${STATES.join(', ')})`);
+  if (!STATES.includes(value as AgentState))
+    throw new CairnError('CAIRN_INVALID_ARGUMENT', `unknown state "${value}" (one of ${STATES.join(', ')})`);
   return value as AgentState;
 }
 
@@ -146,7 +164,8 @@ function numberField(body: Record<string, unknown>, name: string): number {
 }
 
 function stringList(value: unknown, name: string): string[] {
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw new CairnError('CAIRN_INVALID_ARGUMENT', `"${name}" must be a list of texts`);
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
+    throw new CairnError('CAIRN_INVALID_ARGUMENT', `"${name}" must be a list of texts`);
   return value as string[];
 }
 

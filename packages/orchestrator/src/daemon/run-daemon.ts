@@ -47,7 +47,11 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
   const layout = projectLayout(root, options.cairnHome);
   const running = readPidFile(layout.pidPath);
   if (await socketAnswers(layout.socketPath)) {
-    throw new CairnError('CAIRN_DAEMON', `a daemon already serves ${layout.root}${running === undefined ? '' : ` (pid ${running.pid})`} on ${layout.socketPath}`, { hint: 'stop it with `cairn down`' });
+    throw new CairnError(
+      'CAIRN_DAEMON',
+      `a daemon already serves ${layout.root}${running === undefined ? '' : ` (pid ${running.pid})`} on ${layout.socketPath}`,
+      { hint: 'stop it with `cairn down`' },
+    );
   }
   if (running !== undefined) rmSync(layout.pidPath, { force: true });
   const project = openProject(layout.root, { ...options, queue: 'all' });
@@ -73,7 +77,12 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
     watcher = project.watch(options.debounceMs === undefined ? {} : { debounceMs: options.debounceMs });
     await watcher.ready;
     const startedAt = new Date().toISOString();
-    server = await serveApi(project, layout.socketPath, { pid: process.pid, root: layout.root, version: CAIRN_VERSION, startedAt }, () => void stop());
+    server = await serveApi(
+      project,
+      layout.socketPath,
+      { pid: process.pid, root: layout.root, version: CAIRN_VERSION, startedAt },
+      () => void stop(),
+    );
     mkdirSync(dirname(layout.pidPath), { recursive: true });
     const pidFile: DaemonPidFile = { pid: process.pid, socket: layout.socketPath, root: layout.root, startedAt };
     writeFileSync(layout.pidPath, JSON.stringify(pidFile) + '\n');

@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, rmSync, type Stats } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { dirname } from 'node:path';
@@ -51,17 +51,22 @@ export function socketAnswers(socketPath: string, timeoutMs = 2000): Promise<boo
 }
 
 async function clearStaleSocket(socketPath: string): Promise<void> {
-  let stats;
+  let stats: Stats;
   try {
     stats = lstatSync(socketPath);
   } catch {
     return;
   }
   if (typeof process.getuid === 'function' && stats.uid !== process.getuid()) {
-    throw new CairnError('CAIRN_DAEMON', `the socket ${socketPath} belongs to another user (uid ${stats.uid}); Cairn will not use or remove it`, { hint: 'set CAIRN_HOME to a folder of your own' });
+    throw new CairnError(
+      'CAIRN_DAEMON',
+      `the socket ${socketPath} belongs to another user (uid ${stats.uid}); Cairn will not use or remove it`,
+      { hint: 'set CAIRN_HOME to a folder of your own' },
+    );
   }
   if (!stats.isSocket()) throw new CairnError('CAIRN_DAEMON', `${socketPath} exists and is not a socket; move it away`);
-  if (await socketAnswers(socketPath)) throw new CairnError('CAIRN_DAEMON', `a daemon already serves this project on ${socketPath}`, { hint: 'stop it with `cairn down`' });
+  if (await socketAnswers(socketPath))
+    throw new CairnError('CAIRN_DAEMON', `a daemon already serves this project on ${socketPath}`, { hint: 'stop it with `cairn down`' });
   rmSync(socketPath, { force: true });
 }
 

@@ -53,7 +53,8 @@ async function handle(api: CairnApi, dir: string, name: string, report: (event: 
     await carryOut(api, name, text.trim());
     rmSync(path, { force: true });
   } catch (error) {
-    const reason = isCairnError(error) || error instanceof SignalError ? error.message : `could not carry out the signal: ${(error as Error).message}`;
+    const reason =
+      isCairnError(error) || error instanceof SignalError ? error.message : `could not carry out the signal: ${(error as Error).message}`;
     try {
       renameSync(path, join(dir, FAILED_SIGNALS, name));
       writeFileSync(join(dir, FAILED_SIGNALS, `${name}.reason`), reason + '\n');
@@ -103,7 +104,7 @@ function parseTask(text: string): { task: string; options: SpawnOptions } {
 function parseJson(text: string): unknown {
   try {
     const value: unknown = JSON.parse(text);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new SignalError('the signal\'s JSON must be an object');
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new SignalError("the signal's JSON must be an object");
     return value;
   } catch (error) {
     if (error instanceof SignalError) throw error;

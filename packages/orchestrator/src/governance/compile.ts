@@ -22,9 +22,17 @@ export function compileGovernance(source: GovernanceSource): CompiledGovernance 
   const result = validateManifest(source.manifest, source.definitions);
   if (!result.ok) {
     const detail = result.diagnostics.map((d) => `${d.path}: ${d.message}`).join('; ');
-    throw new CairnError('CAIRN_MANIFEST', `the effective manifest is not valid: ${detail}`, { hint: 'check .cairn/manifest.air.json with `cairn air check`' });
+    throw new CairnError('CAIRN_MANIFEST', `the effective manifest is not valid: ${detail}`, {
+      hint: 'check .cairn/manifest.air.json with `cairn air check`',
+    });
   }
-  const compiled: CompiledGovernance = { world: result.value.world, manifestHash: result.value.manifestHash, grants: source.grants, policy: source.policy, json };
+  const compiled: CompiledGovernance = {
+    world: result.value.world,
+    manifestHash: result.value.manifestHash,
+    grants: source.grants,
+    policy: source.policy,
+    json,
+  };
   if (cache.size > 64) cache.clear();
   cache.set(json, compiled);
   return compiled;

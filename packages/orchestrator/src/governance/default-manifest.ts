@@ -49,13 +49,19 @@ export function defaultGovernance(options: { role: AgentRole; budgets: AgentBudg
   const fsParams: Record<string, unknown> = {
     read_prefixes: [''],
     read_exclude: [...PROTECTED_READ_PATTERNS],
-    write_prefixes: options.role === 'reviewer' ? [] : options.scope === undefined || options.scope.length === 0 ? [''] : [...options.scope],
+    write_prefixes:
+      options.role === 'reviewer' ? [] : options.scope === undefined || options.scope.length === 0 ? [''] : [...options.scope],
     write_exclude: [...PROTECTED_WRITE_PATTERNS],
     max_write_bytes: MAX_WRITE_BYTES,
   };
   const grants: CapGrantJson[] = [
     { name: FS_GRANT, cap: 'sys/fs@1', params: fsParams, budget: { bytes: options.budgets.bytes } },
-    { name: LLM_GRANT, cap: 'sys/llm.basic@1', params: { providers: ['ollama'], max_tokens_max: MAX_TOKENS_PER_CALL }, budget: { tokens: options.budgets.tokens } },
+    {
+      name: LLM_GRANT,
+      cap: 'sys/llm.basic@1',
+      params: { providers: ['ollama'], max_tokens_max: MAX_TOKENS_PER_CALL },
+      budget: { tokens: options.budgets.tokens },
+    },
   ];
   const rules: PolicyRule[] = [
     { when: { effect_kind: 'fs.*', origin_kind: 'agent' }, decision: 'allow' },
@@ -67,5 +73,13 @@ export function defaultGovernance(options: { role: AgentRole; budgets: AgentBudg
 
 /** A manifest naming one policy and a set of grants, nothing else. */
 export function manifestOf(policy: DefPolicyNode, grants: CapGrantJson[]): ManifestNode {
-  return { $kind: 'manifest', schemas: [], modules: [], plans: [], caps: [], policies: [{ name: policy.name }], defaults: { policy: policy.name, cap_grants: grants } };
+  return {
+    $kind: 'manifest',
+    schemas: [],
+    modules: [],
+    plans: [],
+    caps: [],
+    policies: [{ name: policy.name }],
+    defaults: { policy: policy.name, cap_grants: grants },
+  };
 }

@@ -77,7 +77,8 @@ function narrowGrant(base: CapGrantJson, narrower: CapGrantJson): CapGrantJson {
     if (Array.isArray(b[key])) params[key] = [...new Set([...strings(a[key]), ...strings(b[key])])];
   }
   for (const key of ['providers', 'models', 'tools_allow'] as const) {
-    if (Array.isArray(b[key])) params[key] = Array.isArray(a[key]) ? strings(b[key]).filter((v) => strings(a[key]).includes(v)) : strings(b[key]);
+    if (Array.isArray(b[key]))
+      params[key] = Array.isArray(a[key]) ? strings(b[key]).filter((v) => strings(a[key]).includes(v)) : strings(b[key]);
   }
   for (const key of ['max_write_bytes', 'max_tokens_max'] as const) {
     if (typeof b[key] === 'number') params[key] = typeof a[key] === 'number' ? Math.min(a[key] as number, b[key] as number) : b[key];
@@ -99,9 +100,10 @@ function intersectPrefixes(a: readonly string[], b: readonly string[]): string[]
   const norm = (p: string) => p.replace(/^\.?\/+/, '').replace(/\/+$/, '');
   const within = (inner: string, outer: string) => outer === '' || inner === outer || inner.startsWith(outer + '/');
   const out = new Set<string>();
-  for (const x of a.map(norm)) for (const y of b.map(norm)) {
-    if (within(y, x)) out.add(y);
-    else if (within(x, y)) out.add(x);
-  }
+  for (const x of a.map(norm))
+    for (const y of b.map(norm)) {
+      if (within(y, x)) out.add(y);
+      else if (within(x, y)) out.add(x);
+    }
   return [...out].sort();
 }

@@ -22,13 +22,19 @@ export function extractProgram(answer: string, lang: 'js' | 'py'): Extraction {
   if (text.trim() === '') return { ok: false, problem: 'the answer was empty' };
   const blocks = fencedBlocks(text);
   if (blocks.length === 0) {
-    return looksLikeCode(text, lang) ? { ok: true, code: text.trim() + '\n' } : { ok: false, problem: 'the answer held no program in a fenced code block' };
+    return looksLikeCode(text, lang)
+      ? { ok: true, code: text.trim() + '\n' }
+      : { ok: false, problem: 'the answer held no program in a fenced code block' };
   }
   const wanted = blocks.filter((b) => LANGS[lang].includes(b.info));
   const bare = blocks.filter((b) => b.info === '');
   const other = blocks.filter((b) => b.info !== '' && !LANGS[lang].includes(b.info));
   const pool = wanted.length > 0 ? wanted : bare.length > 0 ? bare : [];
-  if (pool.length === 0) return { ok: false, problem: `the answer held code in ${other.map((b) => b.info).join(', ')}, not ${lang === 'js' ? 'JavaScript' : 'Python'}` };
+  if (pool.length === 0)
+    return {
+      ok: false,
+      problem: `the answer held code in ${other.map((b) => b.info).join(', ')}, not ${lang === 'js' ? 'JavaScript' : 'Python'}`,
+    };
   const best = [...pool].sort((a, b) => Number(b.closed) - Number(a.closed) || b.code.length - a.code.length)[0]!;
   if (!best.closed) return { ok: false, problem: 'the answer was cut off inside its code block (it hit the length limit)' };
   if (best.code.trim() === '') return { ok: false, problem: 'the code block was empty' };

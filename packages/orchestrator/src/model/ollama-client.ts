@@ -15,7 +15,9 @@ export interface ModelFault {
 }
 
 /** A model's answer, or the fault that kept it from answering. */
-export type ModelAnswer = { ok: true; text: string; promptTokens: number; completionTokens: number; model: string; truncated: boolean } | { ok: false; fault: ModelFault };
+export type ModelAnswer =
+  | { ok: true; text: string; promptTokens: number; completionTokens: number; model: string; truncated: boolean }
+  | { ok: false; fault: ModelFault };
 
 /** One chat request. */
 export interface ChatRequest {
@@ -100,25 +102,65 @@ export function faultOf(error: unknown, host: string, model: string | undefined,
   const e = error as { name?: string; message?: string; status_code?: number; cause?: { code?: string; name?: string } };
   const message = String(e?.message ?? error);
   if (e?.name === 'TimeoutError' || e?.cause?.name === 'TimeoutError' || (e?.name === 'AbortError' && /timeout|timed out/i.test(message))) {
-    return { code: 'model-timeout', message: `${model === undefined ? 'Ollama' : `the model ${model}`} did not answer within ${Math.round(timeoutMs / 1000)} s`, hint: 'try a smaller model or a simpler task, or give it more time' };
+    return {
+      code: 'model-timeout',
+      message: `${model === undefined ? 'Ollama' : `the model ${model}`} did not answer within ${Math.round(timeoutMs / 1000)} s`,
+      hint: 'try a smaller model or a simpler task, or give it more time',
+    };
   }
   if (e?.name === 'ResponseError') {
     if (e.status_code === 404 && model !== undefined && /not found|pull/i.test(message)) {
-      return { code: 'model-missing', message: `model "${model}" is not pulled — run \`ollama pull ${model}\``, hint: `ollama pull ${model}` };
+      return {
+        code: 'model-missing',
+        message: `model "${model}" is not pulled — run \`ollama pull ${model}\``,
+        hint: `ollama pull ${model}`,
+      };
     }
-    return { code: 'model-error', message: `Ollama at ${host} answered ${e.status_code ?? 'an error'}: ${message.split('\n')[0]!.slice(0, 300)}`, hint: 'see Ollama\'s own log (`ollama serve` prints it)' };
+    return {
+      code: 'model-error',
+      message: `Ollama at ${host} answered ${e.status_code ?? 'an error'}: ${message.split('\n')[0]!.slice(0, 300)}`,
+      hint: "see Ollama's own log (`ollama serve` prints it)",
+    };
   }
   const code = e?.cause?.code ?? '';
-  if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT'].includes(code) || /fetch failed|ECONNREFUSED/i.test(message)) {
+  if (
+    [
+      'ECONNREFUSED',
+      'ENOTFOUND',
+      'EAI_AGAIN',
+      'ECONNRESET',
+      'EHOSTUNREACH',
+      'ENETUNREACH',
+      'UND_ERR_SOCKET',
+      'UND_ERR_CONNECT_TIMEOUT',
+    ].includes(code) ||
+    /fetch failed|ECONNREFUSED/i.test(message)
+  ) {
     if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') {
-      return { code: 'model-error', message: `Ollama at ${host} dropped the connection in the middle of an answer`, hint: 'check that Ollama is healthy (`ollama ps`), then try again' };
+      return {
+        code: 'model-error',
+        message: `Ollama at ${host} dropped the connection in the middle of an answer`,
+        hint: 'check that Ollama is healthy (`ollama ps`), then try again',
+      };
     }
-    return { code: 'model-unreachable', message: `cannot reach Ollama at ${host} — start it with \`ollama serve\``, hint: 'start Ollama with `ollama serve` (or set OLLAMA_HOST to where it runs)' };
+    return {
+      code: 'model-unreachable',
+      message: `cannot reach Ollama at ${host} — start it with \`ollama serve\``,
+      hint: 'start Ollama with `ollama serve` (or set OLLAMA_HOST to where it runs)',
+    };
   }
   if (error instanceof SyntaxError || /JSON/i.test(message)) {
-    return { code: 'model-error', message: `Ollama at ${host} sent an answer that is not valid JSON`, hint: 'check that OLLAMA_HOST points at Ollama' };
+    return {
+      code: 'model-error',
+      message: `Ollama at ${host} sent an answer that is not valid JSON`,
+      hint: 'check that OLLAMA_HOST points at Ollama',
+    };
   }
-  return { code: 'model-error', message: `asking Ollama at ${host} failed: ${message.split('\n')[0]!.slice(0, 300)}`, hint: 'check that Ollama runs (`ollama serve`) and OLLAMA_HOST is right' };
+  return {
+    code: 'model-error',
+    message: `asking Ollama at ${host} failed: ${message.split('\n')[0]!.slice(0, 300)}`,
+    hint: 'check that Ollama runs (`ollama serve`) and OLLAMA_HOST is right',
+  };
 }
 
 /** `OLLAMA_HOST` may be `host:port` or `0.0.0.0`; the client needs a URL. */

@@ -21,7 +21,7 @@ export interface ProgramPromptInput {
 const EXAMPLES = {
   js: [
     '```js',
-    "// Task: rename the function greet to welcome in src/hello.js",
+    '// Task: rename the function greet to welcome in src/hello.js',
     "const path = 'src/hello.js';",
     'const text = await read_file(path);',
     "if (!text.includes('function greet(')) {",
@@ -85,10 +85,26 @@ export function buildProgramPrompt(input: ProgramPromptInput): ChatMessage[] {
   ].join('\n');
   const parts = [`Task: ${input.task}`, '', 'The project:', '```', input.fileTree, '```'];
   if (input.feedback !== undefined) {
-    parts.push('', 'You already made a proposal for this task. A reviewer answered:', input.feedback, '', 'Write a program that revises the proposal accordingly (the files already hold your earlier changes).');
-    if (input.previous !== undefined && input.previous.program !== '') parts.push('', 'Your earlier program:', fence(input.lang, input.previous.program));
+    parts.push(
+      '',
+      'You already made a proposal for this task. A reviewer answered:',
+      input.feedback,
+      '',
+      'Write a program that revises the proposal accordingly (the files already hold your earlier changes).',
+    );
+    if (input.previous !== undefined && input.previous.program !== '')
+      parts.push('', 'Your earlier program:', fence(input.lang, input.previous.program));
   } else if (input.previous !== undefined) {
-    parts.push('', 'Your earlier program:', fence(input.lang, input.previous.program), '', 'It did not work:', input.previous.report, '', 'Answer with the whole corrected program.');
+    parts.push(
+      '',
+      'Your earlier program:',
+      fence(input.lang, input.previous.program),
+      '',
+      'It did not work:',
+      input.previous.report,
+      '',
+      'Answer with the whole corrected program.',
+    );
   }
   return [
     { role: 'system', content: system },

@@ -21,17 +21,24 @@ export function formatRepairReport(failure: RepairFailure): string {
   };
   if (failure.kind === 'check') {
     const out = ['The program was refused before it ran:'];
-    for (const problem of failure.problems.slice(0, MAX_PROBLEMS)) out.push(`- line ${problem.line}, column ${problem.column}: ${problem.message}`, ...quote(problem.line, problem.column));
+    for (const problem of failure.problems.slice(0, MAX_PROBLEMS))
+      out.push(`- line ${problem.line}, column ${problem.column}: ${problem.message}`, ...quote(problem.line, problem.column));
     if (failure.problems.length > MAX_PROBLEMS) out.push(`- and ${failure.problems.length - MAX_PROBLEMS} more problems`);
     return out.join('\n');
   }
   if (failure.kind === 'runtime') {
     const { error } = failure;
     const where = error.line === undefined ? '' : ` at line ${error.line}${error.column === undefined ? '' : `, column ${error.column}`}`;
-    return [`The program stopped with ${error.name}${where}: ${firstLine(error.message)}`, ...(error.line === undefined ? [] : quote(error.line, error.column))].join('\n');
+    return [
+      `The program stopped with ${error.name}${where}: ${firstLine(error.message)}`,
+      ...(error.line === undefined ? [] : quote(error.line, error.column)),
+    ].join('\n');
   }
   const args = failure.call.args.map((arg) => abbreviate(JSON.stringify(arg) ?? String(arg))).join(', ');
-  return [`The call ${failure.call.tool}(${args}) failed: ${firstLine(failure.call.message)}`, 'Fix the program so it does not make this call, or handles its error.'].join('\n');
+  return [
+    `The call ${failure.call.tool}(${args}) failed: ${firstLine(failure.call.message)}`,
+    'Fix the program so it does not make this call, or handles its error.',
+  ].join('\n');
 }
 
 function firstLine(text: string): string {

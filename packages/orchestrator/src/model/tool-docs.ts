@@ -16,26 +16,96 @@ export interface ToolDoc {
 
 /** The tool functions, the only things an agent's program can do. */
 export const TOOLS: readonly ToolDoc[] = [
-  { name: 'read_file', params: [{ name: 'path', type: 'string' }], returns: { js: 'string', py: 'str' }, doc: 'The UTF-8 text of a project file.' },
-  { name: 'write_file', params: [{ name: 'path', type: 'string' }, { name: 'content', type: 'string' }], returns: { js: 'true', py: 'bool' }, doc: 'Creates or replaces a file (its folders are made as needed).' },
-  { name: 'delete_file', params: [{ name: 'path', type: 'string' }], returns: { js: 'true', py: 'bool' }, doc: 'Deletes a file (or a folder with everything in it).' },
-  { name: 'move_file', params: [{ name: 'source', type: 'string' }, { name: 'target', type: 'string' }], returns: { js: 'true', py: 'bool' }, doc: 'Moves or renames a file (or folder); target is the full new path.' },
-  { name: 'list_dir', params: [{ name: 'path', type: 'string', default: "'.'" }], returns: { js: 'string[]', py: 'list[str]' }, doc: 'Names in a folder; folder names end with "/".' },
-  { name: 'file_exists', params: [{ name: 'path', type: 'string' }], returns: { js: 'boolean', py: 'bool' }, doc: 'True when a file or folder exists at path.' },
-  { name: 'search_files', params: [{ name: 'glob', type: 'string' }], returns: { js: 'string[]', py: 'list[str]' }, doc: 'Project paths matching a glob such as "src/**/*.ts", sorted, at most 1000.' },
+  {
+    name: 'read_file',
+    params: [{ name: 'path', type: 'string' }],
+    returns: { js: 'string', py: 'str' },
+    doc: 'The UTF-8 text of a project file.',
+  },
+  {
+    name: 'write_file',
+    params: [
+      { name: 'path', type: 'string' },
+      { name: 'content', type: 'string' },
+    ],
+    returns: { js: 'true', py: 'bool' },
+    doc: 'Creates or replaces a file (its folders are made as needed).',
+  },
+  {
+    name: 'delete_file',
+    params: [{ name: 'path', type: 'string' }],
+    returns: { js: 'true', py: 'bool' },
+    doc: 'Deletes a file (or a folder with everything in it).',
+  },
+  {
+    name: 'move_file',
+    params: [
+      { name: 'source', type: 'string' },
+      { name: 'target', type: 'string' },
+    ],
+    returns: { js: 'true', py: 'bool' },
+    doc: 'Moves or renames a file (or folder); target is the full new path.',
+  },
+  {
+    name: 'list_dir',
+    params: [{ name: 'path', type: 'string', default: "'.'" }],
+    returns: { js: 'string[]', py: 'list[str]' },
+    doc: 'Names in a folder; folder names end with "/".',
+  },
+  {
+    name: 'file_exists',
+    params: [{ name: 'path', type: 'string' }],
+    returns: { js: 'boolean', py: 'bool' },
+    doc: 'True when a file or folder exists at path.',
+  },
+  {
+    name: 'search_files',
+    params: [{ name: 'glob', type: 'string' }],
+    returns: { js: 'string[]', py: 'list[str]' },
+    doc: 'Project paths matching a glob such as "src/**/*.ts", sorted, at most 1000.',
+  },
   {
     name: 'search_content',
-    params: [{ name: 'pattern', type: 'string' }, { name: 'path', type: 'string', default: "'.'" }],
+    params: [
+      { name: 'pattern', type: 'string' },
+      { name: 'path', type: 'string', default: "'.'" },
+    ],
     returns: { js: '{ path: string; line: number; text: string }[]', py: 'list[dict]' },
     doc: 'Lines matching a regular expression (RE2 syntax) in the files under path, at most 500; each has path, line (1-based) and text.',
   },
-  { name: 'get_file_tree', params: [], returns: { js: 'string', py: 'str' }, doc: 'The project as an indented tree of names (ignored files left out).' },
-  { name: 'get_task', params: [], returns: { js: 'string', py: 'str' }, doc: 'The task this program must carry out (with any reviewer feedback).' },
-  { name: 'ask_llm', params: [{ name: 'prompt', type: 'string' }, { name: 'context', type: 'string', default: "''" }], returns: { js: 'string', py: 'str' }, doc: "A language model's answer to a prompt, with optional context (for example a file's text)." },
-  { name: 'log', params: [{ name: 'message', type: 'string' }], returns: { js: 'true', py: 'bool' }, doc: 'Writes a line to the agent\'s log.' },
+  {
+    name: 'get_file_tree',
+    params: [],
+    returns: { js: 'string', py: 'str' },
+    doc: 'The project as an indented tree of names (ignored files left out).',
+  },
+  {
+    name: 'get_task',
+    params: [],
+    returns: { js: 'string', py: 'str' },
+    doc: 'The task this program must carry out (with any reviewer feedback).',
+  },
+  {
+    name: 'ask_llm',
+    params: [
+      { name: 'prompt', type: 'string' },
+      { name: 'context', type: 'string', default: "''" },
+    ],
+    returns: { js: 'string', py: 'str' },
+    doc: "A language model's answer to a prompt, with optional context (for example a file's text).",
+  },
+  {
+    name: 'log',
+    params: [{ name: 'message', type: 'string' }],
+    returns: { js: 'true', py: 'bool' },
+    doc: "Writes a line to the agent's log.",
+  },
   {
     name: 'submit_result',
-    params: [{ name: 'summary', type: 'string' }, { name: 'changed_files', type: 'string[]' }],
+    params: [
+      { name: 'summary', type: 'string' },
+      { name: 'changed_files', type: 'string[]' },
+    ],
     returns: { js: 'true', py: 'bool' },
     doc: 'Ends the work: a one-line summary and the paths you changed, for the reviewer.',
   },
@@ -55,6 +125,8 @@ function declareJs(tool: ToolDoc): string {
 }
 
 function declarePy(tool: ToolDoc): string {
-  const params = tool.params.map((p) => `${p.name}: ${p.type === 'string' ? 'str' : 'list[str]'}${p.default === undefined ? '' : ` = ${p.default}`}`).join(', ');
+  const params = tool.params
+    .map((p) => `${p.name}: ${p.type === 'string' ? 'str' : 'list[str]'}${p.default === undefined ? '' : ` = ${p.default}`}`)
+    .join(', ');
   return `def ${tool.name}(${params}) -> ${tool.returns.py}:\n    """${tool.doc}"""`;
 }

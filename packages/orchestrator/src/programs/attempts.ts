@@ -62,7 +62,8 @@ export async function runAttempts(plan: AttemptPlan, host: AttemptHost): Promise
       const generated = await generateProgram(ctx, plan.lang, previous);
       if (generated.type === 'fault') return { ...outcome, failure: generated.failure };
       if (generated.type === 'unusable') {
-        if (!repairAllowed(plan, outcome, host, generated.problem)) return { ...outcome, failure: { code: 'model-answer', message: `the model gave no usable program: ${generated.problem}` } };
+        if (!repairAllowed(plan, outcome, host, generated.problem))
+          return { ...outcome, failure: { code: 'model-answer', message: `the model gave no usable program: ${generated.problem}` } };
         previous = { program: generated.answer, report: generated.problem };
         continue;
       }
@@ -70,8 +71,15 @@ export async function runAttempts(plan: AttemptPlan, host: AttemptHost): Promise
       const checked = host.sandbox.check(code, plan.lang === 'py' ? 'python' : 'js');
       if (!checked.ok) {
         const report = formatRepairReport({ kind: 'check', problems: checked.problems, program: code });
-        ctx.transaction(() => ctx.journal.append('DomainEventAppended', { schema: 'cairn/ProgramRefused@1', value: { run, report }, origin: 'cairn' }));
-        if (!repairAllowed(plan, outcome, host, report)) return { ...outcome, program: code, failure: { code: 'program-rejected', message: `the model's program was refused: ${firstLine(report)}` } };
+        ctx.transaction(() =>
+          ctx.journal.append('DomainEventAppended', { schema: 'cairn/ProgramRefused@1', value: { run, report }, origin: 'cairn' }),
+        );
+        if (!repairAllowed(plan, outcome, host, report))
+          return {
+            ...outcome,
+            program: code,
+            failure: { code: 'program-rejected', message: `the model's program was refused: ${firstLine(report)}` },
+          };
         previous = { program: code, report };
         continue;
       }
@@ -80,7 +88,8 @@ export async function runAttempts(plan: AttemptPlan, host: AttemptHost): Promise
     outcome.calls += result.calls;
     outcome.wallMs += result.wallMs;
     outcome.program = code!;
-    if (ctx.breach !== undefined) return { ...outcome, failure: { code: 'budget', message: `the ${ctx.breach.budget} budget ran out: ${ctx.breach.message}` } };
+    if (ctx.breach !== undefined)
+      return { ...outcome, failure: { code: 'budget', message: `the ${ctx.breach.budget} budget ran out: ${ctx.breach.message}` } };
     if (ctx.divergence !== undefined) return { ...outcome, failure: { code: 'replay-diverged', message: ctx.divergence.reason } };
     if (result.status === 'ok') {
       outcome.ok = true;
@@ -89,7 +98,11 @@ export async function runAttempts(plan: AttemptPlan, host: AttemptHost): Promise
     }
     const failure = failureOf(result, limits);
     if (plan.origin === 'code') return { ...outcome, failure };
-    const report = formatRepairReport(result.failedCall !== undefined && result.status === 'error' && /ToolError/.test(result.error?.name ?? '') ? { kind: 'call', call: result.failedCall, program: code! } : { kind: 'runtime', error: result.error ?? { name: result.status, message: failure.message }, program: code! });
+    const report = formatRepairReport(
+      result.failedCall !== undefined && result.status === 'error' && /ToolError/.test(result.error?.name ?? '')
+        ? { kind: 'call', call: result.failedCall, program: code! }
+        : { kind: 'runtime', error: result.error ?? { name: result.status, message: failure.message }, program: code! },
+    );
     if (!repairAllowed(plan, outcome, host, report)) return { ...outcome, failure };
     ctx.transaction(() => {
       rollbackRun(ctx.view);
@@ -112,9 +125,16 @@ export function failureOf(result: ProgramRunResult, limits: RunLimits): AgentFai
   const where = error?.line === undefined ? '' : ` (line ${error.line}${error.column === undefined ? '' : `, column ${error.column}`})`;
   switch (result.status) {
     case 'error':
-      return { code: 'program-error', message: `the program failed: ${error?.name ?? 'Error'}: ${firstLine(error?.message ?? '')}${where}` };
+      return {
+        code: 'program-error',
+        message: `the program failed: ${error?.name ?? 'Error'}: ${firstLine(error?.message ?? '')}${where}`,
+      };
     case 'timeout':
-      return { code: 'timeout', message: `the program ran out of time (${limits.wallMs} ms of wall time, ${limits.cpuMs} ms of CPU)`, hint: 'raise the limit with --wall-ms, or give the agent a smaller task' };
+      return {
+        code: 'timeout',
+        message: `the program ran out of time (${limits.wallMs} ms of wall time, ${limits.cpuMs} ms of CPU)`,
+        hint: 'raise the limit with --wall-ms, or give the agent a smaller task',
+      };
     case 'memory':
       return { code: 'memory', message: `the program ran out of memory (${limits.memoryMb} MiB)` };
     case 'limit':

@@ -22,14 +22,24 @@ const PROGRAM_MAX_TOKENS = 4096;
  * revision, the earlier program with its report or the reviewer's feedback. The call is a governed
  * `llm.generate` effect; prompt and answer are kept as blobs, so a replay needs no model.
  */
-export async function generateProgram(ctx: RunContext, lang: ProgramLang, previous?: { program: string; report: string }): Promise<Generation> {
+export async function generateProgram(
+  ctx: RunContext,
+  lang: ProgramLang,
+  previous?: { program: string; report: string },
+): Promise<Generation> {
   let fileTree: string;
   try {
     fileTree = String(buildToolbox(ctx).get_file_tree!());
   } catch (error) {
     fileTree = `(the file tree could not be read: ${(error as Error).message})`;
   }
-  const messages = buildProgramPrompt({ task: ctx.task, lang, fileTree, ...(ctx.feedback === undefined ? {} : { feedback: ctx.feedback }), ...(previous === undefined ? {} : { previous }) });
+  const messages = buildProgramPrompt({
+    task: ctx.task,
+    lang,
+    fileTree,
+    ...(ctx.feedback === undefined ? {} : { feedback: ctx.feedback }),
+    ...(previous === undefined ? {} : { previous }),
+  });
   const outcome = await governedModelEffect(ctx, modelParams(ctx, messages, PROGRAM_MAX_TOKENS, '0.2'), { tool: 'generate' });
   if (!outcome.ok) {
     if (outcome.denied) return { type: 'fault', failure: { code: 'budget', message: `the model could not be asked: ${outcome.message}` } };

@@ -106,7 +106,9 @@ describe('a model writes the program', () => {
 
   it('lets a program ask the model, within the token budget', async () => {
     const p = await setUp([{ kind: 'answer', text: 'A friendly greeting.', promptTokens: 10, completionTokens: 5 }]);
-    const agent = await p.spawn('document greet', { code: `const doc = await ask_llm('Describe greet', await read_file('src/greet.js')); await write_file('DOC.md', doc);` });
+    const agent = await p.spawn('document greet', {
+      code: `const doc = await ask_llm('Describe greet', await read_file('src/greet.js')); await write_file('DOC.md', doc);`,
+    });
     const done = await p.wait(agent.id);
     expect(done.state).toBe('reviewing');
     expect(done.spent.tokens).toBe(15);

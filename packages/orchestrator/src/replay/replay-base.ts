@@ -9,7 +9,13 @@ import type { TouchedLog } from '../run/touched-log.js';
 export function buildReplayBase(touched: TouchedLog, runs: readonly number[]): AgentFS {
   const base = AgentFS.open(':memory:');
   const seen = new Set<string>();
-  const entries = runs.flatMap((run) => touched.entries(run)).filter((entry) => (seen.has(entry.path) ? false : (seen.add(entry.path), true)));
+  const entries = runs
+    .flatMap((run) => touched.entries(run))
+    .filter((entry) => {
+      if (seen.has(entry.path)) return false;
+      seen.add(entry.path);
+      return true;
+    });
   base.transaction(() => {
     for (const entry of [...entries].sort((a, b) => (a.path < b.path ? -1 : 1))) {
       const path = '/' + entry.path;

@@ -86,7 +86,9 @@ describe('replay', () => {
     const id = await reviewed(`const t = await read_file('src/greet.js'); await write_file('out.txt', t.length > 10 ? 'long' : 'short');`);
     tamper(id, `UPDATE cairn_blobs SET bytes = CAST('x' AS BLOB) WHERE bytes = CAST(${sqlText(SAMPLE_FILES['src/greet.js']!)} AS BLOB)`);
     const outcome = await project.replay(id).catch((e: unknown) => e);
-    expect(outcome instanceof Error ? outcome.message : (outcome as { divergence?: { reason: string } }).divergence?.reason).toMatch(/altered|differs/);
+    expect(outcome instanceof Error ? outcome.message : (outcome as { divergence?: { reason: string } }).divergence?.reason).toMatch(
+      /altered|differs/,
+    );
   });
 });
 

@@ -34,7 +34,8 @@ interface Segment {
  */
 export async function replayAgent(core: ProjectCore, agentId: string): Promise<ReplayOutcome> {
   const record = core.store.require(agentId);
-  if (record.state === 'queued' || record.state === 'running') throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state}; replay it once it has stopped`);
+  if (record.state === 'queued' || record.state === 'running')
+    throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state}; replay it once it has stopped`);
   if (record.journalHead === undefined) throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} has no journal yet`);
   const path = overlayFile(core, record);
   let recorded: AgentWorkspace;
@@ -55,7 +56,8 @@ async function replayRecorded(core: ProjectCore, record: AgentRecord, recorded: 
   const entries = recorded.journal.entries();
   const segments = segmentsOf(entries);
   const first = segments[0];
-  if (first === undefined || (first.entry.body as { schema?: string }).schema !== AGENT_STARTED) return refused('the journal does not start with the agent\'s start');
+  if (first === undefined || (first.entry.body as { schema?: string }).schema !== AGENT_STARTED)
+    return refused("the journal does not start with the agent's start");
   const governanceRef = (first.entry.body as { value: { governance_ref: string } }).value.governance_ref;
   const governance = compileGovernanceJson(recorded.blobs.text(governanceRef));
   const receipts = receiptsOf(entries);
@@ -64,7 +66,9 @@ async function replayRecorded(core: ProjectCore, record: AgentRecord, recorded: 
   const scratch = AgentFS.open(':memory:');
   const scratchBlobs = new BlobStore(scratch);
   const scratchTouched = new TouchedLog(scratch, scratchBlobs);
-  const fsParams = governance.grants.find((g) => g.name === FS_GRANT)?.params as { read_exclude?: string[]; write_exclude?: string[] } | undefined;
+  const fsParams = governance.grants.find((g) => g.name === FS_GRANT)?.params as
+    | { read_exclude?: string[]; write_exclude?: string[] }
+    | undefined;
   let divergence: ReplayOutcome['divergence'];
   let runs = 0;
   try {
@@ -84,7 +88,14 @@ async function replayRecorded(core: ProjectCore, record: AgentRecord, recorded: 
             kernel,
             journal,
             blobs: recorded.blobs,
-            view: { fs: overlay.fs, blobs: scratchBlobs, touched: scratchTouched, run, readExclude: fsParams?.read_exclude ?? [], writeExclude: fsParams?.write_exclude ?? [] },
+            view: {
+              fs: overlay.fs,
+              blobs: scratchBlobs,
+              touched: scratchTouched,
+              run,
+              readExclude: fsParams?.read_exclude ?? [],
+              writeExclude: fsParams?.write_exclude ?? [],
+            },
             transaction: (fn) => overlay.upper.transaction(fn),
             signer: core.signer,
             recorded: { take: (hash) => receipts.get(hash) },
@@ -101,7 +112,8 @@ async function replayRecorded(core: ProjectCore, record: AgentRecord, recorded: 
           return ctx;
         };
         const code = record.origin === 'code' ? programOf(recorded, entries, segment.value.first_run) : undefined;
-        const previousProgram = record.origin === 'model' && segment.index > 0 ? lastProgramBefore(recorded, entries, segment.entry.seq) : undefined;
+        const previousProgram =
+          record.origin === 'model' && segment.index > 0 ? lastProgramBefore(recorded, entries, segment.entry.seq) : undefined;
         const outcome = await runAttempts(
           {
             origin: record.origin,
@@ -121,7 +133,8 @@ async function replayRecorded(core: ProjectCore, record: AgentRecord, recorded: 
           },
         );
         runs += outcome.runs;
-        if (lastCtx.ctx?.divergence !== undefined && divergence === undefined) divergence = { seq: lastCtx.ctx.divergence.seq, reason: lastCtx.ctx.divergence.reason };
+        if (lastCtx.ctx?.divergence !== undefined && divergence === undefined)
+          divergence = { seq: lastCtx.ctx.divergence.seq, reason: lastCtx.ctx.divergence.reason };
       } finally {
         overlay.close();
         base.close();
@@ -133,13 +146,26 @@ async function replayRecorded(core: ProjectCore, record: AgentRecord, recorded: 
   }
   const produced = journal.entries();
   divergence ??= firstDifference(entries, produced);
-  const outcome: ReplayOutcome = { ok: divergence === undefined, entries: entries.length, runs, changesHash: digestOf(produced), recordedChangesHash: digestOf(entries) };
+  const outcome: ReplayOutcome = {
+    ok: divergence === undefined,
+    entries: entries.length,
+    runs,
+    changesHash: digestOf(produced),
+    recordedChangesHash: digestOf(entries),
+  };
   if (divergence !== undefined) outcome.divergence = divergence;
   return outcome;
 }
 
 function refused(reason: string): ReplayOutcome {
-  return { ok: false, entries: 0, runs: 0, changesHash: '', recordedChangesHash: '', divergence: { seq: 0, reason: `the recorded journal is refused: ${reason}` } };
+  return {
+    ok: false,
+    entries: 0,
+    runs: 0,
+    changesHash: '',
+    recordedChangesHash: '',
+    divergence: { seq: 0, reason: `the recorded journal is refused: ${reason}` },
+  };
 }
 
 /** Where the agent's database is: in `.agentfs/`, or in the ledger's trash while rejected. */
@@ -149,7 +175,8 @@ function overlayFile(core: ProjectCore, record: AgentRecord): string {
   const ledger = Ledger.open(core.layout.binPath);
   try {
     const entry = ledger.get(record.ledgerId);
-    if (entry === undefined || entry.collectedAt !== null) throw new CairnError('CAIRN_NOT_FOUND', `agent ${record.id}'s database was collected; there is nothing to replay`);
+    if (entry === undefined || entry.collectedAt !== null)
+      throw new CairnError('CAIRN_NOT_FOUND', `agent ${record.id}'s database was collected; there is nothing to replay`);
     return entry.retiredPath;
   } finally {
     ledger.close();
@@ -160,7 +187,11 @@ function segmentsOf(entries: readonly JournalEntry[]): Segment[] {
   const segments: Segment[] = [];
   for (const entry of entries) {
     const body = entry.body as { schema?: string; value?: Segment['value'] };
-    if (entry.kind === 'DomainEventAppended' && (body.schema === AGENT_STARTED || body.schema === REVISION_STARTED) && body.value !== undefined) {
+    if (
+      entry.kind === 'DomainEventAppended' &&
+      (body.schema === AGENT_STARTED || body.schema === REVISION_STARTED) &&
+      body.value !== undefined
+    ) {
       segments.push({ index: segments.length, entry, value: body.value });
     }
   }
@@ -190,11 +221,16 @@ function receiptsOf(entries: readonly JournalEntry[]): Map<string, Receipt> {
 function pathsOf(entries: readonly JournalEntry[]): Map<string, ResolvedPath> {
   const paths = new Map<string, ResolvedPath>();
   for (const entry of entries) {
-    const body = entry.body as { schema?: string; value?: { run?: number; raw?: string; mode?: 'follow' | 'entry'; path?: string; reason?: string } };
+    const body = entry.body as {
+      schema?: string;
+      value?: { run?: number; raw?: string; mode?: 'follow' | 'entry'; path?: string; reason?: string };
+    };
     const v = body.value;
     if (v?.run === undefined || v.raw === undefined || v.mode === undefined) continue;
-    if (body.schema === 'cairn/PathResolved@1' && v.path !== undefined) paths.set(resolutionKey(v.run, v.mode, v.raw), { type: 'resolved', path: v.path });
-    if (body.schema === 'cairn/ToolRefused@1' && v.reason !== undefined) paths.set(resolutionKey(v.run, v.mode, v.raw), { type: 'refused', reason: v.reason });
+    if (body.schema === 'cairn/PathResolved@1' && v.path !== undefined)
+      paths.set(resolutionKey(v.run, v.mode, v.raw), { type: 'resolved', path: v.path });
+    if (body.schema === 'cairn/ToolRefused@1' && v.reason !== undefined)
+      paths.set(resolutionKey(v.run, v.mode, v.raw), { type: 'refused', reason: v.reason });
   }
   return paths;
 }
@@ -219,7 +255,8 @@ function programOf(recorded: AgentWorkspace, entries: readonly JournalEntry[], r
 function lastProgramBefore(recorded: AgentWorkspace, entries: readonly JournalEntry[], seq: number): string | undefined {
   for (let i = Math.min(seq, entries.length) - 1; i >= 0; i--) {
     const body = entries[i]!.body as { schema?: string; value?: { program_ref?: string } };
-    if (body.schema === 'cairn/RunStarted@1' && typeof body.value?.program_ref === 'string') return recorded.blobs.text(body.value.program_ref);
+    if (body.schema === 'cairn/RunStarted@1' && typeof body.value?.program_ref === 'string')
+      return recorded.blobs.text(body.value.program_ref);
   }
   return undefined;
 }
@@ -231,9 +268,16 @@ function firstDifference(recorded: readonly JournalEntry[], produced: readonly J
     const expected = recorded[seq];
     const actual = produced[seq];
     if (expected !== undefined && actual !== undefined && expected.hash === actual.hash) continue;
-    if (actual === undefined) return { seq, reason: `the replay stopped before entry ${seq} (${describe(expected!)})`, expected: summarize(expected!) };
-    if (expected === undefined) return { seq, reason: `the replay went on past the recorded journal (${describe(actual)})`, actual: summarize(actual) };
-    return { seq, reason: `entry ${seq} differs: recorded ${describe(expected)}, replayed ${describe(actual)}`, expected: summarize(expected), actual: summarize(actual) };
+    if (actual === undefined)
+      return { seq, reason: `the replay stopped before entry ${seq} (${describe(expected!)})`, expected: summarize(expected!) };
+    if (expected === undefined)
+      return { seq, reason: `the replay went on past the recorded journal (${describe(actual)})`, actual: summarize(actual) };
+    return {
+      seq,
+      reason: `entry ${seq} differs: recorded ${describe(expected)}, replayed ${describe(actual)}`,
+      expected: summarize(expected),
+      actual: summarize(actual),
+    };
   }
   return undefined;
 }
@@ -244,7 +288,11 @@ function describe(entry: JournalEntry): string {
 }
 
 function summarize(entry: JournalEntry): unknown {
-  return JSON.parse(JSON.stringify({ seq: entry.seq, kind: entry.kind, body: entry.body }, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? `<${v.length} bytes>` : v)));
+  return JSON.parse(
+    JSON.stringify({ seq: entry.seq, kind: entry.kind, body: entry.body }, (_key, v: unknown) =>
+      typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? `<${v.length} bytes>` : v,
+    ),
+  );
 }
 
 /** Hash over every run's digest of the paths it touched, in order. */

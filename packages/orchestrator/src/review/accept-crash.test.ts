@@ -39,7 +39,8 @@ function runChild(root: string, home: string, agentId: string, killAfterMs?: num
 describe('accept survives SIGKILL at any point', () => {
   it(`keeps the working tree and stable.db in agreement, and every human edit, over ${TRIALS} killed accepts of ${FILES} files`, async () => {
     const files: Record<string, string> = {};
-    for (let i = 0; i < FILES; i++) files[`src/file${i}.txt`] = Array.from({ length: 20 }, (_, line) => `line ${line} of file ${i}`).join('\n') + '\n';
+    for (let i = 0; i < FILES; i++)
+      files[`src/file${i}.txt`] = Array.from({ length: 20 }, (_, line) => `line ${line} of file ${i}`).join('\n') + '\n';
     const template = makeTempProject(files);
     const project = template.open();
     await project.sync();
@@ -81,9 +82,13 @@ describe('accept survives SIGKILL at any point', () => {
             expect(sameState(disk, mirror) || untouched, `trial ${n}: ${path} differs between disk and stable.db`).toBe(true);
             const text = readFileSync(join(root, path), 'utf8');
             if (HUMAN_EDITED.includes(i)) expect(text, `trial ${n}: the human edit of ${path} was lost`).toContain('line 2 (human) of');
-            if (state === 'accepted') expect(text, `trial ${n}: ${path} was accepted without the agent's edit`).toContain('LINE 15 (agent) of');
+            if (state === 'accepted')
+              expect(text, `trial ${n}: ${path} was accepted without the agent's edit`).toContain('LINE 15 (agent) of');
           }
-          expect(readdirSync(join(root, 'src')).filter((name) => name.endsWith('.tmp')), `trial ${n}: temp files were left behind`).toEqual([]);
+          expect(
+            readdirSync(join(root, 'src')).filter((name) => name.endsWith('.tmp')),
+            `trial ${n}: temp files were left behind`,
+          ).toEqual([]);
         } finally {
           stable.close();
           rmSync(join(root, '..'), { recursive: true, force: true });

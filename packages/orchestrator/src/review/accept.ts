@@ -24,7 +24,9 @@ import { PendingWrites } from './pending-writes.js';
 export function acceptProposal(core: ProjectCore, agentId: string, options: AcceptOptions): AcceptOutcome {
   const record = core.store.require(agentId);
   if (record.state !== 'reviewing') {
-    throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state}; only a reviewing agent can be accepted`, { hint: record.state === 'accepted' ? `undo it with \`cairn undo ${agentId}\`` : `see it with \`cairn status ${agentId}\`` });
+    throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state}; only a reviewing agent can be accepted`, {
+      hint: record.state === 'accepted' ? `undo it with \`cairn undo ${agentId}\`` : `see it with \`cairn status ${agentId}\``,
+    });
   }
   const paths = options.paths === undefined ? undefined : options.paths.map((p) => projectPath(p));
   const { root } = core.layout;
@@ -37,24 +39,47 @@ export function acceptProposal(core: ProjectCore, agentId: string, options: Acce
     for (const path of selected) importPath(core.stable, root, path);
     const expected = new Map<string, EntryState>(selected.map((path) => [path, stateOf(core.stable.fs, '/' + path)]));
     core.stable.transaction(() => {
-      result = overlay.accept({ ...(paths === undefined ? {} : { paths }), force: options.force ?? false, atomic: options.partial !== true, settle: false });
-      for (const image of result.preImages) pending.add({ opId, agentId, kind: 'accept', path: image.path, expected: expected.get(image.path) ?? image.before });
+      result = overlay.accept({
+        ...(paths === undefined ? {} : { paths }),
+        force: options.force ?? false,
+        atomic: options.partial !== true,
+        settle: false,
+      });
+      for (const image of result.preImages)
+        pending.add({ opId, agentId, kind: 'accept', path: image.path, expected: expected.get(image.path) ?? image.before });
       if (result.preImages.length > 0) pending.recordAccept({ id: opId, agentId, createdAt: core.clock(), preImages: result.preImages });
     });
     overlay.settle(result.applied.filter((a) => a.how === 'already').map((a) => a.path));
   } finally {
     overlay.close();
   }
-  const completed = completeOperation(core, opId, 'accept', agentId, pending.all().filter((w) => w.opId === opId));
+  const completed = completeOperation(
+    core,
+    opId,
+    'accept',
+    agentId,
+    pending.all().filter((w) => w.opId === opId),
+  );
   const moved = new Set(completed.yielded);
   const after = completed.agent ?? core.store.require(agentId);
   core.recordChanged(after);
   const conflicts: ConflictInfo[] = [
-    ...result.conflicts.map((c) => ({ path: c.path, reason: c.reason, hunks: c.hunks.map((h) => ({ ours: side(h.ours), base: side(h.base), theirs: side(h.theirs) })) })),
+    ...result.conflicts.map((c) => ({
+      path: c.path,
+      reason: c.reason,
+      hunks: c.hunks.map((h) => ({ ours: side(h.ours), base: side(h.base), theirs: side(h.theirs) })),
+    })),
     ...[...moved].map((path) => ({ path, reason: 'changed-on-disk', hunks: [] })),
   ];
   const applied = result.applied.filter((a) => !moved.has(a.path)).map((a) => ({ path: a.path, how: a.how }));
-  core.emit({ type: 'agent.accepted', time: new Date(core.clock()).toISOString(), agentId, applied: applied.map((a) => a.path), conflicts, state: after.state });
+  core.emit({
+    type: 'agent.accepted',
+    time: new Date(core.clock()).toISOString(),
+    agentId,
+    applied: applied.map((a) => a.path),
+    conflicts,
+    state: after.state,
+  });
   return { ok: conflicts.length === 0, applied, conflicts, agent: toAgentInfo(after) };
 }
 
@@ -64,7 +89,10 @@ function selectChanges(overlay: Overlay, agentId: string, paths: readonly string
   const picked = new Set<string>();
   for (const wanted of paths) {
     const under = changes.filter((c) => wanted === '' || c === wanted || c.startsWith(wanted + '/'));
-    if (under.length === 0) throw new CairnError('CAIRN_INVALID_ARGUMENT', `agent ${agentId} has no change at ${wanted || '.'}`, { hint: `see its changes with \`cairn diff ${agentId}\`` });
+    if (under.length === 0)
+      throw new CairnError('CAIRN_INVALID_ARGUMENT', `agent ${agentId} has no change at ${wanted || '.'}`, {
+        hint: `see its changes with \`cairn diff ${agentId}\``,
+      });
     for (const c of under) picked.add(c);
   }
   return [...picked].sort();
@@ -73,7 +101,10 @@ function selectChanges(overlay: Overlay, agentId: string, paths: readonly string
 /** A path argument as a project-relative path; one that leaves the project is refused. */
 export function projectPath(raw: string): string {
   const path = typeof raw === 'string' ? normalizeLexically(raw) : undefined;
-  if (path === undefined) throw new CairnError('CAIRN_INVALID_PATH', `${JSON.stringify(raw)} is not a path inside the project`, { hint: 'give paths relative to the project root, without ..' });
+  if (path === undefined)
+    throw new CairnError('CAIRN_INVALID_PATH', `${JSON.stringify(raw)} is not a path inside the project`, {
+      hint: 'give paths relative to the project root, without ..',
+    });
   return path;
 }
 

@@ -23,7 +23,13 @@ export interface CompletedOperation {
  * of accepted paths (or puts undone ones back into it), updates the agent's record, then clears the
  * intent. Every step can run again after a crash with the same result, which is what recovery does.
  */
-export function completeOperation(core: ProjectCore, opId: string, kind: PendingKind, agentId: string, writes: readonly PendingWrite[]): CompletedOperation {
+export function completeOperation(
+  core: ProjectCore,
+  opId: string,
+  kind: PendingKind,
+  agentId: string,
+  writes: readonly PendingWrite[],
+): CompletedOperation {
   const { root } = core.layout;
   const pending = new PendingWrites(core.stable);
   const done: string[] = [];
@@ -51,11 +57,18 @@ export function completeOperation(core: ProjectCore, opId: string, kind: Pending
         overlay.settle(written);
         if (yielded.length > 0) {
           const accept = pending.openAccepts(agentId).find((a) => a.id === opId);
-          if (accept !== undefined) pending.updateAccept(opId, accept.preImages.filter((p) => !yielded.includes(p.path)));
+          if (accept !== undefined)
+            pending.updateAccept(
+              opId,
+              accept.preImages.filter((p) => !yielded.includes(p.path)),
+            );
         }
       } else {
         const keep = new Set(written);
-        reproposeInOverlay(overlay, writes.filter((w) => keep.has(w.path) && w.image !== undefined).map((w) => w.image!));
+        reproposeInOverlay(
+          overlay,
+          writes.filter((w) => keep.has(w.path) && w.image !== undefined).map((w) => w.image!),
+        );
       }
       const changes: ChangeInfo[] = overlay.changes().map((c) => ({ path: c.path, status: c.status, kind: c.kind }));
       agent = settleRecord(core, record, kind, changes);
@@ -75,7 +88,8 @@ function settleRecord(core: ProjectCore, record: AgentRecord, kind: PendingKind,
   if (kind === 'accept' && record.state === 'reviewing' && changes.length === 0) {
     return core.store.transition(record.id, ['reviewing'], 'accepted', { changes: record.changes ?? [] }, 'accept');
   }
-  if (kind === 'undo' && record.state === 'accepted') return core.store.transition(record.id, ['accepted'], 'reviewing', { changes }, 'undo');
+  if (kind === 'undo' && record.state === 'accepted')
+    return core.store.transition(record.id, ['accepted'], 'reviewing', { changes }, 'undo');
   return core.store.update(record.id, { changes });
 }
 
@@ -84,7 +98,11 @@ export function recoverPendingWrites(core: ProjectCore): { operations: number; y
   const pending = new PendingWrites(core.stable);
   const byOp = new Map<string, PendingWrite[]>();
   for (const write of pending.all()) byOp.set(write.opId, [...(byOp.get(write.opId) ?? []), write]);
-  if (byOp.size > 0) removeStaleTemps(core.layout.root, [...byOp.values()].flat().map((w) => w.path));
+  if (byOp.size > 0)
+    removeStaleTemps(
+      core.layout.root,
+      [...byOp.values()].flat().map((w) => w.path),
+    );
   const yielded: string[] = [];
   for (const [opId, writes] of byOp) {
     const first = writes[0]!;
@@ -111,4 +129,3 @@ function removeStaleTemps(root: string, paths: readonly string[]): void {
     }
   }
 }
-

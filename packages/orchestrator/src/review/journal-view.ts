@@ -27,10 +27,17 @@ export function journalRows(entries: readonly JournalEntry[]): JournalRow[] {
         break;
       }
       case 'EffectDenied':
-        row({ kind: 'denied', effect: String(body.kind), decision: 'denied', ...(typeof body.subject === 'string' ? { path: body.subject } : {}), detail: `${String(body.stage)}: ${String(body.reason)}` });
+        row({
+          kind: 'denied',
+          effect: String(body.kind),
+          decision: 'denied',
+          ...(typeof body.subject === 'string' ? { path: body.subject } : {}),
+          detail: `${String(body.stage)}: ${String(body.reason)}`,
+        });
         break;
       case 'PolicyDecisionRecorded':
-        if (body.decision === 'deny') row({ kind: 'denied', decision: 'denied', detail: `policy ${String(body.policy_name)} rule ${String(body.rule_index)}` });
+        if (body.decision === 'deny')
+          row({ kind: 'denied', decision: 'denied', detail: `policy ${String(body.policy_name)} rule ${String(body.rule_index)}` });
         break;
       case 'ReceiptAppended': {
         const receipt = receiptFromRecord(body.submitted as never);
@@ -38,7 +45,8 @@ export function journalRows(entries: readonly JournalEntry[]): JournalRow[] {
         if (receipt === undefined || target === undefined) break;
         const payload = receipt.receipt as Body;
         target.decision = receipt.status;
-        if (typeof payload.path === 'string') target.path = payload.to === undefined ? payload.path : `${payload.path} -> ${String(payload.to)}`;
+        if (typeof payload.path === 'string')
+          target.path = payload.to === undefined ? payload.path : `${payload.path} -> ${String(payload.to)}`;
         if (typeof payload.op === 'string' && payload.op !== 'write') target.effect = `${target.effect} ${payload.op}`;
         if (payload.size !== undefined && target.effect?.startsWith('fs.write')) target.bytes = Number(payload.size);
         const usage = payload.token_usage as { prompt?: unknown; completion?: unknown } | undefined;
@@ -50,7 +58,11 @@ export function journalRows(entries: readonly JournalEntry[]): JournalRow[] {
         row({ kind: 'receipt-rejected', decision: 'refused', detail: String(body.reason) });
         break;
       case 'BudgetExceeded':
-        row({ kind: 'budget', decision: 'exceeded', detail: `${String(body.grant_name)} ${String(body.dimension)} balance ${String(body.new_balance)}` });
+        row({
+          kind: 'budget',
+          decision: 'exceeded',
+          detail: `${String(body.grant_name)} ${String(body.dimension)} balance ${String(body.new_balance)}`,
+        });
         break;
       case 'DomainEventAppended': {
         const value = (body.value ?? {}) as Body;
@@ -63,22 +75,41 @@ export function journalRows(entries: readonly JournalEntry[]): JournalRow[] {
             break;
           case 'cairn/RunStarted@1':
             clock = Number(value.clock_ms ?? clock);
-            rows.push({ seq: entry.seq, time: time(), kind: 'run', decision: 'started', detail: `run ${String(value.run)} (${String(value.lang)})` });
+            rows.push({
+              seq: entry.seq,
+              time: time(),
+              kind: 'run',
+              decision: 'started',
+              detail: `run ${String(value.run)} (${String(value.lang)})`,
+            });
             break;
           case 'cairn/RunEnded@1':
-            row({ kind: 'run', decision: String(value.status), detail: `run ${String(value.run)}: ${String(value.calls)} calls${value.error === undefined ? '' : `; ${String(value.error)}`}` });
+            row({
+              kind: 'run',
+              decision: String(value.status),
+              detail: `run ${String(value.run)}: ${String(value.calls)} calls${value.error === undefined ? '' : `; ${String(value.error)}`}`,
+            });
             break;
           case 'cairn/RunRolledBack@1':
             row({ kind: 'run', decision: 'rolled back', detail: `run ${String(value.run)}` });
             break;
           case 'cairn/ToolCalled@1':
-            row({ kind: 'tool', effect: String(value.tool), decision: 'ok', ...(value.message === undefined && value.summary === undefined ? {} : { detail: String(value.message ?? value.summary) }) });
+            row({
+              kind: 'tool',
+              effect: String(value.tool),
+              decision: 'ok',
+              ...(value.message === undefined && value.summary === undefined ? {} : { detail: String(value.message ?? value.summary) }),
+            });
             break;
           case 'cairn/ToolRefused@1':
             row({ kind: 'denied', effect: String(value.tool), decision: 'refused', detail: String(value.reason) });
             break;
           case 'cairn/ProgramExtracted@1':
-            row({ kind: 'program', decision: value.problem === undefined ? 'extracted' : 'unusable', ...(value.problem === undefined ? {} : { detail: String(value.problem) }) });
+            row({
+              kind: 'program',
+              decision: value.problem === undefined ? 'extracted' : 'unusable',
+              ...(value.problem === undefined ? {} : { detail: String(value.problem) }),
+            });
             break;
           case 'cairn/ProgramRefused@1':
             row({ kind: 'program', decision: 'refused', detail: String(value.report ?? '').split('\n')[0]! });
@@ -98,12 +129,16 @@ export function journalRows(entries: readonly JournalEntry[]): JournalRow[] {
 function firstRunClock(entries: readonly JournalEntry[]): number {
   for (const entry of entries) {
     const body = entry.body as Body;
-    if (entry.kind === 'DomainEventAppended' && body.schema === 'cairn/RunStarted@1') return Number((body.value as Body | undefined)?.clock_ms ?? 0);
+    if (entry.kind === 'DomainEventAppended' && body.schema === 'cairn/RunStarted@1')
+      return Number((body.value as Body | undefined)?.clock_ms ?? 0);
   }
   return 0;
 }
 
 /** Verifies the chain of a journal and, when given, that it reaches the recorded head. */
-export function verifyJournal(entries: readonly JournalEntry[], head: { hash: string; length: number } | undefined): { seq: number; reason: string } | undefined {
+export function verifyJournal(
+  entries: readonly JournalEntry[],
+  head: { hash: string; length: number } | undefined,
+): { seq: number; reason: string } | undefined {
   return verifyChain(entries, head as never) ?? undefined;
 }

@@ -51,7 +51,9 @@ export class PendingWrites {
   add(write: PendingWrite): void {
     const image = write.image === undefined ? null : Buffer.from(encodePreImages([write.image]));
     const expected = Buffer.from(encodePreImages([{ path: write.path, before: write.expected, after: write.expected }]));
-    this.db.prepare('INSERT OR REPLACE INTO cairn_pending_writes (op_id, agent_id, kind, path, expected, image) VALUES (?, ?, ?, ?, ?, ?)').run(write.opId, write.agentId, write.kind, write.path, expected, image);
+    this.db
+      .prepare('INSERT OR REPLACE INTO cairn_pending_writes (op_id, agent_id, kind, path, expected, image) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(write.opId, write.agentId, write.kind, write.path, expected, image);
   }
 
   /** Every pending write, grouped by operation in the order they were added. */
@@ -65,7 +67,13 @@ export class PendingWrites {
       image: Buffer | null;
     }[];
     return rows.map((row) => {
-      const write: PendingWrite = { opId: row.op_id, agentId: row.agent_id, kind: row.kind, path: row.path, expected: decodePreImages(row.expected)[0]!.before };
+      const write: PendingWrite = {
+        opId: row.op_id,
+        agentId: row.agent_id,
+        kind: row.kind,
+        path: row.path,
+        expected: decodePreImages(row.expected)[0]!.before,
+      };
       if (row.image !== null) write.image = decodePreImages(row.image)[0]!;
       return write;
     });
@@ -78,7 +86,9 @@ export class PendingWrites {
   }
 
   recordAccept(record: AcceptRecord): void {
-    this.db.prepare('INSERT INTO cairn_accepts (id, agent_id, created_at, pre_images) VALUES (?, ?, ?, ?)').run(record.id, record.agentId, record.createdAt, Buffer.from(encodePreImages(record.preImages)));
+    this.db
+      .prepare('INSERT INTO cairn_accepts (id, agent_id, created_at, pre_images) VALUES (?, ?, ?, ?)')
+      .run(record.id, record.agentId, record.createdAt, Buffer.from(encodePreImages(record.preImages)));
   }
 
   /** Replaces an accept's pre-images (paths the disk never received are dropped from it). */
@@ -88,13 +98,22 @@ export class PendingWrites {
 
   /** The agent's accepts not yet undone, newest first. */
   openAccepts(agentId: string): AcceptRecord[] {
-    const rows = this.db.prepare('SELECT id, agent_id, created_at, pre_images FROM cairn_accepts WHERE agent_id = ? AND undone_at IS NULL ORDER BY created_at DESC, rowid DESC').all(agentId) as {
+    const rows = this.db
+      .prepare(
+        'SELECT id, agent_id, created_at, pre_images FROM cairn_accepts WHERE agent_id = ? AND undone_at IS NULL ORDER BY created_at DESC, rowid DESC',
+      )
+      .all(agentId) as {
       id: string;
       agent_id: string;
       created_at: number;
       pre_images: Buffer;
     }[];
-    return rows.map((row) => ({ id: row.id, agentId: row.agent_id, createdAt: row.created_at, preImages: decodePreImages(row.pre_images) }));
+    return rows.map((row) => ({
+      id: row.id,
+      agentId: row.agent_id,
+      createdAt: row.created_at,
+      preImages: decodePreImages(row.pre_images),
+    }));
   }
 
   markUndone(ids: readonly string[], time: number): void {

@@ -17,8 +17,17 @@ export function rejectAgent(core: ProjectCore, agentId: string, reason: string |
   const record = core.store.require(agentId);
   const text = (reason ?? '').trim() || DEFAULT_REASON;
   if (record.state !== 'queued' && record.state !== 'reviewing' && record.state !== 'failed') {
-    const hint = record.state === 'accepted' ? `undo the accept first with \`cairn undo ${agentId}\`` : record.state === 'running' ? 'wait for it to submit or fail' : undefined;
-    throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state}; only a queued, reviewing or failed agent can be rejected`, hint === undefined ? {} : { hint });
+    const hint =
+      record.state === 'accepted'
+        ? `undo the accept first with \`cairn undo ${agentId}\``
+        : record.state === 'running'
+          ? 'wait for it to submit or fail'
+          : undefined;
+    throw new CairnError(
+      'CAIRN_INVALID_STATE',
+      `agent ${agentId} is ${record.state}; only a queued, reviewing or failed agent can be rejected`,
+      hint === undefined ? {} : { hint },
+    );
   }
   const overlayPath = core.layout.overlayPath(agentId);
   let ledgerId: number | undefined;
@@ -30,7 +39,13 @@ export function rejectAgent(core: ProjectCore, agentId: string, reason: string |
       ledger.close();
     }
   }
-  const rejected = core.store.transition(agentId, [record.state], 'rejected', { reason: text, rejectedFrom: record.state, ledgerId, owner: undefined }, 'reject');
+  const rejected = core.store.transition(
+    agentId,
+    [record.state],
+    'rejected',
+    { reason: text, rejectedFrom: record.state, ledgerId, owner: undefined },
+    'reject',
+  );
   core.recordChanged(rejected);
   core.emit({ type: 'agent.rejected', time: new Date(core.clock()).toISOString(), agentId, reason: text });
   return toAgentInfo(rejected);
@@ -39,13 +54,17 @@ export function rejectAgent(core: ProjectCore, agentId: string, reason: string |
 /** Brings a rejected agent back to where it was (usually `reviewing`), its overlay moved back from the ledger. */
 export function restoreAgent(core: ProjectCore, agentId: string): AgentInfo {
   const record = core.store.require(agentId);
-  if (record.state !== 'rejected') throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state}; only a rejected agent can be restored`);
+  if (record.state !== 'rejected')
+    throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state}; only a rejected agent can be restored`);
   if (record.ledgerId !== undefined) {
     const ledger = Ledger.open(core.layout.binPath);
     try {
       const entry = ledger.get(record.ledgerId);
       if (entry?.collectedAt !== null && entry?.collectedAt !== undefined) {
-        throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId}'s overlay was collected on ${new Date(entry.collectedAt).toISOString()}; it cannot be restored`);
+        throw new CairnError(
+          'CAIRN_INVALID_STATE',
+          `agent ${agentId}'s overlay was collected on ${new Date(entry.collectedAt).toISOString()}; it cannot be restored`,
+        );
       }
       if (entry !== undefined && entry.restoredAt === null) ledger.restore(record.ledgerId);
     } finally {
@@ -53,7 +72,13 @@ export function restoreAgent(core: ProjectCore, agentId: string): AgentInfo {
     }
   }
   const back = record.rejectedFrom ?? 'reviewing';
-  const restored = core.store.transition(agentId, ['rejected'], back, { reason: back === 'failed' ? record.failure?.message : undefined, ledgerId: undefined, rejectedFrom: undefined }, 'restore');
+  const restored = core.store.transition(
+    agentId,
+    ['rejected'],
+    back,
+    { reason: back === 'failed' ? record.failure?.message : undefined, ledgerId: undefined, rejectedFrom: undefined },
+    'restore',
+  );
   core.recordChanged(restored);
   core.emit({ type: 'agent.restored', time: new Date(core.clock()).toISOString(), agentId });
   return toAgentInfo(restored);
@@ -61,7 +86,8 @@ export function restoreAgent(core: ProjectCore, agentId: string): AgentInfo {
 
 /** Deletes for good the overlays of agents rejected at least `olderThanMs` ago; nothing else is touched. */
 export function collectRejected(core: ProjectCore, olderThanMs: number): CollectOutcome {
-  if (!Number.isFinite(olderThanMs) || olderThanMs < 0) throw new CairnError('CAIRN_INVALID_ARGUMENT', 'the age must be a non-negative number of milliseconds');
+  if (!Number.isFinite(olderThanMs) || olderThanMs < 0)
+    throw new CairnError('CAIRN_INVALID_ARGUMENT', 'the age must be a non-negative number of milliseconds');
   const ledger = Ledger.open(core.layout.binPath);
   try {
     const collected = ledger.collect(core.clock() - olderThanMs);

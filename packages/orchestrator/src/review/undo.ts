@@ -18,7 +18,9 @@ export function undoAccepts(core: ProjectCore, agentId: string, options: { force
   const pending = new PendingWrites(core.stable);
   const accepts = pending.openAccepts(agentId);
   if (accepts.length === 0 || (record.state !== 'accepted' && record.state !== 'reviewing')) {
-    throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state} and has no accept to undo`, { hint: `see it with \`cairn status ${agentId}\`` });
+    throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state} and has no accept to undo`, {
+      hint: `see it with \`cairn status ${agentId}\``,
+    });
   }
   const { root } = core.layout;
   const images: PreImage[] = [...accepts].reverse().flatMap((a) => a.preImages);
@@ -33,12 +35,22 @@ export function undoAccepts(core: ProjectCore, agentId: string, options: { force
     restored = undone.restored;
     conflicts = undone.conflicts.map((c) => ({ path: c.path, reason: 'changed-since-accept' }));
     const latest = new Map(images.map((image) => [image.path, image]));
-    for (const path of restored) pending.add({ opId, agentId, kind: 'undo', path, expected: expected.get(path)!, image: latest.get(path)! });
-    pending.markUndone(accepts.map((a) => a.id), core.clock());
+    for (const path of restored)
+      pending.add({ opId, agentId, kind: 'undo', path, expected: expected.get(path)!, image: latest.get(path)! });
+    pending.markUndone(
+      accepts.map((a) => a.id),
+      core.clock(),
+    );
     const left = images.filter((image) => undone.conflicts.some((c) => c.path === image.path));
     if (left.length > 0) pending.recordAccept({ id: `${opId}-left`, agentId, createdAt: core.clock(), preImages: left });
   });
-  const completed = completeOperation(core, opId, 'undo', agentId, pending.all().filter((w) => w.opId === opId));
+  const completed = completeOperation(
+    core,
+    opId,
+    'undo',
+    agentId,
+    pending.all().filter((w) => w.opId === opId),
+  );
   for (const path of completed.yielded) conflicts.push({ path, reason: 'changed-on-disk' });
   const after = completed.agent ?? core.store.require(agentId);
   core.recordChanged(after);

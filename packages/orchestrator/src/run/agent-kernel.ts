@@ -36,7 +36,13 @@ export function addSpend(spent: JournalSpend, entry: JournalEntry): void {
  * was already spent, so a revision tomorrow, or a CLI run after a daemon's, cannot spend them twice.
  * `nowNs` is the run's recorded clock, which a replay sets to the same value.
  */
-export function createAgentKernel(governance: CompiledGovernance, journal: Journal, signer: ReceiptSigner, spent: JournalSpend, nowNs: () => bigint): EffectKernel {
+export function createAgentKernel(
+  governance: CompiledGovernance,
+  journal: Journal,
+  signer: ReceiptSigner,
+  spent: JournalSpend,
+  nowNs: () => bigint,
+): EffectKernel {
   const grants: CapGrantJson[] = governance.grants.map((grant) => {
     if (grant.budget === undefined) return grant;
     const budget = { ...grant.budget };
@@ -44,5 +50,13 @@ export function createAgentKernel(governance: CompiledGovernance, journal: Journ
     if (grant.name === FS_GRANT && budget.bytes !== undefined) budget.bytes = Math.max(0, budget.bytes - spent.bytes);
     return { ...grant, budget };
   });
-  return new EffectKernel({ world: governance.world, grants, policy: governance.policy, journal, adapters: signer.adapterKeys(), nowNs, verifySignature: nodeSignatureVerifier });
+  return new EffectKernel({
+    world: governance.world,
+    grants,
+    policy: governance.policy,
+    journal,
+    adapters: signer.adapterKeys(),
+    nowNs,
+    verifySignature: nodeSignatureVerifier,
+  });
 }

@@ -1,4 +1,4 @@
-import { AgentFS, Overlay, SqliteJournalStore } from '@cairn/agentfs';
+import { type AgentFS, Overlay, SqliteJournalStore } from '@cairn/agentfs';
 import { Journal, type JournalEntry, type JournalStore } from '@cairn/air';
 import { CairnError } from '../errors.js';
 import { BlobStore } from './blob-store.js';
@@ -61,11 +61,18 @@ export class AgentWorkspace {
     const overlay = Overlay.open(path, stable);
     try {
       const store = new WatchedJournalStore(new SqliteJournalStore(overlay.upper.db));
-      const opened = Journal.open(store, expectedHead === undefined ? {} : { expectedHead: expectedHead as { hash: JournalEntry['hash']; length: number } });
+      const opened = Journal.open(
+        store,
+        expectedHead === undefined ? {} : { expectedHead: expectedHead as { hash: JournalEntry['hash']; length: number } },
+      );
       if (!opened.ok) {
-        throw new CairnError('CAIRN_CORRUPT', `the journal of agent ${agentId} is broken at entry ${opened.broken.seq}: ${opened.broken.reason}`, {
-          hint: 'the journal was altered or cut short after it was written; the agent cannot be resumed or replayed',
-        });
+        throw new CairnError(
+          'CAIRN_CORRUPT',
+          `the journal of agent ${agentId} is broken at entry ${opened.broken.seq}: ${opened.broken.reason}`,
+          {
+            hint: 'the journal was altered or cut short after it was written; the agent cannot be resumed or replayed',
+          },
+        );
       }
       return new AgentWorkspace(overlay, opened.journal, store);
     } catch (error) {

@@ -5,7 +5,9 @@ import { FS_GRANT, LLM_GRANT } from '../governance/default-manifest.js';
 import { denialMessage, idempotencyKey, isBudgetDenial, type RunContext } from './run-context.js';
 
 /** What a governed effect came to: its receipt payload, or why not (denied by the gate, or failed). */
-export type EffectOutcome = { ok: true; payload: Record<string, CborValue> } | { ok: false; denied: boolean; message: string; code: string };
+export type EffectOutcome =
+  | { ok: true; payload: Record<string, CborValue> }
+  | { ok: false; denied: boolean; message: string; code: string };
 
 type Admission = { ok: true; intentHash: string } | { ok: false; outcome: EffectOutcome };
 
@@ -16,16 +18,31 @@ type Admission = { ok: true; intentHash: string } | { ok: false; outcome: Effect
  * `perform` runs only for an admitted effect; in a replay it runs for writes only (to rebuild the overlay)
  * and must produce the payload that was recorded.
  */
-export function governedFsEffect(ctx: RunContext, kind: string, params: Record<string, unknown>, perform: () => EffectResult, subject: Subject): EffectOutcome {
+export function governedFsEffect(
+  ctx: RunContext,
+  kind: string,
+  params: Record<string, unknown>,
+  perform: () => EffectResult,
+  subject: Subject,
+): EffectOutcome {
   const admission = admit(ctx, kind, params, subject);
   if (!admission.ok) return admission.outcome;
-  if (ctx.mode === 'live') return finish(ctx, kind, ctx.signer.sign({ intentHash: admission.intentHash as Receipt['intentHash'], adapterId: FS_ADAPTER, ...receiptOf(perform()) }), subject);
+  if (ctx.mode === 'live')
+    return finish(
+      ctx,
+      kind,
+      ctx.signer.sign({ intentHash: admission.intentHash as Receipt['intentHash'], adapterId: FS_ADAPTER, ...receiptOf(perform()) }),
+      subject,
+    );
   const recorded = recordedReceipt(ctx, admission.intentHash, kind, params, subject);
   if (!('intentHash' in recorded)) return recorded;
   if (kind === 'fs.write') {
     const redone = perform();
     if (redone.status !== recorded.status || !sameCbor(redone.payload, recorded.receipt)) {
-      return diverge(ctx, `${subject.tool} ${JSON.stringify(params.path ?? '')} came out differently: recorded ${show(recorded.receipt)}, replayed ${show(redone.payload)}`);
+      return diverge(
+        ctx,
+        `${subject.tool} ${JSON.stringify(params.path ?? '')} came out differently: recorded ${show(recorded.receipt)}, replayed ${show(redone.payload)}`,
+      );
     }
   }
   return finish(ctx, kind, recorded, subject);
@@ -41,7 +58,12 @@ export async function governedModelEffect(ctx: RunContext, params: Record<string
     return 'intentHash' in recorded ? finish(ctx, kind, recorded, subject) : recorded;
   }
   const result = await ctx.callModel(params);
-  return finish(ctx, kind, ctx.signer.sign({ intentHash: admission.intentHash as Receipt['intentHash'], adapterId: LLM_ADAPTER, ...receiptOf(result) }), subject);
+  return finish(
+    ctx,
+    kind,
+    ctx.signer.sign({ intentHash: admission.intentHash as Receipt['intentHash'], adapterId: LLM_ADAPTER, ...receiptOf(result) }),
+    subject,
+  );
 }
 
 /** Who asked for an effect, for events and messages. */
@@ -53,17 +75,41 @@ export interface Subject {
 function admit(ctx: RunContext, kind: string, params: Record<string, unknown>, subject: Subject): Admission {
   const seq = ctx.calls++;
   const cap = kind === 'llm.generate' ? LLM_GRANT : FS_GRANT;
-  const admitted = ctx.kernel.enqueue({ kind, params, cap, idempotencyKey: idempotencyKey(ctx.agentId, ctx.run, seq), origin: { kind: 'agent', name: ctx.agentId }, instanceId: `${ctx.agentId}/${ctx.run}` });
+  const admitted = ctx.kernel.enqueue({
+    kind,
+    params,
+    cap,
+    idempotencyKey: idempotencyKey(ctx.agentId, ctx.run, seq),
+    origin: { kind: 'agent', name: ctx.agentId },
+    instanceId: `${ctx.agentId}/${ctx.run}`,
+  });
   if (admitted.ok) return { ok: true, intentHash: admitted.intent.intentHash };
   const message = denialMessage(admitted.denial);
-  if (isBudgetDenial(admitted.denial) && ctx.breach === undefined) ctx.breach = { budget: kind === 'llm.generate' ? 'tokens' : 'bytes', message };
-  ctx.emit({ type: 'agent.denied', time: iso(ctx), agentId: ctx.agentId, tool: subject.tool, effect: kind, ...(subject.path === undefined ? {} : { path: subject.path }), reason: message });
+  if (isBudgetDenial(admitted.denial) && ctx.breach === undefined)
+    ctx.breach = { budget: kind === 'llm.generate' ? 'tokens' : 'bytes', message };
+  ctx.emit({
+    type: 'agent.denied',
+    time: iso(ctx),
+    agentId: ctx.agentId,
+    tool: subject.tool,
+    effect: kind,
+    ...(subject.path === undefined ? {} : { path: subject.path }),
+    reason: message,
+  });
   return { ok: false, outcome: { ok: false, denied: true, message, code: `denied-${admitted.denial.stage}` } };
 }
 
-function recordedReceipt(ctx: RunContext, intentHash: string, kind: string, params: Record<string, unknown>, subject: Subject): Receipt | EffectOutcome {
+function recordedReceipt(
+  ctx: RunContext,
+  intentHash: string,
+  kind: string,
+  params: Record<string, unknown>,
+  subject: Subject,
+): Receipt | EffectOutcome {
   const recorded = ctx.recorded?.take(intentHash);
-  return recorded ?? diverge(ctx, `${subject.tool} made an effect the recording does not have (${kind} ${JSON.stringify(params.path ?? '')})`);
+  return (
+    recorded ?? diverge(ctx, `${subject.tool} made an effect the recording does not have (${kind} ${JSON.stringify(params.path ?? '')})`)
+  );
 }
 
 function finish(ctx: RunContext, kind: string, receipt: Receipt, subject: Subject): EffectOutcome {
@@ -82,7 +128,9 @@ function receiptOf(result: EffectResult): Pick<Receipt, 'status' | 'receipt'> {
 }
 
 function show(value: CborValue): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? `<${v.length} bytes>` : v));
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? `<${v.length} bytes>` : v,
+  );
 }
 
 function diverge(ctx: RunContext, reason: string): EffectOutcome {

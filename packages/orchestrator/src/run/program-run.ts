@@ -37,10 +37,22 @@ export function runSeed(agentId: string, run: number): number {
  * (its inputs: program, language, seed, clock) and a `cairn/RunEnded@1` entry (its outcome and the digest of
  * the paths it touched), both in the agent's journal.
  */
-export async function runProgram(ctx: RunContext, sandbox: Sandbox, program: { code: string; lang: ProgramLang }, limits: RunLimits, clockMs: number): Promise<ProgramRunResult> {
+export async function runProgram(
+  ctx: RunContext,
+  sandbox: Sandbox,
+  program: { code: string; lang: ProgramLang },
+  limits: RunLimits,
+  clockMs: number,
+): Promise<ProgramRunResult> {
   const seed = runSeed(ctx.agentId, ctx.run);
   const programRef = ctx.view.blobs.put(program.code);
-  ctx.transaction(() => ctx.journal.append('DomainEventAppended', { schema: 'cairn/RunStarted@1', value: { run: ctx.run, program_ref: programRef, lang: program.lang, seed, clock_ms: clockMs }, origin: 'cairn' }));
+  ctx.transaction(() =>
+    ctx.journal.append('DomainEventAppended', {
+      schema: 'cairn/RunStarted@1',
+      value: { run: ctx.run, program_ref: programRef, lang: program.lang, seed, clock_ms: clockMs },
+      origin: 'cairn',
+    }),
+  );
   const result = await sandbox.run({
     code: program.code,
     engine: program.lang === 'py' ? 'python' : 'js',
@@ -53,8 +65,16 @@ export async function runProgram(ctx: RunContext, sandbox: Sandbox, program: { c
   const digest = touchedDigest(ctx.view);
   const outcome: Record<string, unknown> = { run: ctx.run, status: result.status, calls: result.stats.calls, digest };
   if (result.error !== undefined) outcome.error = `${result.error.name}: ${result.error.message}`.slice(0, 2000);
-  ctx.transaction(() => ctx.journal.append('DomainEventAppended', { schema: 'cairn/RunEnded@1', value: outcome as never, origin: 'cairn' }));
-  const run: ProgramRunResult = { status: result.status, calls: result.stats.calls, logs: result.logs, wallMs: result.stats.wallMs, digest };
+  ctx.transaction(() =>
+    ctx.journal.append('DomainEventAppended', { schema: 'cairn/RunEnded@1', value: outcome as never, origin: 'cairn' }),
+  );
+  const run: ProgramRunResult = {
+    status: result.status,
+    calls: result.stats.calls,
+    logs: result.logs,
+    wallMs: result.stats.wallMs,
+    digest,
+  };
   if (result.error !== undefined) run.error = result.error;
   const failed = lastFailedCall(result.calls);
   if (failed !== undefined) run.failedCall = failed;

@@ -17,7 +17,10 @@ export class TouchedLog {
   private readonly insert;
   private readonly select;
 
-  constructor(store: AgentFS, private readonly blobs: BlobStore) {
+  constructor(
+    store: AgentFS,
+    private readonly blobs: BlobStore,
+  ) {
     store.db.exec(`CREATE TABLE IF NOT EXISTS cairn_run_touched (run INTEGER NOT NULL, path TEXT NOT NULL, kind TEXT NOT NULL,
       mode INTEGER NOT NULL, content_ref TEXT, PRIMARY KEY (run, path))`);
     this.insert = store.db.prepare('INSERT OR IGNORE INTO cairn_run_touched (run, path, kind, mode, content_ref) VALUES (?, ?, ?, ?, ?)');

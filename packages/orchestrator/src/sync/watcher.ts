@@ -62,7 +62,12 @@ export function watchProject(core: ProjectCore, options: { debounceMs?: number }
         });
       }
     } catch (error) {
-      core.emit({ type: 'error', time: new Date(core.clock()).toISOString(), code: 'sync', message: `could not apply an edit to stable.db: ${(error as Error).message}` });
+      core.emit({
+        type: 'error',
+        time: new Date(core.clock()).toISOString(),
+        code: 'sync',
+        message: `could not apply an edit to stable.db: ${(error as Error).message}`,
+      });
       return;
     }
     if (changed.length > 0) core.emit({ type: 'sync.changed', time: new Date(core.clock()).toISOString(), paths: changed });

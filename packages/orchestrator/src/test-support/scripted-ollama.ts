@@ -4,7 +4,15 @@ import type { AddressInfo, Socket } from 'node:net';
 /** One scripted answer of the fake model server. */
 export type ScriptedReply =
   /** A model's answer; streamed in small chunks when the client streams. */
-  | { kind: 'answer'; text: string; doneReason?: 'stop' | 'length'; promptTokens?: number; completionTokens?: number; headerDelayMs?: number; chunkDelayMs?: number }
+  | {
+      kind: 'answer';
+      text: string;
+      doneReason?: 'stop' | 'length';
+      promptTokens?: number;
+      completionTokens?: number;
+      headerDelayMs?: number;
+      chunkDelayMs?: number;
+    }
   /** An HTTP error with a JSON body, as Ollama sends them (`404 {"error":"model \"x\" not found, try pulling it first"}`). */
   | { kind: 'status'; status: number; body: unknown }
   /** The connection closes in the middle of the answer. */
@@ -33,7 +41,10 @@ export interface ScriptedOllama {
  * `/api/generate` (streaming NDJSON or `stream: false`), `GET /api/tags`, `POST /api/show`, `GET /api/version` —
  * and answers model calls from `script` in order (the last one repeats), or from a function of the request.
  */
-export async function startScriptedOllama(script: readonly ScriptedReply[] | ((request: ScriptedRequest, index: number) => ScriptedReply), models: readonly string[] = ['qwen2.5-coder:7b']): Promise<ScriptedOllama> {
+export async function startScriptedOllama(
+  script: readonly ScriptedReply[] | ((request: ScriptedRequest, index: number) => ScriptedReply),
+  models: readonly string[] = ['qwen2.5-coder:7b'],
+): Promise<ScriptedOllama> {
   const requests: ScriptedRequest[] = [];
   const sockets = new Set<Socket>();
   let calls = 0;
@@ -57,10 +68,22 @@ export async function startScriptedOllama(script: readonly ScriptedReply[] | ((r
     const request = { method: req.method ?? 'GET', path, body };
     requests.push(request);
     if (path === '/api/version') return json(res, 200, { version: '0.6.0' });
-    if (path === '/api/tags') return json(res, 200, { models: models.map((name) => ({ name, model: name, size: 4_700_000_000, digest: 'sha256:' + '0'.repeat(64), modified_at: '2026-01-01T00:00:00Z', details: {} })) });
+    if (path === '/api/tags')
+      return json(res, 200, {
+        models: models.map((name) => ({
+          name,
+          model: name,
+          size: 4_700_000_000,
+          digest: 'sha256:' + '0'.repeat(64),
+          modified_at: '2026-01-01T00:00:00Z',
+          details: {},
+        })),
+      });
     if (path === '/api/show') {
       const name = String(body.model ?? body.name ?? '');
-      return models.includes(name) ? json(res, 200, { modelfile: '', parameters: '', template: '', details: {} }) : json(res, 404, { error: `model "${name}" not found, try pulling it first` });
+      return models.includes(name)
+        ? json(res, 200, { modelfile: '', parameters: '', template: '', details: {} })
+        : json(res, 404, { error: `model "${name}" not found, try pulling it first` });
     }
     if (path !== '/api/chat' && path !== '/api/generate') return json(res, 404, { error: `no route ${path}` });
     const reply = typeof script === 'function' ? script(request, calls) : script[Math.min(calls, script.length - 1)]!;
@@ -92,7 +115,11 @@ export async function startScriptedOllama(script: readonly ScriptedReply[] | ((r
         res.socket?.destroy();
         return;
       }
-      return json(res, 200, chat ? { ...final, message: { role: 'assistant', content: answer.text } } : { ...final, response: answer.text });
+      return json(
+        res,
+        200,
+        chat ? { ...final, message: { role: 'assistant', content: answer.text } } : { ...final, response: answer.text },
+      );
     }
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
     const chunks = answer.text.match(/[\s\S]{1,24}/g) ?? [];
@@ -101,7 +128,9 @@ export async function startScriptedOllama(script: readonly ScriptedReply[] | ((r
         res.socket?.destroy();
         return;
       }
-      const line = chat ? { model, created_at: new Date().toISOString(), message: { role: 'assistant', content: chunk }, done: false } : { model, created_at: new Date().toISOString(), response: chunk, done: false };
+      const line = chat
+        ? { model, created_at: new Date().toISOString(), message: { role: 'assistant', content: chunk }, done: false }
+        : { model, created_at: new Date().toISOString(), response: chunk, done: false };
       res.write(JSON.stringify(line) + '\n');
       if (answer.chunkDelayMs) await sleep(answer.chunkDelayMs);
     }

@@ -23,7 +23,8 @@ export function resolveToolPath(fs: OverlayFileSystem, raw: unknown, mode: 'foll
     const leaf = lexical.slice(slash + 1);
     return { type: 'resolved', path: parent === '' ? leaf : `${parent}/${leaf}` };
   } catch (error) {
-    if (isAgentFSError(error, 'EPERM')) return { type: 'refused', reason: `"${raw}" leads through a symbolic link that points outside the project` };
+    if (isAgentFSError(error, 'EPERM'))
+      return { type: 'refused', reason: `"${raw}" leads through a symbolic link that points outside the project` };
     if (isAgentFSError(error, 'ELOOP')) return { type: 'refused', reason: `"${raw}" leads through a loop of symbolic links` };
     if (isAgentFSError(error, 'ENOENT') || isAgentFSError(error, 'ENOTDIR')) return { type: 'resolved', path: lexical };
     throw error;

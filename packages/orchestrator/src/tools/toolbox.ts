@@ -22,30 +22,34 @@ const MAX_SUMMARY = 4000;
  */
 export function buildToolbox(ctx: RunContext): Record<string, ToolHandler> {
   const tools: Record<string, ToolHandler> = {
-    read_file: (path) => fsCall(ctx, 'read_file', path, 'follow', (p) => [
-      'fs.read',
-      { path: p },
-      () => performRead(ctx.view, p, false),
-      (r) => ctx.blobs.text(String(r.content_ref)),
-    ]),
-    file_exists: (path) => fsCall(ctx, 'file_exists', path, 'follow', (p) => [
-      'fs.read',
-      { path: p, stat_only: true },
-      () => performRead(ctx.view, p, true),
-      (r) => r.kind !== 'absent',
-    ]),
-    list_dir: (path = '.') => fsCall(ctx, 'list_dir', path, 'follow', (p) => [
-      'fs.list',
-      { path: p },
-      () => performList(ctx.view, p, false),
-      (r) => (r.entries as string[]).slice(),
-    ]),
-    get_file_tree: () => fsCall(ctx, 'get_file_tree', '.', 'follow', (p) => [
-      'fs.list',
-      { path: p, recursive: true },
-      () => performList(ctx.view, p, true),
-      (r) => ctx.blobs.text(String(r.result_ref)),
-    ]),
+    read_file: (path) =>
+      fsCall(ctx, 'read_file', path, 'follow', (p) => [
+        'fs.read',
+        { path: p },
+        () => performRead(ctx.view, p, false),
+        (r) => ctx.blobs.text(String(r.content_ref)),
+      ]),
+    file_exists: (path) =>
+      fsCall(ctx, 'file_exists', path, 'follow', (p) => [
+        'fs.read',
+        { path: p, stat_only: true },
+        () => performRead(ctx.view, p, true),
+        (r) => r.kind !== 'absent',
+      ]),
+    list_dir: (path = '.') =>
+      fsCall(ctx, 'list_dir', path, 'follow', (p) => [
+        'fs.list',
+        { path: p },
+        () => performList(ctx.view, p, false),
+        (r) => (r.entries as string[]).slice(),
+      ]),
+    get_file_tree: () =>
+      fsCall(ctx, 'get_file_tree', '.', 'follow', (p) => [
+        'fs.list',
+        { path: p, recursive: true },
+        () => performList(ctx.view, p, true),
+        (r) => ctx.blobs.text(String(r.result_ref)),
+      ]),
     search_files: (glob) => {
       const pattern = requireString(glob, 'search_files', 'glob');
       return fsCall(ctx, 'search_files', '.', 'follow', (p) => [
@@ -92,14 +96,15 @@ export function buildToolbox(ctx: RunContext): Record<string, ToolHandler> {
       return ctx.feedback === undefined ? ctx.task : `${ctx.task}\n\nFeedback on your earlier proposal:\n${ctx.feedback}`;
     },
     log: (message) => {
-      const text = (typeof message === 'string' ? message : JSON.stringify(message) ?? String(message)).slice(0, MAX_LOG);
+      const text = (typeof message === 'string' ? message : (JSON.stringify(message) ?? String(message))).slice(0, MAX_LOG);
       note(ctx, { tool: 'log', message: text });
       ctx.emit({ type: 'agent.log', time: new Date(ctx.clock()).toISOString(), agentId: ctx.agentId, message: text });
       return true;
     },
     submit_result: (summary, changedFiles = []) => {
       const text = requireString(summary, 'submit_result', 'summary').slice(0, MAX_SUMMARY);
-      if (!Array.isArray(changedFiles) || changedFiles.some((f) => typeof f !== 'string')) throw new ToolError('submit_result: changed_files must be a list of paths');
+      if (!Array.isArray(changedFiles) || changedFiles.some((f) => typeof f !== 'string'))
+        throw new ToolError('submit_result: changed_files must be a list of paths');
       ctx.submission = { summary: text, changedFiles: changedFiles as string[] };
       note(ctx, { tool: 'submit_result', summary: text, changed_files: changedFiles as string[] });
       return true;
@@ -108,10 +113,16 @@ export function buildToolbox(ctx: RunContext): Record<string, ToolHandler> {
   return tools;
 }
 
-type Plan = [kind: string, params: Record<string, unknown>, perform: Parameters<typeof governedFsEffect>[3], value: (payload: Record<string, CborValue>) => unknown];
+type Plan = [
+  kind: string,
+  params: Record<string, unknown>,
+  perform: Parameters<typeof governedFsEffect>[3],
+  value: (payload: Record<string, CborValue>) => unknown,
+];
 
 function writeCall(ctx: RunContext, write: WriteOp): Plan {
-  const params: Record<string, unknown> = write.op === 'move' ? { op: 'move', path: write.path, to: write.to, size: 0 } : { op: write.op, path: write.path, size: 0 };
+  const params: Record<string, unknown> =
+    write.op === 'move' ? { op: 'move', path: write.path, to: write.to, size: 0 } : { op: write.op, path: write.path, size: 0 };
   return ['fs.write', params, () => performWrite(ctx.view, write), () => true];
 }
 
@@ -124,7 +135,13 @@ function fsCall(ctx: RunContext, tool: string, rawPath: unknown, mode: 'follow' 
   return settle(ctx, tool, resolved.path, outcome, value);
 }
 
-function settle(ctx: RunContext, tool: string, path: string | undefined, outcome: EffectOutcome, value: (payload: Record<string, CborValue>) => unknown): unknown {
+function settle(
+  ctx: RunContext,
+  tool: string,
+  path: string | undefined,
+  outcome: EffectOutcome,
+  value: (payload: Record<string, CborValue>) => unknown,
+): unknown {
   const time = new Date(ctx.clock()).toISOString();
   const where = path === undefined ? {} : { path };
   if (!outcome.ok) {
@@ -150,12 +167,19 @@ function resolvePath(ctx: RunContext, raw: unknown, mode: 'follow' | 'entry', na
     return lexical === undefined ? { type: 'lexical', path: raw } : { type: 'resolved', path: lexical };
   }
   const resolved = resolveToolPath(ctx.view.fs, raw, mode, name);
-  if (resolved.type === 'resolved' && typeof raw === 'string' && resolved.path !== normalizeLexically(raw)) notePath(ctx, raw, mode, resolved.path);
+  if (resolved.type === 'resolved' && typeof raw === 'string' && resolved.path !== normalizeLexically(raw))
+    notePath(ctx, raw, mode, resolved.path);
   return resolved;
 }
 
 function notePath(ctx: RunContext, raw: string, mode: 'follow' | 'entry', path: string): void {
-  ctx.transaction(() => ctx.journal.append('DomainEventAppended', { schema: 'cairn/PathResolved@1', value: { run: ctx.run, raw, mode, path }, origin: 'agent' }));
+  ctx.transaction(() =>
+    ctx.journal.append('DomainEventAppended', {
+      schema: 'cairn/PathResolved@1',
+      value: { run: ctx.run, raw, mode, path },
+      origin: 'agent',
+    }),
+  );
 }
 
 /** A call Cairn refuses before it becomes an effect (a path that cannot be followed): journaled, then thrown. */

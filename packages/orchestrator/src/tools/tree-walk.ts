@@ -11,7 +11,13 @@ export interface WalkEntry {
  * following symbolic links; `skip` prunes a path (and, for a directory, everything below it).
  * Returning false from `visit` stops the walk.
  */
-export function walkTree(fs: FileSystem, dir: string, skip: (path: string) => boolean, visit: (entry: WalkEntry) => boolean | void): void {
+export function walkTree(
+  fs: FileSystem,
+  dir: string,
+  skip: (path: string) => boolean,
+  // biome-ignore lint/suspicious/noConfusingVoidType: a visitor that returns nothing means "go on"
+  visit: (entry: WalkEntry) => boolean | void,
+): void {
   const walk = (at: string): boolean => {
     const entries = fs.readdirPlus('/' + at);
     for (const entry of entries) {

@@ -29,7 +29,14 @@ async function handleRun(run: RunMessage): Promise<void> {
   try {
     done = run.engine === 'python' ? await runPython(run, hooks) : await runJavaScript(run, hooks);
   } catch (error) {
-    done = { type: 'done', runId: run.runId, status: 'error', error: { name: 'Error', message: stripHostPaths(String((error as Error)?.message ?? error)) }, cpuMs: 0, heapBytes: 0 };
+    done = {
+      type: 'done',
+      runId: run.runId,
+      status: 'error',
+      error: { name: 'Error', message: stripHostPaths(String((error as Error)?.message ?? error)) },
+      cpuMs: 0,
+      heapBytes: 0,
+    };
   }
   for (const [callId, resolve] of pendingCalls) {
     resolve('0the run has ended');

@@ -27,7 +27,8 @@ export async function runJavaScript(run: RunMessage, hooks: EngineHooks): Promis
   hooks.onAbort(stop);
   const deadline = setTimeout(() => stop('timeout', `the run took longer than ${limits.wallMs} ms`), limits.wallMs);
   const cpuWatch = setInterval(() => {
-    if (!isolate.isDisposed && Number(isolate.cpuTime) / 1e6 > limits.cpuMs) stop('timeout', `the program used more than ${limits.cpuMs} ms of CPU time`);
+    if (!isolate.isDisposed && Number(isolate.cpuTime) / 1e6 > limits.cpuMs)
+      stop('timeout', `the program used more than ${limits.cpuMs} ms of CPU time`);
   }, CPU_POLL_MS);
   let cpuMs = 0;
   let heapBytes = 0;
@@ -45,8 +46,21 @@ export async function runJavaScript(run: RunMessage, hooks: EngineHooks): Promis
     const global = context.global;
     await global.set('__cairn_call', new ivm.Reference((name: unknown, args: unknown) => hooks.call(String(name), String(args))));
     await global.set('__cairn_log', new ivm.Callback((line: string) => hooks.log(String(line)), { ignored: true }));
-    await global.set('__cairn_over_limit', new ivm.Callback(() => stop('limit', `the program wrote more than ${limits.outputBytes} bytes of output`), { ignored: true }));
-    const bootstrap = await isolate.compileScript(bootstrapSource({ functions: run.functions, input: run.input, seed: run.seed, clockMs: run.clockMs, messageBytes: limits.messageBytes, outputBytes: limits.outputBytes }), { filename: 'cairn-bootstrap.js' });
+    await global.set(
+      '__cairn_over_limit',
+      new ivm.Callback(() => stop('limit', `the program wrote more than ${limits.outputBytes} bytes of output`), { ignored: true }),
+    );
+    const bootstrap = await isolate.compileScript(
+      bootstrapSource({
+        functions: run.functions,
+        input: run.input,
+        seed: run.seed,
+        clockMs: run.clockMs,
+        messageBytes: limits.messageBytes,
+        outputBytes: limits.outputBytes,
+      }),
+      { filename: 'cairn-bootstrap.js' },
+    );
     await bootstrap.run(context);
     const program = await isolate.compileScript(programSource(run.code), { filename: 'program.js', lineOffset: -1 });
     const outcome = (await program.run(context, { promise: true, copy: true })) as unknown;
@@ -67,9 +81,17 @@ function finish(runId: number, outcome: unknown, cpuMs: number, heapBytes: numbe
   try {
     parsed = JSON.parse(String(outcome));
   } catch {
-    return { type: 'done', runId, status: 'error', error: { name: 'Error', message: 'the program did not finish normally' }, cpuMs, heapBytes };
+    return {
+      type: 'done',
+      runId,
+      status: 'error',
+      error: { name: 'Error', message: 'the program did not finish normally' },
+      cpuMs,
+      heapBytes,
+    };
   }
-  if (parsed.ok === true && typeof parsed.value === 'string') return { type: 'done', runId, status: 'ok', value: parsed.value, cpuMs, heapBytes };
+  if (parsed.ok === true && typeof parsed.value === 'string')
+    return { type: 'done', runId, status: 'ok', value: parsed.value, cpuMs, heapBytes };
   const error = (parsed.error ?? {}) as { name?: unknown; message?: unknown; line?: unknown; column?: unknown };
   const out: DoneMessage = {
     type: 'done',
@@ -84,13 +106,50 @@ function finish(runId: number, outcome: unknown, cpuMs: number, heapBytes: numbe
   return out;
 }
 
-function failure(runId: number, error: unknown, stopped: { status: 'timeout' | 'limit'; message: string } | undefined, cpuMs: number, heapBytes: number): DoneMessage {
+function failure(
+  runId: number,
+  error: unknown,
+  stopped: { status: 'timeout' | 'limit'; message: string } | undefined,
+  cpuMs: number,
+  heapBytes: number,
+): DoneMessage {
   const message = error instanceof Error ? error.message : String(error);
-  if (stopped !== undefined) return { type: 'done', runId, status: stopped.status, error: { name: stopped.status === 'limit' ? 'LimitError' : 'TimeoutError', message: stopped.message }, cpuMs, heapBytes };
-  if (/memory limit/i.test(message)) return { type: 'done', runId, status: 'memory', error: { name: 'MemoryError', message: 'the program ran out of memory' }, cpuMs, heapBytes };
-  if (/disposed/i.test(message)) return { type: 'done', runId, status: 'memory', error: { name: 'MemoryError', message: 'the isolate was stopped: it ran out of memory' }, cpuMs, heapBytes };
+  if (stopped !== undefined)
+    return {
+      type: 'done',
+      runId,
+      status: stopped.status,
+      error: { name: stopped.status === 'limit' ? 'LimitError' : 'TimeoutError', message: stopped.message },
+      cpuMs,
+      heapBytes,
+    };
+  if (/memory limit/i.test(message))
+    return {
+      type: 'done',
+      runId,
+      status: 'memory',
+      error: { name: 'MemoryError', message: 'the program ran out of memory' },
+      cpuMs,
+      heapBytes,
+    };
+  if (/disposed/i.test(message))
+    return {
+      type: 'done',
+      runId,
+      status: 'memory',
+      error: { name: 'MemoryError', message: 'the isolate was stopped: it ran out of memory' },
+      cpuMs,
+      heapBytes,
+    };
   const at = /program\.js:(\d+):(\d+)/.exec(error instanceof Error ? String(error.stack) : '');
-  const done: DoneMessage = { type: 'done', runId, status: 'error', error: { name: error instanceof Error ? error.name : 'Error', message: stripHostPaths(message) }, cpuMs, heapBytes };
+  const done: DoneMessage = {
+    type: 'done',
+    runId,
+    status: 'error',
+    error: { name: error instanceof Error ? error.name : 'Error', message: stripHostPaths(message) },
+    cpuMs,
+    heapBytes,
+  };
   if (at) {
     done.error!.line = Number(at[1]);
     done.error!.column = Number(at[2]);

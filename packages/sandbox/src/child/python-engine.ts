@@ -1,4 +1,4 @@
-import { Monty, MontyComplete, MontyNameLookup, MontySnapshot } from '@pydantic/monty';
+import { Monty, MontyComplete, MontyNameLookup, type MontySnapshot } from '@pydantic/monty';
 import type { DoneMessage, RunMessage } from '../protocol.js';
 import type { EngineHooks } from './js-engine.js';
 import { stripHostPaths } from './js-engine.js';
@@ -28,7 +28,11 @@ export async function runPython(run: RunMessage, hooks: EngineHooks): Promise<Do
   const monitored = () => ({ maxDurationSecs: Math.min(limits.cpuMs / 1000, remainingSecs()), maxMemory: limits.memoryMb * 1024 * 1024 });
   try {
     const monty = new Monty(run.code, { inputs: ['input'], scriptName: 'program.py' });
-    let progress: Progress = monty.start({ inputs: { input: JSON.parse(run.input) }, limits: monitored(), printCallback: print }) as Progress;
+    let progress: Progress = monty.start({
+      inputs: { input: JSON.parse(run.input) },
+      limits: monitored(),
+      printCallback: print,
+    }) as Progress;
     while (!(progress instanceof MontyComplete)) {
       if (stopped) break;
       if (progress instanceof MontyNameLookup) {
@@ -49,12 +53,22 @@ export async function runPython(run: RunMessage, hooks: EngineHooks): Promise<Do
       }
       const reply = await hooks.call(name, args);
       if (stopped) break;
-      progress = (reply[0] === '1'
-        ? progress.resume({ returnValue: JSON.parse(reply.slice(1)) })
-        : progress.resume({ exception: { type: 'RuntimeError', message: reply.slice(1) } })) as Progress;
+      progress = (
+        reply[0] === '1'
+          ? progress.resume({ returnValue: JSON.parse(reply.slice(1)) })
+          : progress.resume({ exception: { type: 'RuntimeError', message: reply.slice(1) } })
+      ) as Progress;
     }
     if (line !== '') hooks.log(line);
-    if (stopped) return { type: 'done', runId: run.runId, status: stopped.status, error: { name: stopped.status === 'limit' ? 'LimitError' : 'TimeoutError', message: stopped.message }, cpuMs: Date.now() - started, heapBytes: 0 };
+    if (stopped)
+      return {
+        type: 'done',
+        runId: run.runId,
+        status: stopped.status,
+        error: { name: stopped.status === 'limit' ? 'LimitError' : 'TimeoutError', message: stopped.message },
+        cpuMs: Date.now() - started,
+        heapBytes: 0,
+      };
     const value = JSON.stringify(toJson((progress as MontyComplete).output) ?? null);
     return { type: 'done', runId: run.runId, status: 'ok', value, cpuMs: Date.now() - started, heapBytes: 0 };
   } catch (error) {
@@ -64,10 +78,15 @@ export async function runPython(run: RunMessage, hooks: EngineHooks): Promise<Do
 }
 
 function pythonFailure(runId: number, error: unknown, ms: number, code: string): DoneMessage {
-  const e = error as { exception?: { typeName?: string; message?: string }; message?: string; traceback?: () => { line: number; column: number }[] };
+  const e = error as {
+    exception?: { typeName?: string; message?: string };
+    message?: string;
+    traceback?: () => { line: number; column: number }[];
+  };
   const typeName = e.exception?.typeName ?? 'Error';
   const message = stripHostPaths(e.exception?.message ?? e.message ?? String(error));
-  const status = typeName === 'TimeoutError' ? 'timeout' : typeName === 'MemoryError' ? 'memory' : typeName === 'SyntaxError' ? 'rejected' : 'error';
+  const status =
+    typeName === 'TimeoutError' ? 'timeout' : typeName === 'MemoryError' ? 'memory' : typeName === 'SyntaxError' ? 'rejected' : 'error';
   const done: DoneMessage = { type: 'done', runId, status, error: { name: typeName, message }, cpuMs: ms, heapBytes: 0 };
   try {
     const frames = typeof e.traceback === 'function' ? e.traceback() : [];

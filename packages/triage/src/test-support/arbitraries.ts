@@ -6,7 +6,11 @@ import type { Timestamp } from '../timestamp.js';
 
 /** One line of printable text without surrounding whitespace (valid reason or description). */
 export const lineArb = fc
-  .string({ unit: fc.constantFrom('a', 'b', 'Z', '0', ' ', ':', '-', '|', '#', '*', 'é', '✓', '/', '\\', '"'), minLength: 1, maxLength: 40 })
+  .string({
+    unit: fc.constantFrom('a', 'b', 'Z', '0', ' ', ':', '-', '|', '#', '*', 'é', '✓', '/', '\\', '"'),
+    minLength: 1,
+    maxLength: 40,
+  })
   .map((s) => s.trim())
   .filter((s) => s.length > 0);
 

@@ -1,0 +1,183 @@
+-- :Cairn {subcommand} [args]: agents, accept, reject, diff, spawn, up, cycle, status.
+local job = require('cairn.job')
+
+local M = {}
+
+local function say(message, level)
+  vim.notify('cairn: ' .. message, level or vim.log.levels.INFO)
+end
+
+local function ensure_started()
+  if job.running() then
+    return true
+  end
+  return require('cairn').start()
+end
+
+local function request(method, args)
+  if not ensure_started() then
+    return nil
+  end
+  local ok, result = job.request(method, args)
+  if not ok then
+    say(result, vim.log.levels.ERROR)
+    return nil
+  end
+  return result
+end
+
+local function scratch(name, lines, filetype)
+  vim.cmd('botright new')
+  local buf = vim.api.nvim_get_current_buf()
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].swapfile = false
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].filetype = filetype
+  vim.keymap.set('n', 'q', '<cmd>close<CR>', { buffer = buf, silent = true, desc = 'Cairn: close' })
+  return buf
+end
+
+local function diff(id)
+  if id == nil then
+    local state = require('cairn').buffer_state()
+    id = state and state.shown
+  end
+  if id == nil then
+    say('which agent? :Cairn diff {id}', vim.log.levels.WARN)
+    return
+  end
+  local text = request('cairn/diff', { id = id })
+  if text == nil then
+    return
+  end
+  local lines = vim.split(text, '\n', { plain = true })
+  if lines[#lines] == '' then
+    table.remove(lines)
+  end
+  if #lines == 0 then
+    lines = { '(' .. id .. ' proposes no changes)' }
+  end
+  scratch('cairn://diff/' .. id, lines, 'diff')
+end
+
+local function agents()
+  local list = request('cairn/agents')
+  if list == nil then
+    return
+  end
+  local lines = { string.format('%-14s %-10s %-5s %s', 'ID', 'STATE', 'FILES', 'TASK') }
+  local ids = {}
+  for _, a in ipairs(list) do
+    local files = type(a.changes) == 'table' and tostring(#a.changes) or '-'
+    table.insert(lines, string.format('%-14s %-10s %-5s %s', a.id, a.state, files, a.task))
+    ids[#lines] = a.id
+  end
+  if #list == 0 then
+    table.insert(lines, '(no agents yet: :Cairn spawn {task})')
+  end
+  local buf = scratch('cairn://agents', lines, 'cairn-agents')
+  vim.keymap.set('n', '<CR>', function()
+    local id = ids[vim.api.nvim_win_get_cursor(0)[1]]
+    if id ~= nil then
+      diff(id)
+    end
+  end, { buffer = buf, silent = true, desc = 'Cairn: the diff of the agent under the cursor' })
+end
+
+local function status()
+  local lines = {}
+  if not job.running() then
+    table.insert(lines, 'bridge: not running')
+  else
+    local ok, s = job.request('cairn/status')
+    if ok then
+      table.insert(lines, string.format('project: %s', s.root))
+      table.insert(lines, string.format('daemon: %s (%s)', s.daemon and 'up' or 'down — :Cairn up', s.socket))
+      table.insert(lines, string.format('bridge: pid %d on Node %s', s.pid, s.node))
+    else
+      table.insert(lines, 'bridge: ' .. s)
+    end
+  end
+  say(table.concat(lines, '\n'))
+end
+
+local subcommands = {
+  agents = function()
+    agents()
+  end,
+  accept = function(args)
+    require('cairn').accept(args[1])
+  end,
+  reject = function(args)
+    require('cairn').reject(args[1])
+  end,
+  diff = function(args)
+    diff(args[1])
+  end,
+  spawn = function(args)
+    local task = table.concat(args, ' ')
+    if task == '' then
+      say('say what the agent should do: :Cairn spawn {task}', vim.log.levels.WARN)
+      return
+    end
+    local agent = request('cairn/spawn', { task = task })
+    if agent ~= nil then
+      say(string.format('spawned %s: %s (its proposal appears here when it submits)', agent.id, agent.task))
+    end
+  end,
+  up = function()
+    if not ensure_started() then
+      return
+    end
+    say('starting the daemon…')
+    local message = request('cairn/up')
+    if message ~= nil then
+      say(message)
+    end
+  end,
+  cycle = function()
+    require('cairn').cycle()
+  end,
+  status = status,
+}
+
+function M.run(opts)
+  local args = vim.deepcopy(opts.fargs)
+  local name = table.remove(args, 1) or 'agents'
+  local fn = subcommands[name]
+  if fn == nil then
+    say('unknown subcommand ' .. name .. '; try one of: ' .. table.concat(M.names(), ', '), vim.log.levels.ERROR)
+    return
+  end
+  fn(args)
+end
+
+function M.names()
+  local names = vim.tbl_keys(subcommands)
+  table.sort(names)
+  return names
+end
+
+function M.complete(arglead, cmdline, _)
+  local words = vim.split(cmdline, '%s+', { trimempty = false })
+  if #words <= 2 then
+    return vim.tbl_filter(function(n)
+      return n:sub(1, #arglead) == arglead
+    end, M.names())
+  end
+  local sub = words[2]
+  if (sub == 'accept' or sub == 'reject' or sub == 'diff') and #words == 3 and job.running() then
+    local ok, ids = job.request('cairn/ids')
+    if ok then
+      return vim.tbl_filter(function(id)
+        return id:sub(1, #arglead) == arglead
+      end, ids)
+    end
+  end
+  return {}
+end
+
+return M

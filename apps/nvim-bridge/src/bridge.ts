@@ -1,0 +1,203 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import {
+  connectDaemon,
+  isCairnError,
+  projectLayout,
+  type AcceptOutcome,
+  type CairnApi,
+  type CairnEvent,
+  type DaemonClient,
+} from '@cairn/orchestrator';
+import type { NeovimClient } from 'neovim';
+import { ProposalIndex } from './proposal-index.js';
+
+/** Events after which the set of reviewing proposals may differ. */
+const PROPOSAL_EVENTS = new Set<CairnEvent['type']>([
+  'agent.submitted',
+  'agent.accepted',
+  'agent.undone',
+  'agent.rejected',
+  'agent.restored',
+  'agent.replied',
+  'agent.failed',
+  'agent.started',
+]);
+
+/** Events worth a message in the editor. */
+const TOLD_EVENTS = new Set<CairnEvent['type']>(['agent.submitted', 'agent.failed', 'agent.accepted', 'agent.rejected', 'agent.undone']);
+
+export interface BridgeOptions {
+  root: string;
+  /** The `cairn` command, as argv, for `:Cairn up`. */
+  cairn: string[];
+}
+
+/**
+ * The Node side of the Neovim plugin: it answers the plugin's requests with the daemon's API, follows the
+ * daemon's event stream, and pushes proposals to the plugin as they change. Nothing polls.
+ */
+export class Bridge {
+  private client: DaemonClient | undefined;
+  private readonly index = new ProposalIndex(() => this.client);
+  private stopEvents: (() => void) | undefined;
+
+  constructor(
+    private readonly nvim: NeovimClient,
+    private readonly options: BridgeOptions,
+  ) {}
+
+  /** Wires the RPC handlers and connects to the daemon if it runs. */
+  async start(): Promise<void> {
+    this.nvim.on('request', (method: string, args: unknown[], response: { send(value: unknown, isError?: boolean): void }) => {
+      this.handle(method, args[0]).then(
+        (value) => response.send(value ?? null),
+        (error: unknown) => response.send(describeError(error), true),
+      );
+    });
+    this.nvim.on('notification', (method: string, args: unknown[]) => {
+      this.handle(method, args[0]).catch((error: unknown) => this.tell('error', describeError(error)));
+    });
+    await this.connect();
+  }
+
+  private async connect(): Promise<boolean> {
+    const layout = projectLayout(this.options.root);
+    const client = await connectDaemon(layout.root, layout.socketPath);
+    if (client === undefined) {
+      await this.lua('_daemon', [false, `no Cairn daemon runs for ${layout.root}; :Cairn up starts it`]);
+      return false;
+    }
+    this.client = client;
+    this.follow(client);
+    await this.lua('_daemon', [true, '']);
+    await this.publish();
+    return true;
+  }
+
+  private follow(client: DaemonClient): void {
+    const events = client.events()[Symbol.asyncIterator]();
+    let stopped = false;
+    this.stopEvents = () => {
+      stopped = true;
+      void events.return?.();
+    };
+    void (async () => {
+      try {
+        for (let next = await events.next(); !next.done && !stopped; next = await events.next()) {
+          const event = next.value;
+          if (PROPOSAL_EVENTS.has(event.type)) await this.publish();
+          if (TOLD_EVENTS.has(event.type)) await this.lua('_on_event', [event]);
+        }
+      } catch {
+        // The stream broke: the daemon went away. Said below.
+      }
+      if (stopped || this.client !== client) return;
+      this.client = undefined;
+      await this.publish();
+      await this.lua('_daemon', [false, 'the Cairn daemon stopped; :Cairn up starts it again']);
+    })().catch((error: unknown) => this.tell('error', describeError(error)));
+  }
+
+  /** Sends the current path → agents index to the plugin, which asks for the buffers it shows. */
+  private async publish(): Promise<void> {
+    const index = await this.index.refresh();
+    await this.lua('_on_proposals', [index]);
+  }
+
+  private api(): CairnApi {
+    if (this.client === undefined) throw new Error('no Cairn daemon runs for this project; :Cairn up starts it');
+    return this.client;
+  }
+
+  private async handle(method: string, raw: unknown): Promise<unknown> {
+    const args = (raw ?? {}) as Record<string, unknown>;
+    switch (method) {
+      case 'cairn/buffer': {
+        const { buf, tick, path, text } = args as { buf: number; tick: number; path: string; text: string };
+        const proposals = await this.index.onText(path, text);
+        await this.lua('_show', [buf, tick, proposals]);
+        return null;
+      }
+      case 'cairn/status':
+        return {
+          root: this.options.root,
+          daemon: this.client !== undefined,
+          socket: projectLayout(this.options.root).socketPath,
+          node: process.version,
+          pid: process.pid,
+        };
+      case 'cairn/agents':
+        return this.api().agents();
+      case 'cairn/ids':
+        return (await this.api().agents()).map((a) => a.id);
+      case 'cairn/diff':
+        return this.api().diff(String(args.id));
+      case 'cairn/accept':
+        return summariseAccept(
+          await this.api().accept(String(args.id), Array.isArray(args.paths) ? { paths: args.paths.map(String) } : {}),
+        );
+      case 'cairn/reject':
+        return this.api().reject(String(args.id), typeof args.reason === 'string' ? args.reason : 'rejected in Neovim');
+      case 'cairn/spawn':
+        return this.api().spawn(String(args.task));
+      case 'cairn/refresh':
+        await this.publish();
+        return null;
+      case 'cairn/up':
+        return this.up();
+      default:
+        throw new Error(`unknown request ${method}`);
+    }
+  }
+
+  private async up(): Promise<string> {
+    if (this.client !== undefined) return 'the Cairn daemon already runs';
+    const [command, ...rest] = this.options.cairn;
+    const args = [...rest, 'up', '--detach', '--project', this.options.root];
+    const code = await new Promise<number>((resolve, reject) => {
+      const child = spawn(command!, args, { stdio: 'ignore', cwd: this.options.root });
+      child.on('error', reject);
+      child.on('exit', (status) => resolve(status ?? 1));
+    });
+    if (code !== 0) throw new Error(`\`${[command, ...args].join(' ')}\` failed (exit ${code}); run it in a terminal to see why`);
+    if (!(await this.connect())) throw new Error('the daemon started but does not answer on its socket');
+    return 'the Cairn daemon is up';
+  }
+
+  private async lua(fn: string, args: unknown[]): Promise<void> {
+    await this.nvim.lua(`return require('cairn')._bridge('${fn}', ...)`, args as never);
+  }
+
+  private async tell(level: 'info' | 'warn' | 'error', message: string): Promise<void> {
+    await this.lua('_message', [level, message]).catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    this.stopEvents?.();
+    await this.client?.close();
+  }
+}
+
+/** What the plugin needs from an accept: which files changed on disk, and what conflicted. */
+function summariseAccept(outcome: AcceptOutcome) {
+  return {
+    ok: outcome.ok,
+    state: outcome.agent.state,
+    applied: outcome.applied.map((a) => a.path),
+    conflicts: outcome.conflicts.map((c) => ({ path: c.path, reason: c.reason })),
+  };
+}
+
+function describeError(error: unknown): string {
+  if (isCairnError(error)) return error.hint === undefined ? error.message : `${error.message} (${error.hint})`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The `cairn` command: `--cairn CMD` if given, else the CLI beside this package in the repository, else `cairn` on PATH. */
+export function cairnCommand(explicit: string | undefined): string[] {
+  if (explicit !== undefined && explicit !== '') return [explicit];
+  const sibling = fileURLToPath(new URL('../../cli/bin/cairn.mjs', import.meta.url));
+  return existsSync(sibling) ? [process.execPath, sibling] : ['cairn'];
+}
