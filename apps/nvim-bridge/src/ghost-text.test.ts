@@ -52,4 +52,127 @@ describe.each(found.map((b) => [`${b.label} ${b.version}`, b] as const))('ghost 
     expect(project.read('src/greet.js')).toContain('bye');
     expect(await messages(vim)).toContain(`accepted ${agent.id}`);
   });
+
+  const shownState = () => vim.lua<{ agents: string[]; shown: string; hunks: number } | null>("return require('cairn').buffer_state()");
+
+  it('takes the ghost text down while the buffer changes, draws it again on the right lines, and shows an overlap as a conflict', async () => {
+    const agent = await project.propose(
+      'add bye',
+      replaceProgram('src/greet.js', [
+        ["  return 'hello';", "  return 'hello, ' + name;"],
+        ['export const answer = 42;\n', "export const answer = 42;\nexport const bye = () => 'bye';\n"],
+      ]),
+    );
+    const rowOfBye = async () => (await cairnMarks(vim)).find((m) => m.virtLines.some((l) => l.includes('bye')))?.row;
+    expect(await until('ghost text', rowOfBye)).toBe(4);
+    await vim.nvim.input('ggO// one<CR>// two<Esc>');
+    expect(await until('ghost text on the moved lines', async () => ((await rowOfBye()) === 6 ? 6 : undefined))).toBe(6);
+    expect(project.read('src/greet.js')).toBe(GREET);
+
+    await vim.nvim.command("4s/'hello'/'hi'/");
+    const conflict = await until('the conflict shown', async () => {
+      const marks = await cairnMarks(vim);
+      return marks.length === 1 && marks[0]!.virtText.includes('overlaps your edits') ? marks : undefined;
+    });
+    expect(conflict[0]!.virtText).toContain(agent.id);
+    expect(conflict[0]!.virtLines).toEqual([]);
+  });
+
+  it('refuses to accept over unsaved edits and loses nothing', async () => {
+    const agent = await project.propose(
+      'add bye',
+      replaceProgram('src/greet.js', [['export const answer = 42;', 'export const answer = 43;']]),
+    );
+    await until('ghost text', async () => ((await shownState())?.hunks === 1 ? true : undefined));
+    await vim.nvim.input('ggO// mine<Esc>');
+    await until('the edit', async () => ((await bufferLines(vim))[0] === '// mine' ? true : undefined));
+    await vim.nvim.input('\\a');
+    await until('the refusal', async () => ((await messages(vim)).includes('unsaved changes') ? true : undefined));
+    expect((await bufferLines(vim))[0]).toBe('// mine');
+    expect(await vim.lua<boolean>('return vim.bo.modified')).toBe(true);
+    expect(project.read('src/greet.js')).toBe(GREET);
+    expect((await project.client.agent(agent.id)).state).toBe('reviewing');
+  });
+
+  it('accepts one hunk into the file and leaves the rest proposed; u takes the hunk back', async () => {
+    await vim.lua("require('cairn').setup({ keys = { accept_hunk = '<Leader>h' } })");
+    const agent = await project.propose(
+      'two edits',
+      replaceProgram('src/greet.js', [
+        ["  return 'hello';", "  return 'hello, ' + name;"],
+        ['export const answer = 42;', 'export const answer = 43;'],
+      ]),
+    );
+    await until('two hunks', async () => ((await shownState())?.hunks === 2 ? true : undefined));
+    await vim.nvim.command('2');
+    await vim.nvim.input('\\h');
+    await until('the hunk on disk', async () => (project.read('src/greet.js').includes("'hello, ' + name") ? true : undefined));
+    expect(project.read('src/greet.js')).toContain('answer = 42;');
+    expect(await until('one hunk left', async () => ((await shownState())?.hunks === 1 ? 1 : undefined))).toBe(1);
+    expect((await project.client.agent(agent.id)).state).toBe('reviewing');
+    await vim.nvim.input('u');
+    await until('the hunk taken back in the buffer', async () => ((await bufferLines(vim))[1] === "  return 'hello';" ? true : undefined));
+  });
+
+  it('shows one agent at a time when several propose changes to a buffer, and cycles', async () => {
+    const first = await project.propose('first', replaceProgram('src/greet.js', [["  return 'hello';", "  return 'hi';"]]));
+    const second = await project.propose(
+      'second',
+      replaceProgram('src/greet.js', [['export const answer = 42;', 'export const answer = 7;']]),
+    );
+    const state = await until('both agents', async () => {
+      const s = await shownState();
+      return s !== null && s.agents.length === 2 && s.hunks > 0 ? s : undefined;
+    });
+    const summaries = async () => (await cairnMarks(vim)).map((m) => m.virtText).filter((t) => t.includes('cairn '));
+    const before = await summaries();
+    expect(before).toHaveLength(1);
+    expect(before[0]).toContain(`${state.shown}:`);
+    expect(before[0]).toMatch(/\[[12]\/2\]/);
+    await vim.nvim.command('Cairn cycle');
+    const after = await summaries();
+    expect(after).toHaveLength(1);
+    expect(after[0]).toMatch(/\[[12]\/2\]/);
+    expect(after[0]).not.toBe(before[0]);
+    const other = state.shown === first.id ? second.id : first.id;
+    expect(after[0]).toContain(`${other}:`);
+  });
+
+  it('lists agents, opens a diff, completes ids, and rejects with :Cairn', async () => {
+    const agent = await project.propose('say hi', replaceProgram('src/greet.js', [["  return 'hello';", "  return 'hi';"]]));
+    await until('ghost text', async () => ((await shownState())?.hunks === 1 ? true : undefined));
+    expect(await vim.lua<string[]>("return vim.fn.getcompletion('Cairn ', 'cmdline')")).toEqual(
+      expect.arrayContaining(['accept', 'agents', 'diff', 'reject', 'spawn', 'up']),
+    );
+    expect(await vim.lua<string[]>("return vim.fn.getcompletion('Cairn accept ', 'cmdline')")).toContain(agent.id);
+
+    await vim.nvim.command('Cairn agents');
+    const list = await bufferLines(vim);
+    const row = list.findIndex((l) => l.startsWith(agent.id));
+    expect(list[row]).toMatch(/reviewing\s+1\s+say hi/);
+    await vim.nvim.command(String(row + 1));
+    await vim.nvim.input('<CR>');
+    const diff = await until('the diff window', async () => {
+      const lines = await bufferLines(vim);
+      return lines.some((l) => l === "+  return 'hi';") ? lines : undefined;
+    });
+    expect(diff).toContain("-  return 'hello';");
+    expect(await vim.lua<string>('return vim.bo.filetype')).toBe('diff');
+
+    await vim.nvim.command('only');
+    await vim.nvim.command('buffer src/greet.js');
+    await vim.nvim.command(`Cairn reject ${agent.id}`);
+    expect((await project.client.agent(agent.id)).state).toBe('rejected');
+    await until('the ghost text gone', async () => ((await cairnMarks(vim)).length === 0 ? true : undefined));
+    expect(project.read('src/greet.js')).toBe(GREET);
+  });
+
+  it(':checkhealth cairn reports Neovim, Node, the bridge and the daemon', async () => {
+    await vim.nvim.command('checkhealth cairn');
+    const report = (await bufferLines(vim)).join('\n');
+    expect(report).toContain(`Neovim ${binary.version.replace(/-.*$/, '')}`);
+    expect(report).toContain(`Node ${process.version}`);
+    expect(report).toMatch(/bridge running \(pid \d+\)/);
+    expect(report).toContain('daemon up');
+  });
 });

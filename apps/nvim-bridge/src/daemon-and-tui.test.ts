@@ -1,0 +1,81 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { connectDaemon, projectLayout } from '@cairn/orchestrator';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cairnMarks, messages } from './test-support/inspect.js';
+import { nvimBinaries, PLUGIN_DIR, startNvim, until, type EmbeddedNvim } from './test-support/nvim.js';
+import { replaceProgram, startDaemonProject, type DaemonProject } from './test-support/project.js';
+
+const { found } = nvimBinaries();
+const CAIRN = fileURLToPath(new URL('../../cli/bin/cairn.mjs', import.meta.url));
+const BYE = replaceProgram(
+  'src/greet.js',
+  [['export const answer = 42;\n', "export const answer = 42;\nexport const bye = () => 'bye';\n"]],
+  'add bye',
+);
+
+describe.each(found.map((b) => [`${b.label} ${b.version}`, b] as const))('the daemon from Neovim %s', (_label, binary) => {
+  let project: DaemonProject | undefined;
+  let vim: EmbeddedNvim | undefined;
+
+  afterEach(async () => {
+    await vim?.quit();
+    if (project !== undefined)
+      spawnSync(process.execPath, [CAIRN, 'down', '--project', project.root], { env: { ...process.env, ...project.env } });
+    await project?.close();
+  });
+
+  it('says once that no daemon runs, and :Cairn up starts one whose proposals then show', async () => {
+    project = await startDaemonProject();
+    await project.daemon.stop();
+    vim = await startNvim(binary, project.root, project.env);
+    await vim.nvim.command('edit src/greet.js');
+    await until('the notice', async () => ((await messages(vim!)).includes('no Cairn daemon runs') ? true : undefined));
+    await vim.nvim.command('edit src/greet.js');
+    expect((await messages(vim)).split('no Cairn daemon runs').length - 1).toBe(1);
+
+    await vim.nvim.command('Cairn up');
+    expect(await vim.lua<boolean>("return require('cairn').daemon_up()")).toBe(true);
+    const client = await connectDaemon(project.root, projectLayout(project.root, project.home).socketPath);
+    expect(client).toBeDefined();
+    const agent = await client!.spawn('add bye', { code: BYE, lang: 'js' });
+    expect((await client!.wait(agent.id)).state).toBe('reviewing');
+    await until('ghost text', async () =>
+      (await cairnMarks(vim!)).some((m) => m.virtLines.some((l) => l.includes('bye'))) ? true : undefined,
+    );
+    await client!.close();
+  });
+});
+
+describe.runIf(found.length > 0 && spawnSync('tmux', ['-V']).status === 0)('the real terminal UI', () => {
+  let project: DaemonProject | undefined;
+  const server = `cairn-test-${process.pid}`;
+  const tmux = (...args: string[]) =>
+    execFileSync('tmux', ['-L', server, ...args], { encoding: 'utf8', env: { ...process.env, ...project?.env } });
+
+  afterEach(async () => {
+    spawnSync('tmux', ['-L', server, 'kill-server']);
+    await project?.close();
+  });
+
+  it('shows ghost text in Neovim running in tmux, and <Leader>a writes the file', async () => {
+    project = await startDaemonProject();
+    const nvim = found[0]!.path;
+    const command = `TERM=xterm-256color ${nvim} --clean --cmd 'set rtp^=${PLUGIN_DIR}' src/greet.js`;
+    tmux('new-session', '-d', '-x', '100', '-y', '24', '-c', project.root, command);
+    const screen = () => tmux('capture-pane', '-p');
+    await until('Neovim on screen', async () => (screen().includes('export function greet') ? true : undefined));
+    const agent = await project.propose('add bye', BYE);
+    const shown = await until('ghost text on screen', async () => {
+      const s = screen();
+      return s.includes("export const bye = () => 'bye';") && s.includes(`cairn ${agent.id}`) ? s : undefined;
+    });
+    expect(shown).toContain('add bye');
+    tmux('send-keys', '\\', 'a');
+    await until('the file on disk', async () => (project!.read('src/greet.js').includes('bye') ? true : undefined));
+    await until('the buffer reloaded on screen', async () =>
+      !screen().includes(`cairn ${agent.id}`) && screen().includes('export const bye') ? true : undefined,
+    );
+    expect((await project.client.agent(agent.id)).state).toBe('accepted');
+  });
+});
