@@ -9,7 +9,7 @@ vim.api.nvim_create_user_command('Cairn', function(opts)
   require('cairn.commands').run(opts)
 end, {
   nargs = '*',
-  desc = 'Cairn: agents, accept, reject, diff, spawn, up, down, cycle, status',
+  desc = 'Cairn: agents, accept, reject, diff, spawn, up, cycle, refresh, status',
   complete = function(arglead, cmdline, pos)
     return require('cairn.commands').complete(arglead, cmdline, pos)
   end,

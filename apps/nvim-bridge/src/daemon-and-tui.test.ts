@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { connectDaemon, projectLayout } from '@cairn/orchestrator';
+import { programAnswer, startScriptedOllama, type ScriptedOllama } from '@cairn/orchestrator/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cairnMarks, messages } from './test-support/inspect.js';
 import { nvimBinaries, PLUGIN_DIR, startNvim, until, type EmbeddedNvim } from './test-support/nvim.js';
@@ -17,12 +18,16 @@ const BYE = replaceProgram(
 describe.each(found.map((b) => [`${b.label} ${b.version}`, b] as const))('the daemon from Neovim %s', (_label, binary) => {
   let project: DaemonProject | undefined;
   let vim: EmbeddedNvim | undefined;
+  // Set when :Cairn up started a daemon of its own, which `cairn down` then stops. (The test's own daemon runs
+  // in this process, so a blocking `cairn down` would wait on it forever.)
+  let detached = false;
 
   afterEach(async () => {
     await vim?.quit();
-    if (project !== undefined)
+    if (project !== undefined && detached)
       spawnSync(process.execPath, [CAIRN, 'down', '--project', project.root], { env: { ...process.env, ...project.env } });
     await project?.close();
+    detached = false;
   });
 
   it('says once that no daemon runs, and :Cairn up starts one whose proposals then show', async () => {
@@ -34,6 +39,7 @@ describe.each(found.map((b) => [`${b.label} ${b.version}`, b] as const))('the da
     await vim.nvim.command('edit src/greet.js');
     expect((await messages(vim)).split('no Cairn daemon runs').length - 1).toBe(1);
 
+    detached = true;
     await vim.nvim.command('Cairn up');
     expect(await vim.lua<boolean>("return require('cairn').daemon_up()")).toBe(true);
     const client = await connectDaemon(project.root, projectLayout(project.root, project.home).socketPath);
@@ -44,6 +50,48 @@ describe.each(found.map((b) => [`${b.label} ${b.version}`, b] as const))('the da
       (await cairnMarks(vim!)).some((m) => m.virtLines.some((l) => l.includes('bye'))) ? true : undefined,
     );
     await client!.close();
+  });
+
+  it('runs the whole loop of seed 001: edit and save, :Cairn spawn (a model writes the program), ghost text, <Leader>a, the result on screen', async () => {
+    const ollama: ScriptedOllama = await startScriptedOllama([
+      programAnswer(
+        [
+          "const text = await read_file('src/greet.js');",
+          "await write_file('src/greet.js', text.replace(\"return 'hello';\", \"return 'hello, ' + name;\"));",
+          "await submit_result('greet by name', ['src/greet.js']);",
+        ].join('\n'),
+      ),
+    ]);
+    try {
+      project = await startDaemonProject(undefined, { ollamaHost: ollama.host });
+      vim = await startNvim(binary, project.root, project.env);
+      await vim.nvim.command('edit src/greet.js');
+      await until('the bridge to reach the daemon', async () =>
+        (await vim!.lua<boolean>("return require('cairn').daemon_up()")) ? true : undefined,
+      );
+      await vim.nvim.command('5s/42/43/ | write');
+      await until('the save in stable.db', async () => {
+        const agents = await project!.client.sync();
+        return agents.files > 0 && project!.read('src/greet.js').includes('43') ? true : undefined;
+      });
+      await vim.nvim.command('Cairn spawn greet people by name');
+      expect(await messages(vim)).toMatch(/spawned \S+: greet people by name/);
+      await until('ghost text', async () =>
+        (await cairnMarks(vim!)).some((m) => m.virtLines.some((l) => l.includes("'hello, ' + name"))) ? true : undefined,
+      );
+      await vim.nvim.input('\\a');
+      await until('the result in the buffer', async () =>
+        (await vim!.lua<string[]>('return vim.api.nvim_buf_get_lines(0, 0, -1, false)'))[1] === "  return 'hello, ' + name;"
+          ? true
+          : undefined,
+      );
+      const disk = project.read('src/greet.js');
+      expect(disk).toContain("return 'hello, ' + name;");
+      expect(disk).toContain('answer = 43;');
+      expect(ollama.requests.some((r) => r.path === '/api/chat' || r.path === '/api/generate')).toBe(true);
+    } finally {
+      await ollama.close();
+    }
   });
 });
 

@@ -138,6 +138,12 @@ local subcommands = {
       say(message)
     end
   end,
+  refresh = function()
+    local ok, message = job.request('cairn/refresh')
+    if not ok then
+      say(message, vim.log.levels.ERROR)
+    end
+  end,
   cycle = function()
     require('cairn').cycle()
   end,

@@ -176,6 +176,13 @@ local function draw(buf)
   state.hunks = view.draw(buf, items[state.shown], state.shown, #items)
 end
 
+-- `User CairnDrawn` (with the drawn buffer current) and `User CairnAccepted`: for statuslines and scripts.
+local function announce(buf, pattern)
+  vim.api.nvim_buf_call(buf, function()
+    vim.cmd('silent doautocmd <nomodeline> User ' .. pattern)
+  end)
+end
+
 function from_bridge._show(buf, tick, items)
   local state = buffers[buf]
   if state == nil or not vim.api.nvim_buf_is_loaded(buf) then
@@ -194,6 +201,7 @@ function from_bridge._show(buf, tick, items)
     end
   end
   draw(buf)
+  announce(buf, 'CairnDrawn')
 end
 
 function from_bridge._on_event(event)
@@ -327,6 +335,9 @@ function M.accept(id)
   end
   reload(result.applied)
   report_accept(id, result)
+  if result.ok then
+    announce(vim.api.nvim_get_current_buf(), 'CairnAccepted')
+  end
   return result.ok
 end
 

@@ -19,7 +19,10 @@ export interface DaemonProject {
 
 export const GREET = ['export function greet(name) {', "  return 'hello';", '}', '', 'export const answer = 42;', ''].join('\n');
 
-export async function startDaemonProject(files: Record<string, string> = { 'src/greet.js': GREET }): Promise<DaemonProject> {
+export async function startDaemonProject(
+  files: Record<string, string> = { 'src/greet.js': GREET },
+  options: { ollamaHost?: string } = {},
+): Promise<DaemonProject> {
   const base = mkdtempSync(join(tmpdir(), 'cairn-nvim-'));
   const root = join(base, 'project');
   const home = join(base, 'home');
@@ -29,7 +32,7 @@ export async function startDaemonProject(files: Record<string, string> = { 'src/
   };
   mkdirSync(root, { recursive: true });
   for (const [path, content] of Object.entries(files)) write(path, content);
-  const daemon = await startDaemon(root, { cairnHome: home });
+  const daemon = await startDaemon(root, { cairnHome: home, ...options });
   const client = await connectDaemon(root, projectLayout(root, home).socketPath);
   if (client === undefined) throw new Error('the daemon does not answer');
   return {
