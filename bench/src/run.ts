@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateTree } from './fixtures.js';
 import { benchKernel } from './kernel-bench.js';
+import { benchNvim } from './nvim-bench.js';
 import { benchOrchestrator } from './orchestrator-bench.js';
 import { benchSandbox } from './sandbox-bench.js';
 import { benchStorage, type BenchRow } from './storage-bench.js';
@@ -57,6 +58,9 @@ async function main(): Promise<void> {
     const agentRows = await benchOrchestrator('drizzle-orm package', real, join(work, 'o'));
     printRows(agentRows);
     all.push(...agentRows);
+    const nvimRows = await benchNvim(join(work, 'n'));
+    printRows(nvimRows);
+    all.push(...nvimRows);
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(
       join(RESULTS, 'latest.json'),

@@ -1,5 +1,6 @@
 import type { DoneMessage, FromChild, RunMessage, ToChild } from '../protocol.js';
 import { runJavaScript, stripHostPaths, type EngineHooks } from './js-engine.js';
+import { watchForOrphaning } from './orphan-watchdog.js';
 import { runPython } from './python-engine.js';
 
 // A child process runs one program at a time for the parent that forked it, and nothing else.
@@ -66,4 +67,5 @@ process.on('message', (raw: unknown) => {
   }
 });
 process.on('disconnect', () => process.exit(0));
+watchForOrphaning();
 send({ type: 'ready' });
