@@ -8,6 +8,7 @@ import { benchKernel } from './kernel-bench.js';
 import { benchNvim } from './nvim-bench.js';
 import { benchOrchestrator } from './orchestrator-bench.js';
 import { benchSandbox } from './sandbox-bench.js';
+import { benchSeed } from './seed-bench.js';
 import { benchStorage, type BenchRow } from './storage-bench.js';
 
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'results');
@@ -58,6 +59,9 @@ async function main(): Promise<void> {
     const agentRows = await benchOrchestrator('drizzle-orm package', real, join(work, 'o'));
     printRows(agentRows);
     all.push(...agentRows);
+    const seedRows = await benchSeed('drizzle-orm package', real, join(work, 's'));
+    printRows(seedRows);
+    all.push(...seedRows);
     const nvimRows = await benchNvim(join(work, 'n'));
     printRows(nvimRows);
     all.push(...nvimRows);
