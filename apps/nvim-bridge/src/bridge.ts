@@ -62,11 +62,12 @@ export class Bridge {
     await this.connect();
   }
 
-  private async connect(): Promise<boolean> {
+  /** Connects to the project's daemon if one answers; says so (once) when none does, unless `quiet`. */
+  private async connect(quiet = false): Promise<boolean> {
     const layout = projectLayout(this.options.root);
     const client = await connectDaemon(layout.root, layout.socketPath);
     if (client === undefined) {
-      await this.lua('_daemon', [false, `no Cairn daemon runs for ${layout.root}; :Cairn up starts it`]);
+      if (!quiet) await this.lua('_daemon', [false, `no Cairn daemon runs for ${layout.root}; :Cairn up starts it`]);
       return false;
     }
     this.client = client;
@@ -106,7 +107,9 @@ export class Bridge {
     await this.lua('_on_proposals', [index]);
   }
 
-  private api(): CairnApi {
+  /** The daemon's API; a daemon started since (`cairn up` in a terminal) is connected to on first use. */
+  private async api(): Promise<CairnApi> {
+    if (this.client === undefined) await this.connect();
     if (this.client === undefined) throw new Error('no Cairn daemon runs for this project; :Cairn up starts it');
     return this.client;
   }
@@ -129,21 +132,22 @@ export class Bridge {
           pid: process.pid,
         };
       case 'cairn/agents':
-        return this.api().agents();
+        return (await this.api()).agents();
       case 'cairn/ids':
-        return (await this.api().agents()).map((a) => a.id);
+        return (await (await this.api()).agents()).map((a) => a.id);
       case 'cairn/diff':
-        return this.api().diff(String(args.id));
+        return (await this.api()).diff(String(args.id));
       case 'cairn/accept':
         return summariseAccept(
-          await this.api().accept(String(args.id), Array.isArray(args.paths) ? { paths: args.paths.map(String) } : {}),
+          await (await this.api()).accept(String(args.id), Array.isArray(args.paths) ? { paths: args.paths.map(String) } : {}),
         );
       case 'cairn/reject':
-        return this.api().reject(String(args.id), typeof args.reason === 'string' ? args.reason : 'rejected in Neovim');
+        return (await this.api()).reject(String(args.id), typeof args.reason === 'string' ? args.reason : 'rejected in Neovim');
       case 'cairn/spawn':
-        return this.api().spawn(String(args.task));
+        return (await this.api()).spawn(String(args.task));
       case 'cairn/refresh':
-        await this.publish();
+        if (this.client === undefined) await this.connect();
+        else await this.publish();
         return null;
       case 'cairn/up':
         return this.up();
@@ -153,7 +157,7 @@ export class Bridge {
   }
 
   private async up(): Promise<string> {
-    if (this.client !== undefined) return 'the Cairn daemon already runs';
+    if (this.client !== undefined || (await this.connect(true))) return 'the Cairn daemon runs';
     const [command, ...rest] = this.options.cairn;
     const args = [...rest, 'up', '--detach', '--project', this.options.root];
     const code = await new Promise<number>((resolve, reject) => {

@@ -52,6 +52,23 @@ describe.each(found.map((b) => [`${b.label} ${b.version}`, b] as const))('the da
     await client!.close();
   });
 
+  it('picks up a daemon started in a terminal at the next :Cairn command', async () => {
+    project = await startDaemonProject();
+    await project.daemon.stop();
+    vim = await startNvim(binary, project.root, project.env);
+    await vim.nvim.command('edit src/greet.js');
+    await until('the notice', async () => ((await messages(vim!)).includes('no Cairn daemon runs') ? true : undefined));
+    detached = true;
+    const up = spawnSync(process.execPath, [CAIRN, 'up', '--detach', '--project', project.root], {
+      env: { ...process.env, ...project.env },
+      encoding: 'utf8',
+    });
+    expect(up.status, up.stderr).toBe(0);
+    await vim.nvim.command('Cairn agents');
+    expect(await vim.lua<boolean>("return require('cairn').daemon_up()")).toBe(true);
+    expect((await vim.lua<string[]>('return vim.api.nvim_buf_get_lines(0, 0, -1, false)'))[0]).toMatch(/^ID\s+STATE/);
+  });
+
   it('runs the whole loop of seed 001: edit and save, :Cairn spawn (a model writes the program), ghost text, <Leader>a, the result on screen', async () => {
     const ollama: ScriptedOllama = await startScriptedOllama([
       programAnswer(
