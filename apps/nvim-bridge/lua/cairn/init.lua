@@ -97,6 +97,8 @@ local function autocmds()
   vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufWritePost', 'BufFilePost' }, {
     group = group,
     callback = function(ev)
+      -- The text was (re)read: whatever was drawn was drawn for other text.
+      view.clear(ev.buf)
       buffers[ev.buf] = nil
       if track(ev.buf) ~= nil then
         request_proposals(ev.buf)
@@ -257,6 +259,8 @@ local function reload(paths)
   end
   for buf, state in pairs(buffers) do
     if wanted[state.path] and vim.api.nvim_buf_is_loaded(buf) and not vim.bo[buf].modified then
+      view.clear(buf)
+      state.items, state.hunks = nil, {}
       vim.api.nvim_buf_call(buf, function()
         vim.cmd('silent! edit!')
       end)
