@@ -50,6 +50,8 @@ describe('usage', () => {
       'gc',
       'air',
       'demo',
+      'inbox',
+      'review',
     ])
       expect(help.stdout).toContain(command);
     const spawnHelp = await project.run(['spawn', '--help']);

@@ -12,6 +12,8 @@ import { acceptCommand, rejectCommand, replayCommand, restoreCommand, undoComman
 import { spawnCommand } from './commands/spawn.js';
 import { statusCommand } from './commands/status.js';
 import { upCommand } from './commands/up.js';
+import { inboxCommand, inboxLogCommand, inboxProcessCommand } from './commands/inbox.js';
+import { reviewCommand } from './commands/reviewer.js';
 import { projectOf, reportError, type CommandContext, type CommonOptions } from './context.js';
 import { createOutput, type Output } from './output.js';
 
@@ -138,6 +140,30 @@ function buildProgram(run: (action: Action, options: CommonOptions, ...args: unk
       .description('delete rejected overlays for good')
       .option('--older-than <age>', 'only those rejected at least this long ago (30m, 12h, 7d)', '7d'),
   ).action((flags) => run(gcCommand as Action, flags, flags));
+  const inbox = program.command('inbox').description('the review inbox: one thread per proposal; decide in the file, then process');
+  withCommon(
+    inbox
+      .command('list', { isDefault: true })
+      .description('the threads, pending and decided (the default)')
+      .option('--all', 'also list processed threads (done/)'),
+  ).action((flags) => run(inboxCommand as Action, flags, flags));
+  withCommon(inbox.command('process').description('carry out every decided thread under the protocol, each decision once')).action(
+    (flags) => run(inboxProcessCommand as Action, flags),
+  );
+  withCommon(
+    inbox.command('log').description('one day of the audit log').option('--date <day>', 'the day, YYYY-MM-DD (default today, UTC)'),
+  ).action((flags) => run(inboxLogCommand as Action, flags, flags));
+  withCommon(
+    program
+      .command('review')
+      .description('start a reviewer agent on a proposal: it may only read and decide')
+      .argument('<id>', 'the agent whose proposal is reviewed')
+      .option('--as <name>', 'a reviewer named in .cairn/config.json (its program or model, and whether it may approve)')
+      .option('--code <file>', 'the reviewer program (.js or .py); it ends with decide(decision, note)')
+      .addOption(new Option('--lang <lang>', 'language of the program').choices(['js', 'py']))
+      .option('--model <name>', 'the model that writes the reviewer program')
+      .option('--wait', 'with a daemon, wait for the decision'),
+  ).action((id, flags) => run(reviewCommand as Action, flags, id, flags));
   const air = program.command('air').description('governance: the AIR manifest');
   withCommon(air.command('check').description('validate .cairn/manifest.air.json')).action((flags) =>
     run(airCheckCommand as Action, flags),

@@ -5,6 +5,7 @@ export type CairnErrorCode =
   | 'CAIRN_INVALID_ARGUMENT'
   | 'CAIRN_INVALID_PATH'
   | 'CAIRN_MANIFEST'
+  | 'CAIRN_CONFIG'
   | 'CAIRN_PROJECT'
   | 'CAIRN_CORRUPT'
   | 'CAIRN_BUSY'

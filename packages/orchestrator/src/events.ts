@@ -1,4 +1,4 @@
-import type { AgentState, ChangeInfo, ConflictInfo } from './types.js';
+import type { AgentState, ChangeInfo, ConflictInfo, InboxDiagnostic, InboxResult } from './types.js';
 
 interface Base {
   /** ISO 8601. */
@@ -24,6 +24,10 @@ export type CairnEvent =
   | (AgentBase & { type: 'agent.restored' })
   | (AgentBase & { type: 'agent.replied'; feedback: string })
   | (AgentBase & { type: 'agent.failed'; code: string; reason: string })
+  | (AgentBase & { type: 'agent.decided'; reviews: string; decision: string; note: string; thread?: string })
+  | (Base & { type: 'inbox.received'; agentId: string; thread: string })
+  | (Base & { type: 'inbox.processed'; agentId?: string; result: InboxResult })
+  | (Base & { type: 'inbox.invalid'; agentId?: string; thread: string; diagnostics: InboxDiagnostic[] })
   | (Base & { type: 'sync.progress'; phase: 'scan' | 'import' | 'prune'; done: number; total: number; bytes: number })
   | (Base & { type: 'sync.changed'; paths: string[] })
   | (Base & { type: 'error'; agentId?: string; code: string; message: string });

@@ -23,7 +23,16 @@ export type {
   EventOptions,
   CairnApi,
   FileProposal,
+  InboxStatus,
+  InboxOutcomeKind,
+  InboxDiagnostic,
+  InboxThread,
+  InboxResult,
+  InboxProcessOutcome,
+  InboxLogView,
+  ReviewOptions,
 } from './types.js';
+export { loadInboxSettings, type InboxSettings, type NamedReviewer, type CustomHandler } from './inbox/inbox-settings.js';
 export { proposalOnText, type ProposalOnText } from './review/file-proposal.js';
 export { EventBus, type CairnEvent, type CairnEventType } from './events.js';
 export { CairnError, isCairnError, type CairnErrorCode } from './errors.js';

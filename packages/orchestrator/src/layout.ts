@@ -14,6 +14,13 @@ export interface ProjectLayout {
   receiptKeyPath: string;
   settingsDir: string;
   manifestPath: string;
+  /** `.cairn/config.json`: project settings (the review inbox's reviewers and handlers). */
+  configPath: string;
+  /** `.cairn/threads/inbox/`: one thread per proposal waiting for a decision; processed ones move to `done/`. */
+  inboxDir: string;
+  inboxDoneDir: string;
+  /** `.cairn/logs/inbox/`: the audit log, one `YYYYMMDD.md` per day. */
+  auditDir: string;
   /** `$CAIRN_HOME` itself. */
   cairnHome: string;
   /** This project's folder under `$CAIRN_HOME/projects/`. */
@@ -56,6 +63,10 @@ export function projectLayout(root: string, cairnHome = cairnHomeDir()): Project
     receiptKeyPath: join(agentfsDir, 'receipt.key'),
     settingsDir,
     manifestPath: join(settingsDir, 'manifest.air.json'),
+    configPath: join(settingsDir, 'config.json'),
+    inboxDir: join(settingsDir, 'threads', 'inbox'),
+    inboxDoneDir: join(settingsDir, 'threads', 'inbox', 'done'),
+    auditDir: join(settingsDir, 'logs', 'inbox'),
     cairnHome,
     home,
     previewsDir: join(home, 'previews'),

@@ -6,6 +6,7 @@ import type { CairnEvent } from './events.js';
 import type { GovernanceSource } from './governance/default-manifest.js';
 import type { ProjectLayout } from './layout.js';
 import type { ModelClient } from './model/index.js';
+import type { ProposalForReview } from './run/run-context.js';
 
 /** What the parts of a project share: stores, keys, the sandbox, the model, the clock and the event sink. */
 export interface ProjectCore {
@@ -22,6 +23,12 @@ export interface ProjectCore {
   emit(event: CairnEvent): void;
   /** The governance a new agent gets: the defaults, tightened by the project's manifest. */
   governanceFor(record: AgentRecord): GovernanceSource;
-  /** Called after every change of an agent's record: keeps the state snapshot and previews current. */
+  /** Called after every change of an agent's record: keeps the state snapshot, previews and inbox threads current. */
   recordChanged(record: AgentRecord): void;
+  /** The proposal a reviewer reads with `get_proposal()`. */
+  proposalForReview(agentId: string): ProposalForReview;
+  /** Writes a reviewer's decision into the reviewed agent's thread: the thread's name, or why not. */
+  reviewerDecided(reviewer: AgentRecord, decision: { decision: string; note: string }): { thread: string } | { why: string };
+  /** Processes a thread a decision was just written into (as the daemon would on the file's change). */
+  afterDecision(thread: string): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { AgentFS, isAgentFSError, Overlay, SqliteJournalStore, stateOf } from '@cairn/agentfs';
 import { createSandbox, type Sandbox } from '@cairn/sandbox';
@@ -28,6 +28,14 @@ import { replayAgent } from './replay/replay.js';
 import { syncProject } from './sync/sync.js';
 import { watchProject, type ProjectWatcher } from './sync/watcher.js';
 import { processAlive } from './process-alive.js';
+import { currentPerson } from './inbox/actors.js';
+import { auditPath, readAudit } from './inbox/audit.js';
+import { Inbox } from './inbox/inbox.js';
+import { loadInboxSettings } from './inbox/inbox-settings.js';
+import { processThread, type InboxExecutor, type ProcessContext } from './inbox/process-inbox.js';
+import { threadNames } from './inbox/thread-file.js';
+import { parseAuditLog, parseReason, parseTriage, triage, type Actor, type Triage } from '@cairn/triage';
+import type { ProposalForReview } from './run/run-context.js';
 import type {
   AcceptOptions,
   AcceptOutcome,
@@ -40,6 +48,11 @@ import type {
   ChangeInfo,
   FileProposal,
   CollectOutcome,
+  InboxLogView,
+  InboxProcessOutcome,
+  InboxResult,
+  InboxThread,
+  ReviewOptions,
   EventOptions,
   JournalView,
   ReplayOutcome,
@@ -95,6 +108,10 @@ export class Project implements CairnApi {
   private modelInstance: ModelClient | undefined;
   private snapshotDue = false;
   private closed = false;
+  private readonly inboxState: Inbox;
+  /** The person using this process: who `accept`/`reject` decide as and who owns what it spawns. */
+  readonly person: Actor = currentPerson();
+  private inboxChain: Promise<unknown> = Promise.resolve();
 
   constructor(
     root: string,
@@ -126,7 +143,16 @@ export class Project implements CairnApi {
       emit: (event) => this.emit(event),
       governanceFor: (record) => this.governanceFor(record),
       recordChanged: (record) => this.recordChanged(record),
+      proposalForReview: (agentId) => this.proposalForReview(agentId),
+      reviewerDecided: (reviewer, decision) => {
+        const parsed = parseTriageOrThrow(decision.decision);
+        return this.inboxState.writeDecision(reviewer.reviews ?? '', parsed, (reviewer.actor ?? reviewer.id) as Actor, decision.note);
+      },
+      afterDecision: async (thread) => {
+        await this.processInbox({ threads: [thread] });
+      },
     };
+    this.inboxState = new Inbox({ layout: this.layout, store: this.store, clock, owner, emit: (event) => this.emit(event) });
     this.scheduler = new Scheduler(
       this.poolSize,
       options.queue ?? 'own',
@@ -162,7 +188,7 @@ export class Project implements CairnApi {
     this.assertOpen();
     const fields = parseSpawn(task, options);
     compileGovernance(this.governanceFor(fields));
-    const record = this.store.create(fields, front);
+    const record = this.store.create({ ...fields, createdBy: this.person }, front);
     this.emit({ type: 'agent.queued', time: iso(record.createdAt), agentId: record.id, task: record.task });
     this.recordChanged(record);
     this.scheduler.adopt(record.id);
@@ -208,7 +234,10 @@ export class Project implements CairnApi {
 
   async accept(id: string, options: AcceptOptions = {}): Promise<AcceptOutcome> {
     this.assertOpen();
-    return acceptProposal(this.core, id, options);
+    const outcome = acceptProposal(this.core, id, options);
+    if (outcome.agent.state === 'accepted')
+      this.quietly(() => this.inboxState.recordDirect(id, triage.merge(), this.person, 'merged', '✓ merged'));
+    return outcome;
   }
 
   async undo(id: string, options: { force?: boolean } = {}): Promise<UndoOutcome> {
@@ -218,7 +247,10 @@ export class Project implements CairnApi {
 
   async reject(id: string, reason?: string): Promise<AgentInfo> {
     this.assertOpen();
-    return rejectAgent(this.core, id, reason);
+    const agent = rejectAgent(this.core, id, reason);
+    const why = parseReason(oneLine(agent.reason ?? 'rejected').slice(0, 500) || 'rejected');
+    if (why.ok) this.quietly(() => this.inboxState.recordDirect(id, triage.delete(why.value), this.person, 'rejected', '✓ deleted'));
+    return agent;
   }
 
   async restore(id: string): Promise<AgentInfo> {
@@ -230,12 +262,194 @@ export class Project implements CairnApi {
     this.assertOpen();
     if (typeof feedback !== 'string' || feedback.trim() === '')
       throw new CairnError('CAIRN_INVALID_ARGUMENT', 'feedback must be a non-empty text');
-    const record = this.store.transition(id, ['reviewing'], 'queued', { feedback: feedback.trim(), queueSeq: this.frontSeq() }, 'revise');
+    this.revise(id, feedback.trim());
+    return toAgentInfo(this.store.require(id));
+  }
+
+  private revise(id: string, feedback: string): void {
+    const record = this.store.transition(id, ['reviewing'], 'queued', { feedback, queueSeq: this.frontSeq() }, 'revise');
     this.recordChanged(record);
-    this.emit({ type: 'agent.replied', time: iso(this.core.clock()), agentId: id, feedback: feedback.trim() });
+    this.emit({ type: 'agent.replied', time: iso(this.core.clock()), agentId: id, feedback });
     this.scheduler.adopt(id);
     this.scheduler.kick();
-    return toAgentInfo(this.store.require(id));
+  }
+
+  async review(id: string, options: ReviewOptions = {}): Promise<AgentInfo> {
+    this.assertOpen();
+    return toAgentInfo(this.startReviewer(id, options));
+  }
+
+  private startReviewer(id: string, options: ReviewOptions): AgentRecord {
+    const target = this.store.require(id);
+    if (target.role === 'reviewer')
+      throw new CairnError('CAIRN_INVALID_ARGUMENT', `agent ${id} is a reviewer; review the agent it reviews (${target.reviews ?? '?'})`);
+    if (target.state !== 'reviewing')
+      throw new CairnError('CAIRN_INVALID_STATE', `agent ${id} is ${target.state}; only a reviewing agent's proposal can be reviewed`);
+    const spawn: SpawnOptions = { ...options };
+    delete (spawn as ReviewOptions).as;
+    let actor: string | undefined;
+    if (options.as !== undefined) {
+      const settings = loadInboxSettings(this.root, this.layout.configPath);
+      const named = settings.reviewers.get(options.as);
+      if (named === undefined) {
+        const known = [...settings.reviewers.keys()];
+        throw new CairnError('CAIRN_INVALID_ARGUMENT', `no reviewer "${options.as}" in .cairn/config.json`, {
+          hint:
+            known.length > 0
+              ? `the project names: ${known.join(', ')}`
+              : 'name reviewers under "inbox.reviewers" in .cairn/config.json (SPEC.md §7)',
+        });
+      }
+      actor = named.name;
+      spawn.lang = named.lang;
+      if (named.codeFile !== undefined) {
+        try {
+          spawn.code = readFileSync(join(this.root, named.codeFile), 'utf8');
+        } catch (error) {
+          throw new CairnError('CAIRN_CONFIG', `reviewer "${named.name}": cannot read ${named.codeFile}: ${(error as Error).message}`);
+        }
+      } else if (named.model !== undefined) spawn.model = named.model;
+    }
+    const task = `Review the proposal of agent ${id}. Its task: ${target.task}`;
+    const fields = parseSpawn(task, spawn);
+    this.inboxState.ensureThread(
+      target,
+      this.withOverlaySync(id, (overlay) => overlay.diff()),
+    );
+    const record = this.store.create(
+      { ...fields, role: 'reviewer', reviews: id, createdBy: this.person, ...(actor === undefined ? {} : { actor }) },
+      true,
+    );
+    this.emit({ type: 'agent.queued', time: iso(record.createdAt), agentId: record.id, task: record.task });
+    this.recordChanged(record);
+    this.scheduler.adopt(record.id);
+    this.scheduler.kick();
+    return this.store.require(record.id);
+  }
+
+  async inbox(options: { all?: boolean } = {}): Promise<InboxThread[]> {
+    this.assertOpen();
+    return this.inboxState.list(options.all === true);
+  }
+
+  async processInbox(options: { threads?: readonly string[] } = {}): Promise<InboxProcessOutcome> {
+    this.assertOpen();
+    const run = this.inboxChain.then(() => this.runInbox(options.threads));
+    this.inboxChain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async runInbox(only: readonly string[] | undefined): Promise<InboxProcessOutcome> {
+    const names = only ?? threadNames(this.layout.inboxDir);
+    const context = this.processContext();
+    const results: InboxResult[] = [];
+    for (const name of names) {
+      if (typeof name !== 'string' || name.includes('/') || name.startsWith('.'))
+        throw new CairnError('CAIRN_INVALID_ARGUMENT', `"${String(name)}" is not a thread file name in .cairn/threads/inbox/`);
+      const result = await processThread(this.inboxState, name, context);
+      if (result === undefined) continue;
+      results.push(result);
+      if (result.outcome !== 'invalid')
+        this.emit({
+          type: 'inbox.processed',
+          time: iso(this.core.clock()),
+          ...(result.agentId === undefined ? {} : { agentId: result.agentId }),
+          result,
+        });
+    }
+    const bad = new Set(['refused', 'failed', 'invalid']);
+    return { ok: results.every((r) => !bad.has(r.outcome)), results };
+  }
+
+  private processContext(): ProcessContext {
+    const executor: InboxExecutor = {
+      accept: (agentId) => {
+        const outcome = acceptProposal(this.core, agentId, {});
+        return outcome.ok ? { ok: true } : { ok: false, conflicts: outcome.conflicts.map((c) => c.path) };
+      },
+      reject: (agentId, reason) => void rejectAgent(this.core, agentId, reason),
+      reply: (agentId, feedback) => this.revise(agentId, feedback),
+      startReviewer: (agentId, name) => this.startReviewer(agentId, { as: name }).id,
+      rewriteThread: (agentId, note) => {
+        const record = this.store.require(agentId);
+        if (record.state !== 'reviewing') return;
+        this.inboxState.ensureThread(
+          record,
+          this.withOverlaySync(agentId, (overlay) => overlay.diff()),
+          note,
+        );
+      },
+    };
+    let settings: ReturnType<typeof loadInboxSettings> | undefined;
+    return {
+      root: this.root,
+      owner: this.core.owner,
+      clock: this.core.clock,
+      store: (agentId) => this.store.get(agentId),
+      isAgent: (actor) =>
+        this.store.get(actor) !== undefined || (settings ??= loadInboxSettings(this.root, this.layout.configPath)).reviewers.has(actor),
+      settings: () => (settings ??= loadInboxSettings(this.root, this.layout.configPath)),
+      executor,
+      approvalsOf: (agentId) =>
+        this.inboxState.decisions
+          .forAgent(agentId)
+          .filter((row) => row.state === 'done' && row.approval)
+          .map((row) => row.actor),
+    };
+  }
+
+  async inboxLog(date?: string): Promise<InboxLogView> {
+    this.assertOpen();
+    const day = date ?? new Date(this.core.clock()).toISOString().slice(0, 10);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(day)))
+      throw new CairnError('CAIRN_INVALID_ARGUMENT', `"${day}" is not a date like 2026-11-23`);
+    const path = auditPath(this.layout.auditDir, day);
+    const text = readAudit(this.layout.auditDir, day);
+    if (text === undefined) return { date: day, path, entries: [] };
+    const parsed = parseAuditLog(text);
+    if (parsed.ok) return { date: day, path, entries: parsed.value.entries };
+    return {
+      date: day,
+      path,
+      entries: [],
+      problems: parsed.error.map((d) => ({ line: d.line, column: d.column, code: d.code, message: d.message })),
+    };
+  }
+
+  private proposalForReview(agentId: string): ProposalForReview {
+    const record = this.store.require(agentId);
+    return this.withOverlaySync(agentId, (overlay) => {
+      const changes = overlay.changes();
+      const files = changes
+        .filter((c) => c.kind === 'file')
+        .map((c) => {
+          const file = readFileProposal(overlay, c.path);
+          const cap = (text: string | null) => (text !== null && text.length > 256 * 1024 ? null : text);
+          return { path: c.path, status: c.status, before: cap(file.base), after: cap(file.proposed) };
+        });
+      return {
+        agent: agentId,
+        task: record.task,
+        summary: record.summary ?? '',
+        changes: changes.map((c) => ({ path: c.path, status: c.status })),
+        diff: overlay.diff(),
+        files,
+      };
+    });
+  }
+
+  /** Runs inbox bookkeeping that must not fail the operation it follows; a failure is reported as an event. */
+  private quietly(fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      this.emit({
+        type: 'error',
+        time: iso(this.core.clock()),
+        code: 'inbox',
+        message: `the review inbox could not be updated: ${(error as Error).message}`,
+      });
+    }
   }
 
   async replay(id: string): Promise<ReplayOutcome> {
@@ -265,7 +479,7 @@ export class Project implements CairnApi {
     return collectRejected(this.core, olderThanMs);
   }
 
-  async wait(id: string, states: readonly AgentState[] = ['reviewing', 'accepted', 'rejected', 'failed']): Promise<AgentInfo> {
+  async wait(id: string, states: readonly AgentState[] = ['reviewing', 'accepted', 'rejected', 'failed', 'decided']): Promise<AgentInfo> {
     this.assertOpen();
     // Progress events (tool calls, logs, denials) never change an agent's state: only the others are worth a look.
     const progress = new Set(['agent.tool-called', 'agent.denied', 'agent.log', 'agent.generating', 'agent.repairing']);
@@ -314,6 +528,7 @@ export class Project implements CairnApi {
     if (this.closed) return;
     this.scheduler.stop();
     await this.scheduler.idle();
+    await this.inboxChain;
     this.closed = true;
     this.flushSnapshot();
     this.bus.close();
@@ -333,7 +548,7 @@ export class Project implements CairnApi {
     this.bus.emit(event);
   }
 
-  private governanceFor(record: Pick<AgentRecord, 'budgets' | 'scope'>): GovernanceSource {
+  private governanceFor(record: Pick<AgentRecord, 'budgets' | 'scope' | 'role'>): GovernanceSource {
     const loaded = loadProjectGovernance(this.layout.settingsDir, this.layout.manifestPath);
     if (!loaded.ok) {
       const detail = loaded.problems.map((p) => `${p.file}${p.path ? ` ${p.path}` : ''}: ${p.message}`).join('; ');
@@ -342,7 +557,7 @@ export class Project implements CairnApi {
       });
     }
     const base = defaultGovernance({
-      role: 'author',
+      role: record.role === 'reviewer' ? 'reviewer' : 'author',
       budgets: record.budgets,
       ...(record.scope === undefined ? {} : { scope: record.scope }),
     });
@@ -352,7 +567,9 @@ export class Project implements CairnApi {
   private recordChanged(record: AgentRecord): void {
     if (record.state === 'reviewing') {
       try {
-        this.withOverlaySync(record.id, (overlay) => writePreview(this.layout.previewsDir, record.id, overlay.diff()));
+        const diff = this.withOverlaySync(record.id, (overlay) => overlay.diff());
+        writePreview(this.layout.previewsDir, record.id, diff);
+        if (record.role !== 'reviewer') this.quietly(() => this.inboxState.ensureThread(record, diff));
       } catch (error) {
         if (!isCairnError(error)) throw error;
       }
@@ -536,6 +753,16 @@ function openStable(layout: ProjectLayout): AgentFS {
     }
     throw error;
   }
+}
+
+function parseTriageOrThrow(text: string): Triage {
+  const parsed = parseTriage(text);
+  if (!parsed.ok) throw new CairnError('CAIRN_INVALID_ARGUMENT', `not a decision: ${parsed.error.message}`);
+  return parsed.value;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }
 
 function iso(ms: number): string {

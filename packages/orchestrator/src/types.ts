@@ -1,7 +1,10 @@
 import type { CairnEvent } from './events.js';
 
-/** Where an agent is in its life. `do:reply` feedback moves `reviewing` back to `running`. */
-export type AgentState = 'queued' | 'running' | 'reviewing' | 'accepted' | 'rejected' | 'failed';
+/**
+ * Where an agent is in its life. `do:reply` feedback moves `reviewing` back to `running`. A reviewer agent
+ * proposes nothing: it ends `decided` (its decision written into the thread) or `failed`.
+ */
+export type AgentState = 'queued' | 'running' | 'reviewing' | 'accepted' | 'rejected' | 'failed' | 'decided';
 
 /** The language of an agent's program. */
 export type ProgramLang = 'js' | 'py';
@@ -82,6 +85,12 @@ export interface AgentInfo {
   /** Program runs so far (repairs and revisions included). */
   runs: number;
   spent: { tokens: number; bytes: number; calls: number; wallMs: number; repairs: number };
+  /** `reviewer` for an agent that reviews another's proposal. */
+  role?: 'author' | 'reviewer';
+  /** The agent a reviewer reviews. */
+  reviews?: string;
+  /** A reviewer's decision and note. */
+  decision?: { decision: string; note: string; thread?: string };
 }
 
 /** One file of a proposal: its text when the agent first changed it (`base`) and now (`proposed`); null where absent. */
@@ -92,6 +101,96 @@ export interface FileProposal {
   proposed: string | null;
   /** True where either side is not UTF-8 text (both texts are then null). */
   binary: boolean;
+}
+
+/** Where a thread of the review inbox stands. */
+export type InboxStatus = 'pending' | 'decided' | 'processing' | 'deferred' | 'refused' | 'failed' | 'unhandled' | 'invalid' | 'done';
+
+/** What became of a processed decision (`invalid` when the triage section could not be read). */
+export type InboxOutcomeKind =
+  | 'merged'
+  | 'rejected'
+  | 'deferred'
+  | 'delegated'
+  | 'replied'
+  | 'custom'
+  | 'unhandled'
+  | 'refused'
+  | 'failed'
+  | 'stale'
+  | 'invalid';
+
+/** A problem in a thread file, where the person will find it. */
+export interface InboxDiagnostic {
+  line: number;
+  column: number;
+  code: string;
+  message: string;
+}
+
+/** A thread of the review inbox (`.cairn/threads/inbox/`, or `done/`), as `cairn inbox` lists it. */
+export interface InboxThread {
+  name: string;
+  path: string;
+  status: InboxStatus;
+  agentId?: string;
+  title?: string;
+  from?: string;
+  branch?: string;
+  received?: string;
+  decision?: string;
+  actor?: string;
+  timestamp?: string;
+  /** The audit log's Executed text of the decision's outcome, once processed. */
+  executed?: string;
+  /** The protocol rule that refused the decision. */
+  rule?: string;
+  reason?: string;
+  diagnostics?: InboxDiagnostic[];
+}
+
+/** One decision carried out (or not) by `processInbox`. */
+export interface InboxResult {
+  thread: string;
+  agentId?: string;
+  decision?: string;
+  actor?: string;
+  outcome: InboxOutcomeKind;
+  /** As written in the audit log: `✓ merged`, `✗ refused: no-self-merge`, `— deferred: …`. */
+  executed: string;
+  rule?: string;
+  reason?: string;
+  /** Where the thread went in `done/`, when it moved. */
+  movedTo?: string;
+  /** A reviewer agent started by a delegation. */
+  reviewer?: string;
+  diagnostics?: InboxDiagnostic[];
+}
+
+/** What one pass over the inbox did. `ok` is false when a decision was refused, failed or could not be read. */
+export interface InboxProcessOutcome {
+  ok: boolean;
+  results: InboxResult[];
+}
+
+/** One day of the audit log. */
+export interface InboxLogView {
+  date: string;
+  path: string;
+  entries: { time: string; source: string; decision: string; executed: string }[];
+  /** Set when the file exists but does not read back (someone edited it by hand). */
+  problems?: InboxDiagnostic[];
+}
+
+/** What starts a reviewer agent: a program (or a model), or a reviewer the project names in `.cairn/config.json`. */
+export interface ReviewOptions {
+  /** A reviewer named in `.cairn/config.json` (`inbox.reviewers`); it decides under that name. */
+  as?: string;
+  code?: string;
+  lang?: ProgramLang;
+  model?: string;
+  limits?: Partial<AgentLimits>;
+  budgets?: Partial<AgentBudgets>;
 }
 
 /** A filter for `agents()`. */
@@ -235,6 +334,14 @@ export interface CairnApi {
   /** Sends feedback to a reviewing agent, which revises its proposal in the same overlay (`do:reply`). */
   reply(id: string, feedback: string): Promise<AgentInfo>;
   replay(id: string): Promise<ReplayOutcome>;
+  /** Starts a reviewer agent on a reviewing agent's proposal: it may read and `decide`, nothing else. */
+  review(id: string, options?: ReviewOptions): Promise<AgentInfo>;
+  /** The review inbox's threads (`all`: with those processed into `done/`). */
+  inbox(options?: { all?: boolean }): Promise<InboxThread[]>;
+  /** Carries out every decided thread (or the named ones) under the protocol, each decision once. */
+  processInbox(options?: { threads?: readonly string[] }): Promise<InboxProcessOutcome>;
+  /** One day of the audit log (`YYYY-MM-DD`, default today in UTC). */
+  inboxLog(date?: string): Promise<InboxLogView>;
   journal(id: string): Promise<JournalView>;
   /** The agent's recent lifecycle events (queued, started, denied, submitted, accepted, …), oldest first. */
   history(id: string, limit?: number): Promise<CairnEvent[]>;

@@ -3,7 +3,7 @@ import { connect } from '../connect.js';
 import { UsageError, type CommandContext } from '../context.js';
 import { renderAgentTable } from '../render/agents.js';
 
-const STATES: readonly AgentState[] = ['queued', 'running', 'reviewing', 'accepted', 'rejected', 'failed'];
+const STATES: readonly AgentState[] = ['queued', 'running', 'reviewing', 'accepted', 'rejected', 'failed', 'decided'];
 
 /** `cairn list-agents` (`ls`): one line per agent. */
 export async function listCommand(ctx: CommandContext, flags: { state?: string }): Promise<number> {

@@ -33,6 +33,14 @@ export function describeEvent(event: CairnEvent, paint: Paint): string {
       return `${who}revising: ${event.feedback}`;
     case 'agent.failed':
       return `${who}${paint.red('failed')}: ${event.reason} ${paint.dim(`(${event.code})`)}`;
+    case 'agent.decided':
+      return `${who}${paint.magenta('decided')} ${event.decision} on ${event.reviews}${event.thread === undefined ? '' : ` (${event.thread})`}`;
+    case 'inbox.received':
+      return `${who}inbox: thread ${event.thread}`;
+    case 'inbox.processed':
+      return `${who}inbox: ${event.result.decision ?? ''} → ${event.result.executed}`;
+    case 'inbox.invalid':
+      return `${who}inbox: ${paint.red('cannot read')} ${event.thread}: ${event.diagnostics.map((d) => `line ${d.line}, column ${d.column}: ${d.message}`).join('; ')}`;
     case 'sync.progress':
       return `sync ${event.phase}: ${event.done}/${event.total}`;
     case 'sync.changed':

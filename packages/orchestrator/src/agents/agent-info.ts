@@ -18,6 +18,9 @@ export function toAgentInfo(record: AgentRecord): AgentInfo {
   if (record.summary !== undefined) info.summary = record.summary;
   if (record.changes !== undefined) info.changes = record.changes.map((c) => ({ ...c }));
   if (record.failure !== undefined) info.failure = { ...record.failure };
+  if (record.role === 'reviewer') info.role = 'reviewer';
+  if (record.reviews !== undefined) info.reviews = record.reviews;
+  if (record.decision !== undefined) info.decision = { ...record.decision };
   const reason = record.reason ?? record.failure?.message;
   if (reason !== undefined) info.reason = reason;
   return info;

@@ -6,7 +6,7 @@ import type { ProjectCore } from '../project-core.js';
 import { createAgentKernel } from '../run/agent-kernel.js';
 import { AgentWorkspace } from '../run/agent-workspace.js';
 import type { RunLimits } from '../run/program-run.js';
-import type { RunContext } from '../run/run-context.js';
+import type { ReviewContext, RunContext } from '../run/run-context.js';
 import type { AgentFailure, ChangeInfo } from '../types.js';
 import type { AgentRecord } from './agent-store.js';
 
@@ -34,7 +34,7 @@ export async function runAgent(core: ProjectCore, id: string): Promise<void> {
   try {
     workspace = AgentWorkspace.open(id, core.layout.overlayPath(id), core.stable, record.journalHead);
     const outcome = await runStretch(core, record, workspace, started);
-    finish(core, record, workspace, outcome, started);
+    await finish(core, record, workspace, outcome, started);
   } catch (error) {
     fail(core, id, { code: 'internal', message: `Cairn failed while running the agent: ${(error as Error).message}` }, workspace, {
       runs: 0,
@@ -76,6 +76,10 @@ async function runStretch(core: ProjectCore, record: AgentRecord, workspace: Age
     | { read_exclude?: string[]; write_exclude?: string[] }
     | undefined;
   const model = record.model ?? core.defaultModel;
+  const review: ReviewContext | undefined =
+    record.role === 'reviewer' && record.reviews !== undefined
+      ? { reviews: record.reviews, proposal: () => core.proposalForReview(record.reviews!) }
+      : undefined;
   const contextFor = (run: number): RunContext => {
     const ctx: RunContext = {
       agentId: record.id,
@@ -104,6 +108,10 @@ async function runStretch(core: ProjectCore, record: AgentRecord, workspace: Age
       tokensLeft: () => kernel.remaining(LLM_GRANT)?.tokens,
     };
     if (record.feedback !== undefined) ctx.feedback = record.feedback;
+    if (review !== undefined) {
+      delete review.decision;
+      ctx.review = review;
+    }
     return ctx;
   };
   const outcome = await runAttempts(
@@ -136,6 +144,7 @@ async function runStretch(core: ProjectCore, record: AgentRecord, workspace: Age
       onRepairing: (round, problem) => core.emit({ type: 'agent.repairing', time: iso(core.clock()), agentId: record.id, round, problem }),
     },
   );
+  if (review?.decision !== undefined) outcome.decision = review.decision;
   if (outcome.ok === false && outcome.failure?.code === 'limit' && spent.calls + outcome.calls >= record.budgets.calls) {
     outcome.failure = { code: 'budget', message: `the calls budget ran out (${record.budgets.calls} tool calls)` };
   }
@@ -170,10 +179,23 @@ function lastProgram(workspace: AgentWorkspace): string | undefined {
   return undefined;
 }
 
-function finish(core: ProjectCore, record: AgentRecord, workspace: AgentWorkspace, outcome: AttemptsOutcome, started: number): void {
+async function finish(
+  core: ProjectCore,
+  record: AgentRecord,
+  workspace: AgentWorkspace,
+  outcome: AttemptsOutcome,
+  started: number,
+): Promise<void> {
   const changes: ChangeInfo[] = workspace.overlay.changes().map((c) => ({ path: c.path, status: c.status, kind: c.kind }));
   let failure = outcome.failure;
-  if (outcome.ok && changes.length === 0)
+  const reviewer = record.role === 'reviewer';
+  if (reviewer && outcome.ok && outcome.decision === undefined)
+    failure = {
+      code: 'no-decision',
+      message: 'the reviewer finished without calling decide(decision, note)',
+      hint: 'a reviewer program ends with decide(), e.g. decide("do:merge", "looks right")',
+    };
+  if (!reviewer && outcome.ok && changes.length === 0)
     failure = {
       code: 'no-changes',
       message: 'the program finished without changing any file',
@@ -192,6 +214,39 @@ function finish(core: ProjectCore, record: AgentRecord, workspace: AgentWorkspac
     const failed = core.store.transition(record.id, ['running'], 'failed', { ...common, failure, reason: failure.message }, 'fail');
     core.recordChanged(failed);
     core.emit({ type: 'agent.failed', time: iso(core.clock()), agentId: record.id, code: failure.code, reason: failure.message });
+    return;
+  }
+  if (reviewer) {
+    const decision = outcome.decision!;
+    const written = core.reviewerDecided(record, decision);
+    if ('thread' in written) await core.afterDecision(written.thread);
+    const reason =
+      'thread' in written
+        ? `decided ${decision.decision} in ${written.thread}`
+        : `decided ${decision.decision}; not written: ${written.why}`;
+    const decided = core.store.transition(
+      record.id,
+      ['running'],
+      'decided',
+      {
+        ...common,
+        summary: reason,
+        decision: { ...decision, ...('thread' in written ? { thread: written.thread } : {}) },
+        failure: undefined,
+        reason,
+      },
+      'decide',
+    );
+    core.recordChanged(decided);
+    core.emit({
+      type: 'agent.decided',
+      time: iso(core.clock()),
+      agentId: record.id,
+      reviews: record.reviews ?? '',
+      decision: decision.decision,
+      note: decision.note,
+      ...('thread' in written ? { thread: written.thread } : {}),
+    });
     return;
   }
   const summary =

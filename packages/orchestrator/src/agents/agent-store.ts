@@ -40,6 +40,16 @@ export interface AgentRecord {
   rejectedFrom?: AgentState;
   /** Feedback waiting for the next revision (`do:reply`). */
   feedback?: string;
+  /** The person who spawned the agent: the owner of its proposal in the review protocol. */
+  createdBy?: string;
+  /** `reviewer` for an agent that reviews another's proposal and may only read and decide. */
+  role?: 'author' | 'reviewer';
+  /** The agent a reviewer reviews. */
+  reviews?: string;
+  /** The actor a reviewer decides as: the name the project gives it, else its id. */
+  actor?: string;
+  /** A reviewer's decision, as written into the thread. */
+  decision?: { decision: string; note: string; thread?: string };
 }
 
 /** The fields of a record that may change after creation. */
@@ -128,6 +138,11 @@ export class AgentStore {
         return record;
       })
       .immediate();
+  }
+
+  /** bin.db itself, for the tables kept beside the agents (the inbox's decisions). */
+  get database(): AgentFS['db'] {
+    return this.store.db;
   }
 
   get(id: string): AgentRecord | undefined {

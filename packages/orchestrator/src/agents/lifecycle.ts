@@ -3,11 +3,12 @@ import type { AgentState } from '../types.js';
 /** The transitions an agent may make, and the operation that makes each. */
 const LEGAL: Readonly<Record<AgentState, readonly AgentState[]>> = {
   queued: ['running', 'rejected', 'failed'],
-  running: ['reviewing', 'failed'],
+  running: ['reviewing', 'failed', 'decided'],
   reviewing: ['queued', 'running', 'accepted', 'rejected'],
   accepted: ['reviewing'],
   rejected: ['queued', 'reviewing', 'failed'],
   failed: ['rejected'],
+  decided: [],
 };
 
 /** True when an agent in `from` may move to `to`. */
@@ -25,7 +26,7 @@ export const VERB_STATES: Readonly<Record<string, readonly AgentState[]>> = {
   replay: ['reviewing', 'accepted', 'rejected', 'failed'],
 };
 
-export const TERMINAL_STATES: readonly AgentState[] = ['accepted', 'rejected', 'failed'];
+export const TERMINAL_STATES: readonly AgentState[] = ['accepted', 'rejected', 'failed', 'decided'];
 
 /** True for a state from which the agent will not move by itself. */
 export function isSettled(state: AgentState): boolean {

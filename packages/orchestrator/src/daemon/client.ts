@@ -18,6 +18,10 @@ import type {
   SpawnOptions,
   SyncSummary,
   UndoOutcome,
+  InboxLogView,
+  InboxProcessOutcome,
+  InboxThread,
+  ReviewOptions,
 } from '../types.js';
 import type { DaemonIdentity } from './routes.js';
 import { socketAnswers } from './server.js';
@@ -107,6 +111,22 @@ export class DaemonClient implements CairnApi {
 
   replay(id: string): Promise<ReplayOutcome> {
     return this.call('POST', `/agents/${enc(id)}/replay`);
+  }
+
+  async review(id: string, options: ReviewOptions = {}): Promise<AgentInfo> {
+    return (await this.call<{ agent: AgentInfo }>('POST', `/agents/${enc(id)}/review`, options)).agent;
+  }
+
+  async inbox(options: { all?: boolean } = {}): Promise<InboxThread[]> {
+    return (await this.call<{ threads: InboxThread[] }>('GET', `/inbox${options.all === true ? '?all=1' : ''}`)).threads;
+  }
+
+  processInbox(options: { threads?: readonly string[] } = {}): Promise<InboxProcessOutcome> {
+    return this.call('POST', '/inbox/process', options.threads === undefined ? {} : { threads: options.threads });
+  }
+
+  inboxLog(date?: string): Promise<InboxLogView> {
+    return this.call('GET', `/inbox/log${date === undefined ? '' : `?date=${encodeURIComponent(date)}`}`);
   }
 
   journal(id: string): Promise<JournalView> {

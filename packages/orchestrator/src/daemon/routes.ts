@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { stream } from 'hono/streaming';
 import { CairnError, isCairnError, type CairnErrorCode } from '../errors.js';
-import type { AgentState, CairnApi, SpawnOptions } from '../types.js';
+import type { AgentState, CairnApi, ReviewOptions, SpawnOptions } from '../types.js';
 
 const STATUS: Partial<Record<CairnErrorCode, 400 | 404 | 409 | 422 | 500 | 503>> = {
   CAIRN_NOT_FOUND: 404,
@@ -9,11 +9,12 @@ const STATUS: Partial<Record<CairnErrorCode, 400 | 404 | 409 | 422 | 500 | 503>>
   CAIRN_INVALID_ARGUMENT: 400,
   CAIRN_INVALID_PATH: 400,
   CAIRN_MANIFEST: 422,
+  CAIRN_CONFIG: 422,
   CAIRN_BUSY: 409,
   CAIRN_CLOSED: 503,
 };
 
-const STATES: readonly AgentState[] = ['queued', 'running', 'reviewing', 'accepted', 'rejected', 'failed'];
+const STATES: readonly AgentState[] = ['queued', 'running', 'reviewing', 'accepted', 'rejected', 'failed', 'decided'];
 
 /** What the daemon answers besides the API: who it is. */
 export interface DaemonIdentity {
@@ -40,7 +41,7 @@ export function daemonRoutes(api: CairnApi, identity: DaemonIdentity, shutdown: 
       {
         code: 'CAIRN_NOT_FOUND',
         message: `no resource ${c.req.method} ${c.req.path}`,
-        hint: 'see GET /health; resources are under /agents, /events, /sync, /collect',
+        hint: 'see GET /health; resources are under /agents, /inbox, /events, /sync, /collect',
       },
       404,
     ),
@@ -118,6 +119,22 @@ export function daemonRoutes(api: CairnApi, identity: DaemonIdentity, shutdown: 
     return c.json({ agent: await api.reply(c.req.param('id'), body.feedback) });
   });
   app.post('/agents/:id/replay', async (c) => c.json(await api.replay(c.req.param('id'))));
+  app.post('/agents/:id/review', async (c) => {
+    const body = await jsonBody(c);
+    const options: ReviewOptions = spawnOptions(body);
+    if (body.as !== undefined) {
+      if (typeof body.as !== 'string') throw new CairnError('CAIRN_INVALID_ARGUMENT', '"as" must be a reviewer name');
+      options.as = body.as;
+    }
+    return c.json({ agent: await api.review(c.req.param('id'), options) }, 201);
+  });
+
+  app.get('/inbox', async (c) => c.json({ threads: await api.inbox({ all: c.req.query('all') === '1' }) }));
+  app.post('/inbox/process', async (c) => {
+    const body = await jsonBody(c);
+    return c.json(await api.processInbox(body.threads === undefined ? {} : { threads: stringList(body.threads, 'threads') }));
+  });
+  app.get('/inbox/log', async (c) => c.json(await api.inboxLog(c.req.query('date'))));
 
   app.get('/events', (c) => {
     const agentId = c.req.query('agent');

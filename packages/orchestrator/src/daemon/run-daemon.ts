@@ -8,6 +8,7 @@ import type { SyncSummary } from '../types.js';
 import { serveApi, socketAnswers, type DaemonServer } from './server.js';
 import { watchSignals, type SignalWatcher } from './signals.js';
 import type { ProjectWatcher } from '../sync/watcher.js';
+import { watchInbox, type InboxWatcher } from '../inbox/inbox-watcher.js';
 
 /** Cairn's version, as the daemon reports it. */
 export const CAIRN_VERSION = '0.1.0';
@@ -58,6 +59,7 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
   const events = options.onEvent === undefined ? undefined : forward(project, options.onEvent);
   let watcher: ProjectWatcher | undefined;
   let signals: SignalWatcher | undefined;
+  let inbox: InboxWatcher | undefined;
   let server: DaemonServer | undefined;
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
@@ -66,6 +68,7 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
     (stopping ??= (async () => {
       await server?.close();
       await signals?.close();
+      await inbox?.close();
       await watcher?.close();
       await project.close();
       await events?.return?.();
@@ -88,6 +91,10 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
     writeFileSync(layout.pidPath, JSON.stringify(pidFile) + '\n');
     signals = watchSignals(project, layout.signalsDir, (event) => project.notify(event));
     await signals.ready;
+    inbox = watchInbox(project, layout.inboxDir, (error) =>
+      project.notify({ type: 'error', time: new Date().toISOString(), code: 'inbox', message: error.message }),
+    );
+    await inbox.ready;
     project.startQueue();
     return { project, socketPath: layout.socketPath, sync, stopped, stop };
   } catch (error) {

@@ -14,6 +14,8 @@ export interface ProgramPromptInput {
   fileTree: string;
   /** A reviewer's feedback on an earlier proposal (`do:reply`). */
   feedback?: string;
+  /** A reviewer's program: it reads the proposal and decides. */
+  reviewer?: boolean;
   /** The earlier program, and why it failed (empty for a revision). */
   previous?: { program: string; report: string };
 }
@@ -66,22 +68,31 @@ const RULES = {
  */
 export function buildProgramPrompt(input: ProgramPromptInput): ChatMessage[] {
   const language = input.lang === 'js' ? 'JavaScript' : 'Python';
+  const role = input.reviewer
+    ? [
+        `You write small ${language} programs that review another agent's proposed change to a project, using only the tool functions below.`,
+        ...RULES[input.lang].map((rule) => `- ${rule}`),
+        '- Read the proposal with get_proposal(); read project files as needed. You cannot change any file.',
+        "- Finish with exactly one decide(decision, note): 'do:merge' if the change is right, 'do:reply:<branch>' with what to fix as the note, or 'defer:<reason>'.",
+      ]
+    : [
+        `You write small ${language} programs that carry out a coding task on a project, using only the tool functions below.`,
+        ...RULES[input.lang].map((rule) => `- ${rule}`),
+        '- Paths are relative to the project root, with "/" between folders ("src/app.ts"); never absolute, never "..".',
+        '- Read a file before changing it, and write back the whole new content.',
+        '- A tool call that is refused throws an error you may catch; protected files (.env, .git, CI configuration) cannot be changed.',
+        '- Finish with submit_result(summary, changed_files).',
+      ];
   const system = [
-    `You write small ${language} programs that carry out a coding task on a project, using only the tool functions below.`,
-    ...RULES[input.lang].map((rule) => `- ${rule}`),
-    '- Paths are relative to the project root, with "/" between folders ("src/app.ts"); never absolute, never "..".',
-    '- Read a file before changing it, and write back the whole new content.',
-    '- A tool call that is refused throws an error you may catch; protected files (.env, .git, CI configuration) cannot be changed.',
-    '- Finish with submit_result(summary, changed_files).',
+    ...role,
     '- Answer with the program in one fenced code block and nothing else.',
     '',
     'The tool functions:',
     '```' + (input.lang === 'js' ? 'ts' : 'python'),
-    renderToolDeclarations(input.lang),
+    renderToolDeclarations(input.lang, input.reviewer === true),
     '```',
     '',
-    'An example:',
-    EXAMPLES[input.lang],
+    ...(input.reviewer ? [] : ['An example:', EXAMPLES[input.lang]]),
   ].join('\n');
   const parts = [`Task: ${input.task}`, '', 'The project:', '```', input.fileTree, '```'];
   if (input.feedback !== undefined) {

@@ -112,11 +112,44 @@ export const TOOLS: readonly ToolDoc[] = [
 ];
 
 /** The names of the tool functions. */
+/** The two tool functions only a reviewer agent may use (any other program gets an error from them). */
+export const REVIEW_TOOLS: readonly ToolDoc[] = [
+  {
+    name: 'get_proposal',
+    params: [],
+    returns: { js: 'object', py: 'dict' },
+    doc: 'Reviewers only: the proposal under review, { agent, task, summary, changes: [{ path, status }], diff, files: [{ path, status, before, after }] }.',
+  },
+  {
+    name: 'decide',
+    params: [
+      { name: 'decision', type: 'string' },
+      { name: 'note', type: 'string', default: "''" },
+    ],
+    returns: { js: 'true', py: 'bool' },
+    doc: "Reviewers only, once: 'do:merge', 'defer:<reason>', 'delegate:<actor>', 'do:reply:<branch>' (the note is the feedback), 'do:custom:<what>' or 'delete:<reason>'.",
+  },
+];
+
+/** What a reviewer's program is told about: reading, asking, logging, and its own two functions. */
+const READ_ONLY = new Set([
+  'read_file',
+  'list_dir',
+  'file_exists',
+  'search_files',
+  'search_content',
+  'get_file_tree',
+  'get_task',
+  'ask_llm',
+  'log',
+]);
+
 export const TOOL_NAMES: readonly string[] = TOOLS.map((tool) => tool.name);
 
 /** Typed declarations of every tool function, each with its one-line doc: TypeScript for JavaScript programs, stubs for Python. */
-export function renderToolDeclarations(lang: 'js' | 'py'): string {
-  return TOOLS.map((tool) => (lang === 'js' ? declareJs(tool) : declarePy(tool))).join('\n');
+export function renderToolDeclarations(lang: 'js' | 'py', reviewer = false): string {
+  const tools = reviewer ? [...TOOLS.filter((tool) => READ_ONLY.has(tool.name)), ...REVIEW_TOOLS] : TOOLS;
+  return tools.map((tool) => (lang === 'js' ? declareJs(tool) : declarePy(tool))).join('\n');
 }
 
 function declareJs(tool: ToolDoc): string {

@@ -35,6 +35,8 @@ export interface AttemptsOutcome {
   ok: boolean;
   failure?: AgentFailure;
   summary?: string;
+  /** A reviewer's decision, from its last run. */
+  decision?: { decision: string; note: string };
   runs: number;
   repairs: number;
   calls: number;

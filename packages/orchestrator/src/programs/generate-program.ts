@@ -38,6 +38,7 @@ export async function generateProgram(
     lang,
     fileTree,
     ...(ctx.feedback === undefined ? {} : { feedback: ctx.feedback }),
+    ...(ctx.review === undefined ? {} : { reviewer: true }),
     ...(previous === undefined ? {} : { previous }),
   });
   const outcome = await governedModelEffect(ctx, modelParams(ctx, messages, PROGRAM_MAX_TOKENS, '0.2'), { tool: 'generate' });

@@ -59,10 +59,30 @@ export interface RunContext {
   /** Calls made so far in this run (also the sequence of idempotency keys). */
   calls: number;
   submission?: { summary: string; changedFiles: string[] };
+  /** Set for a reviewer agent: the proposal it reviews, and the decision it made. */
+  review?: ReviewContext;
   breach?: BudgetBreach;
   divergence?: Divergence;
   /** Tokens left for `ask_llm` (what the grant has left; the kernel has the final say). */
   tokensLeft: () => bigint | undefined;
+}
+
+/** The proposal a reviewer reads with `get_proposal()`: plain JSON. */
+export interface ProposalForReview {
+  agent: string;
+  task: string;
+  summary: string;
+  changes: { path: string; status: string }[];
+  diff: string;
+  /** Each changed text file as the agent started from it and as it proposes it (null where absent or binary). */
+  files: { path: string; status: string; before: string | null; after: string | null }[];
+}
+
+/** A reviewer's run: what it reviews and what it decided. */
+export interface ReviewContext {
+  reviews: string;
+  proposal: () => ProposalForReview;
+  decision?: { decision: string; note: string };
 }
 
 /** The 32-byte idempotency key of a run's n-th effect: the same in a replay as when recorded. */

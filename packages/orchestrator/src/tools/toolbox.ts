@@ -1,5 +1,6 @@
 import type { CborValue } from '@cairn/air';
 import type { ToolHandler } from '@cairn/sandbox';
+import { formatTriage, parseTriage } from '@cairn/triage';
 import { performList, performRead, performSearch, performWrite, type WriteOp } from '../adapters/fs-effects.js';
 import { contentHash } from '../run/blob-store.js';
 import { governedFsEffect, governedModelEffect, type EffectOutcome } from '../run/governed-effect.js';
@@ -101,7 +102,27 @@ export function buildToolbox(ctx: RunContext): Record<string, ToolHandler> {
       ctx.emit({ type: 'agent.log', time: new Date(ctx.clock()).toISOString(), agentId: ctx.agentId, message: text });
       return true;
     },
+    get_proposal: () => {
+      if (ctx.review === undefined)
+        throw new ToolError('get_proposal: only a reviewer agent has a proposal to read (start one with `cairn review <id>`)');
+      note(ctx, { tool: 'get_proposal', agent: ctx.review.reviews });
+      return ctx.review.proposal();
+    },
+    decide: (decision, note_ = '') => {
+      if (ctx.review === undefined)
+        throw new ToolError('decide: only a reviewer agent decides; an author ends with submit_result(summary, changed_files)');
+      const text = requireString(decision, 'decide', 'decision').trim();
+      const comment = requireString(note_, 'decide', 'note').slice(0, MAX_SUMMARY);
+      const parsed = parseTriage(text);
+      if (!parsed.ok) throw new ToolError(`decide: ${parsed.error.message}`);
+      if (ctx.review.decision !== undefined)
+        throw new ToolError(`decide: already decided ${ctx.review.decision.decision}; a reviewer decides once`);
+      ctx.review.decision = { decision: formatTriage(parsed.value), note: comment };
+      note(ctx, { tool: 'decide', decision: ctx.review.decision.decision, note: comment });
+      return true;
+    },
     submit_result: (summary, changedFiles = []) => {
+      if (ctx.review !== undefined) throw new ToolError('submit_result: a reviewer proposes nothing; it ends with decide(decision, note)');
       const text = requireString(summary, 'submit_result', 'summary').slice(0, MAX_SUMMARY);
       if (!Array.isArray(changedFiles) || changedFiles.some((f) => typeof f !== 'string'))
         throw new ToolError('submit_result: changed_files must be a list of paths');
