@@ -96,7 +96,8 @@ export function describeThread(thread: InboxThread, paint: Paint): string[] {
   const lines = [`${status} ${who}${thread.title ?? thread.name}`];
   if (thread.decision !== undefined)
     lines.push(`           ${thread.decision} by ${thread.actor ?? '?'}${thread.executed === undefined ? '' : ` → ${thread.executed}`}`);
-  if (thread.reason !== undefined && thread.status !== 'done') lines.push(`           ${paint.dim(thread.reason)}`);
+  if (thread.reason !== undefined && thread.status !== 'done' && !(thread.executed ?? '').includes(thread.reason))
+    lines.push(`           ${paint.dim(thread.reason)}`);
   for (const d of thread.diagnostics ?? []) lines.push(`           ${paint.red(`${thread.name}:${d.line}:${d.column}`)} ${d.message}`);
   lines.push(paint.dim(`           ${thread.path}`));
   return lines;

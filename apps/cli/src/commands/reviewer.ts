@@ -39,7 +39,9 @@ export async function reviewCommand(ctx: CommandContext, id: string, flags: Revi
       `${out.paint.bold(agent.id)} decided ${out.paint.magenta(agent.decision?.decision ?? '?')}${agent.decision?.note ? `: ${agent.decision.note}` : ''}`,
     );
     if (thread !== undefined)
-      out.line(`  ${thread.executed ?? thread.status}${thread.reason === undefined ? '' : out.paint.dim(` — ${thread.reason}`)}`);
+      out.line(
+        `  ${thread.executed ?? thread.status}${thread.reason === undefined || (thread.executed ?? '').includes(thread.reason) ? '' : out.paint.dim(` — ${thread.reason}`)}`,
+      );
     else if (agent.reason !== undefined) out.line(out.paint.dim(`  ${agent.reason}`));
     return 0;
   } finally {
