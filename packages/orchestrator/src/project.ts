@@ -33,7 +33,7 @@ import { auditPath, readAudit } from './inbox/audit.js';
 import { Inbox } from './inbox/inbox.js';
 import { loadInboxSettings } from './inbox/inbox-settings.js';
 import { processThread, type InboxExecutor, type ProcessContext } from './inbox/process-inbox.js';
-import { threadNames } from './inbox/thread-file.js';
+import { oneLine, threadNames } from './inbox/thread-file.js';
 import { parseAuditLog, parseReason, parseTriage, triage, type Actor, type Triage } from '@cairn/triage';
 import type { ProposalForReview } from './run/run-context.js';
 import type {
@@ -341,11 +341,12 @@ export class Project implements CairnApi {
 
   private async runInbox(only: readonly string[] | undefined): Promise<InboxProcessOutcome> {
     const names = only ?? threadNames(this.layout.inboxDir);
+    const bad = names.find((name) => typeof name !== 'string' || name.includes('/') || name.startsWith('.'));
+    if (bad !== undefined)
+      throw new CairnError('CAIRN_INVALID_ARGUMENT', `"${String(bad)}" is not a thread file name in .cairn/threads/inbox/`);
     const context = this.processContext();
     const results: InboxResult[] = [];
     for (const name of names) {
-      if (typeof name !== 'string' || name.includes('/') || name.startsWith('.'))
-        throw new CairnError('CAIRN_INVALID_ARGUMENT', `"${String(name)}" is not a thread file name in .cairn/threads/inbox/`);
       const result = await processThread(this.inboxState, name, context);
       if (result === undefined) continue;
       results.push(result);
@@ -357,8 +358,8 @@ export class Project implements CairnApi {
           result,
         });
     }
-    const bad = new Set(['refused', 'failed', 'invalid']);
-    return { ok: results.every((r) => !bad.has(r.outcome)), results };
+    const needsPerson = new Set(['refused', 'failed', 'invalid']);
+    return { ok: results.every((r) => !needsPerson.has(r.outcome)), results };
   }
 
   private processContext(): ProcessContext {
@@ -759,10 +760,6 @@ function parseTriageOrThrow(text: string): Triage {
   const parsed = parseTriage(text);
   if (!parsed.ok) throw new CairnError('CAIRN_INVALID_ARGUMENT', `not a decision: ${parsed.error.message}`);
   return parsed.value;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 function iso(ms: number): string {

@@ -1,19 +1,10 @@
 import type { AgentFS } from '@cairn/agentfs';
+import type { InboxOutcomeKind } from '../types.js';
 
 type Database = AgentFS['db'];
 
 /** What became of a decision; `moves` outcomes send the thread to `done/`, the others leave it in the inbox. */
-export type DecisionOutcome =
-  | 'merged'
-  | 'rejected'
-  | 'deferred'
-  | 'delegated'
-  | 'replied'
-  | 'custom'
-  | 'unhandled'
-  | 'refused'
-  | 'failed'
-  | 'stale';
+export type DecisionOutcome = Exclude<InboxOutcomeKind, 'invalid'>;
 
 /** A decision as the inbox keeps it, so each is carried out once, whoever processes the inbox and however often. */
 export interface DecisionRow {

@@ -7,7 +7,7 @@ import type { InboxResult } from '../types.js';
 import type { DecisionOutcome, DecisionRow } from './decision-store.js';
 import { decisionKey, type Inbox } from './inbox.js';
 import type { CustomHandler, InboxSettings } from './inbox-settings.js';
-import { feedbackOf } from './thread-file.js';
+import { feedbackOf, oneLine } from './thread-file.js';
 
 /** What carrying out decisions takes: the orchestrator's own operations, without the inbox bookkeeping of the public API. */
 export interface InboxExecutor {
@@ -278,10 +278,6 @@ async function runCustom(handler: CustomHandler | undefined, row: DecisionRow, d
     moves: false,
     reason: `the custom handler ${why}${tail ? `: ${tail}` : ''}`,
   };
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 function ownerAlive(owner: string | undefined): boolean {

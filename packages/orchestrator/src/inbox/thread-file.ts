@@ -101,7 +101,8 @@ function safe(lines: readonly string[]): string[] {
   return lines.map((line) => (TRIAGE_LINE.test(line) || RULE.test(line) ? `\\${line}` : line));
 }
 
-function oneLine(text: string): string {
+/** Text on one line: runs of whitespace (newlines included) become one space. */
+export function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
