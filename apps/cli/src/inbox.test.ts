@@ -73,7 +73,8 @@ describe('cairn inbox, without a daemon', () => {
     expect(readFileSync(join(project.root, 'src/greet.js'), 'utf8')).toContain('const text');
 
     const reviewed = await project.run(['review', b, '--code', 'review.js', '--json']);
-    expect(reviewed.code, reviewed.stderr).toBe(0);
+    // the merge was refused: not carried out, so not a success
+    expect(reviewed.code, reviewed.stderr).toBe(1);
     const result = resultOf(reviewed);
     expect(result.agent).toMatchObject({ state: 'decided', role: 'reviewer', decision: { decision: 'do:merge' } });
     expect(result.thread).toMatchObject({ status: 'refused', rule: 'merge-requires-approval' });
@@ -98,6 +99,28 @@ describe('cairn inbox, without a daemon', () => {
     const listed = await project.run(['inbox']);
     expect(listed.stdout).toMatch(/^invalid/m);
     expect(readFileSync(join(project.root, 'src/greet.js'), 'utf8')).toContain('var text');
+  });
+
+  it("replaces a refused reviewer's decision with an approver's, which merges; exits 1 only for the refused one", async () => {
+    project.write('.cairn/reviewers/approve.js', REVIEWER);
+    project.write(
+      '.cairn/config.json',
+      JSON.stringify({ inbox: { reviewers: { 'lint-bot': { code: '.cairn/reviewers/approve.js', approver: true } } } }),
+    );
+    const a = await spawnReviewing('fix.js', 'use const');
+    const refused = await project.run(['review', a, '--code', 'review.js']);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('✗ refused: merge-requires-approval');
+
+    const approved = await project.run(['review', a, '--as', 'lint-bot']);
+    expect(approved.code, approved.stdout + approved.stderr).toBe(0);
+    expect(approved.stdout).toContain('✓ merged');
+    expect(approved.stdout).not.toContain('not written');
+    expect(readFileSync(join(project.root, 'src/greet.js'), 'utf8')).toContain('const text');
+    expect(log().map((e) => e.executed)).toEqual(['—', '✗ refused: merge-requires-approval', '✓ merged']);
+
+    const late = await project.run(['review', a, '--code', 'review.js', '--json']);
+    expect(late.code).toBe(1);
   });
 
   it('killed in the middle of a pass, a rerun carries out each decision once', async () => {

@@ -32,6 +32,7 @@ export type {
   InboxLogView,
   ReviewOptions,
 } from './types.js';
+export { decisionCarriedOut } from './inbox/outcomes.js';
 export { loadInboxSettings, type InboxSettings, type NamedReviewer, type CustomHandler } from './inbox/inbox-settings.js';
 export { proposalOnText, type ProposalOnText } from './review/file-proposal.js';
 export { EventBus, type CairnEvent, type CairnEventType } from './events.js';

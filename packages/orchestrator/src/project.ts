@@ -32,6 +32,7 @@ import { currentPerson } from './inbox/actors.js';
 import { auditPath, readAudit } from './inbox/audit.js';
 import { Inbox } from './inbox/inbox.js';
 import { loadInboxSettings } from './inbox/inbox-settings.js';
+import { decisionCarriedOut } from './inbox/outcomes.js';
 import { processThread, type InboxExecutor, type ProcessContext } from './inbox/process-inbox.js';
 import { oneLine, threadNames } from './inbox/thread-file.js';
 import { parseAuditLog, parseReason, parseTriage, triage, type Actor, type Triage } from '@cairn/triage';
@@ -358,8 +359,7 @@ export class Project implements CairnApi {
           result,
         });
     }
-    const needsPerson = new Set(['refused', 'failed', 'invalid']);
-    return { ok: results.every((r) => !needsPerson.has(r.outcome)), results };
+    return { ok: results.every((r) => decisionCarriedOut(r.outcome)), results };
   }
 
   private processContext(): ProcessContext {

@@ -141,6 +141,8 @@ export interface InboxThread {
   decision?: string;
   actor?: string;
   timestamp?: string;
+  /** What became of the decision, once processed. */
+  outcome?: InboxOutcomeKind;
   /** The audit log's Executed text of the decision's outcome, once processed. */
   executed?: string;
   /** The protocol rule that refused the decision. */
@@ -167,7 +169,7 @@ export interface InboxResult {
   diagnostics?: InboxDiagnostic[];
 }
 
-/** What one pass over the inbox did. `ok` is false when a decision was refused, failed or could not be read. */
+/** What one pass over the inbox did. `ok` is false when a decision was not carried out (refused, failed, unreadable, stale, unhandled). */
 export interface InboxProcessOutcome {
   ok: boolean;
   results: InboxResult[];

@@ -23,7 +23,7 @@ export async function inboxCommand(ctx: CommandContext, flags: { all?: boolean }
   }
 }
 
-/** `cairn inbox process`: carries out every decided thread under the protocol; exit 1 when one was refused, failed or unreadable. */
+/** `cairn inbox process`: carries out every decided thread under the protocol; exit 1 when one was not carried out (refused, failed, unreadable, stale, unhandled). */
 export async function inboxProcessCommand(ctx: CommandContext): Promise<number> {
   const conn = await connect(ctx.root);
   try {

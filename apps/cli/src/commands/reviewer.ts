@@ -1,4 +1,4 @@
-import type { ReviewOptions } from '@cairn/orchestrator';
+import { decisionCarriedOut, type ReviewOptions } from '@cairn/orchestrator';
 import { connect } from '../connect.js';
 import { spawnOptionsOf, type CommandContext, type SpawnFlags } from '../context.js';
 
@@ -11,7 +11,8 @@ export interface ReviewFlags extends SpawnFlags {
 /**
  * `cairn review <id> [--as NAME | --code FILE | --model NAME] [--wait]`: starts a reviewer agent on a
  * proposal. It may read the project and the proposal and `decide()`; its decision is written into the
- * agent's thread and carried out under the protocol. Without a daemon it runs here, so the command waits.
+ * agent's thread and carried out under the protocol. Without a daemon it runs here, so the command waits; it
+ * exits 1 when the decision was not written or not carried out (refused, failed, stale).
  */
 export async function reviewCommand(ctx: CommandContext, id: string, flags: ReviewFlags): Promise<number> {
   const { out } = ctx;
@@ -29,7 +30,8 @@ export async function reviewCommand(ctx: CommandContext, id: string, flags: Revi
     }
     const threads = await conn.api.inbox({ all: true });
     const thread = agent.decision?.thread === undefined ? undefined : threads.find((t) => t.name === agent.decision?.thread);
-    out.result(agent.state === 'decided', { agent, ...(thread === undefined ? {} : { thread }) });
+    const carried = agent.state === 'decided' && thread?.outcome !== undefined && decisionCarriedOut(thread.outcome);
+    out.result(carried, { agent, ...(thread === undefined ? {} : { thread }) });
     if (agent.state !== 'decided') {
       out.line(`${out.paint.red('failed')}: ${agent.reason ?? agent.failure?.message ?? 'the reviewer did not decide'}`);
       if (agent.failure?.hint !== undefined) out.line(out.paint.dim(agent.failure.hint));
@@ -43,7 +45,8 @@ export async function reviewCommand(ctx: CommandContext, id: string, flags: Revi
         `  ${thread.executed ?? thread.status}${thread.reason === undefined || (thread.executed ?? '').includes(thread.reason) ? '' : out.paint.dim(` — ${thread.reason}`)}`,
       );
     else if (agent.reason !== undefined) out.line(out.paint.dim(`  ${agent.reason}`));
-    return 0;
+    // A decision that was not written, or not carried out, is not a success.
+    return carried ? 0 : 1;
   } finally {
     await conn.close();
   }

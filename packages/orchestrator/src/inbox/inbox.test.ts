@@ -288,6 +288,57 @@ describe('reviewer agents', () => {
     expect(auditEntries().map((e) => [e.decision, e.executed])).toContainEqual(['do:merge', '✓ merged']);
   });
 
+  it("a refused decision is history: an approver's later decision replaces it and merges, and the log keeps both", async () => {
+    temp.write('.cairn/reviewers/approve.js', reviewer('do:merge', 'approved'));
+    temp.write(
+      '.cairn/config.json',
+      JSON.stringify({ inbox: { reviewers: { 'lint-bot': { code: '.cairn/reviewers/approve.js', approver: true } } } }),
+    );
+    const id = await proposal();
+    const refused = await project.review(id, { code: reviewer('do:merge', 'looks right') });
+    await project.wait(refused.id);
+    expect((await project.inbox())[0]).toMatchObject({ status: 'refused', outcome: 'refused', rule: 'merge-requires-approval' });
+
+    const approver = await project.review(id, { as: 'lint-bot' });
+    const decided = await project.wait(approver.id);
+    expect(decided.reason).not.toContain('not written');
+    expect((await project.agent(id)).state).toBe('accepted');
+    expect(temp.read('src/greet.js')).toContain('const text');
+    const [thread] = await project.inbox({ all: true });
+    expect(thread).toMatchObject({ status: 'done', outcome: 'merged', actor: 'lint-bot' });
+    const text = readFileSync(thread!.path, 'utf8');
+    expect(text).toContain(`## Review by ${refused.id}`);
+    expect(text).toContain('## Review by lint-bot');
+    expect(auditEntries().map((e) => e.executed)).toEqual(['—', '✗ refused: merge-requires-approval', '✓ merged']);
+  });
+
+  it('an approval recorded earlier still counts when a later decision replaces the refused one', async () => {
+    const id = await proposal();
+    temp.write('src/greet.js', 'export function greet(name) {\n  let text = "Hi, " + name;\n  return text;\n}\n');
+    await project.sync();
+    decide(threadOf(id), 'do:merge');
+    expect((await project.processInbox()).results[0]).toMatchObject({ outcome: 'refused', rule: 'merge-requires-rebase' });
+    temp.write('src/greet.js', SAMPLE_FILES['src/greet.js']!);
+    await project.sync();
+    const bot = await project.review(id, { code: reviewer('do:merge', 'rebased') });
+    await project.wait(bot.id);
+    expect((await project.agent(id)).state).toBe('accepted');
+    expect(auditEntries().map((e) => e.executed)).toEqual(['—', '✗ refused: merge-requires-rebase', '✓ merged']);
+  });
+
+  it('a decision not carried out yet is not overwritten by a reviewer', async () => {
+    const id = await proposal();
+    decide(threadOf(id), 'defer:after the release');
+    const bot = await project.review(id, { code: reviewer('do:merge') });
+    const decided = await project.wait(bot.id);
+    expect(decided.reason).toContain('not carried out yet (defer:after the release by alice)');
+    expect(readFileSync(join(project.layout.inboxDir, threadOf(id)), 'utf8')).not.toContain(`## Review by ${bot.id}`);
+    expect((await project.processInbox()).results[0]).toMatchObject({ outcome: 'deferred' });
+    const again = await project.review(id, { code: reviewer('delete:not needed') });
+    await project.wait(again.id);
+    expect((await project.inbox())[0]).toMatchObject({ status: 'refused', rule: 'only-creator-deletes', actor: again.id });
+  });
+
   it('a reviewer that may not delete is refused by rule; one that never decides fails', async () => {
     const id = await proposal();
     const deleting = await project.review(id, { code: reviewer('delete:useless') });

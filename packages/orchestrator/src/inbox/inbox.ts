@@ -131,6 +131,7 @@ export class Inbox {
     if (thread.triage === undefined) return done ? { ...base, status: 'done' } : base;
     Object.assign(base, { decision: formatTriage(thread.triage.decision), actor: thread.triage.actor, timestamp: thread.triage.timestamp });
     const row = this.decisions.get(decisionKey(read.name, thread));
+    if (row?.outcome !== undefined) base.outcome = row.outcome;
     if (row?.executed !== undefined) base.executed = row.executed;
     if (row?.rule !== undefined) base.rule = row.rule;
     if (row?.reason !== undefined) base.reason = row.reason;
@@ -181,8 +182,10 @@ export class Inbox {
   }
 
   /**
-   * Writes a reviewer's decision into the reviewed agent's waiting thread. Returns the thread's name, or why
-   * it could not be written (no waiting thread, or one a decision was already written into).
+   * Writes a reviewer's decision into the reviewed agent's waiting thread. A decision already carried out
+   * without closing the thread (refused, deferred, failed, unhandled) is history: it stays in the audit log
+   * and the new one takes its place. Returns the thread's name, or why it could not be written (no waiting
+   * thread, or one whose decision is still to be carried out).
    */
   writeDecision(agentId: string, decision: Triage, actor: Actor, note: string): { thread: string } | { why: string } {
     return this.decisions.locked(() => {
@@ -190,10 +193,18 @@ export class Inbox {
       if (name === undefined) return { why: `agent ${agentId} has no thread waiting in the inbox` };
       const read = this.read(this.deps.layout.inboxDir, name);
       if (read === undefined) return { why: `the thread ${name} is gone` };
-      if (read.ok && read.thread.triage !== undefined)
-        return {
-          why: `the thread ${name} already holds a decision (${formatTriage(read.thread.triage.decision)} by ${read.thread.triage.actor})`,
-        };
+      if (read.ok && read.thread.triage !== undefined) {
+        const earlier = this.decisions.get(decisionKey(name, read.thread));
+        if (earlier?.state !== 'done' || earlier.moves) {
+          const held = `${formatTriage(read.thread.triage.decision)} by ${read.thread.triage.actor}`;
+          return {
+            why:
+              earlier?.state === 'claimed'
+                ? `the thread ${name} holds a decision being carried out now (${held})`
+                : `the thread ${name} holds a decision not carried out yet (${held}); \`cairn inbox process\` carries it out`,
+          };
+        }
+      }
       const updated = withTriage(read.text, decision, actor, threadTimestamp(this.deps.clock()), note);
       writeAtomically(join(this.deps.layout.inboxDir, name), updated);
       return { thread: name };
