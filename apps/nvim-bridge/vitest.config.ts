@@ -7,7 +7,7 @@ export default defineProject({
     testTimeout: 180_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    globalSetup: ['../../scripts/check-built.ts'],
+    globalSetup: ['../../scripts/check-built.ts', './src/test-support/tools-setup.ts'],
     execArgv: ['--no-node-snapshot'],
   },
   resolve: { conditions: ['source'] },

@@ -2,12 +2,14 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { connectDaemon, projectLayout } from '@cairn/orchestrator';
 import { programAnswer, startScriptedOllama, type ScriptedOllama } from '@cairn/orchestrator/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
+import { describeWithTools } from './test-support/describe-with-tools.js';
 import { cairnMarks, messages } from './test-support/inspect.js';
-import { nvimBinaries, PLUGIN_DIR, startNvim, until, type EmbeddedNvim } from './test-support/nvim.js';
+import { lookUpNeovims, TMUX } from './test-support/neovim-tools.js';
+import { describeInNeovims, PLUGIN_DIR, startNvim, until, type EmbeddedNvim } from './test-support/nvim.js';
+import { lookUpTool } from './test-support/optional-tool.js';
 import { replaceProgram, startDaemonProject, type DaemonProject } from './test-support/project.js';
 
-const { found } = nvimBinaries();
 const CAIRN = fileURLToPath(new URL('../../cli/bin/cairn.mjs', import.meta.url));
 const BYE = replaceProgram(
   'src/greet.js',
@@ -15,7 +17,7 @@ const BYE = replaceProgram(
   'add bye',
 );
 
-describe.each(found.map((b) => [`${b.label} ${b.version}`, b] as const))('the daemon from Neovim %s', (_label, binary) => {
+describeInNeovims('the daemon from Neovim', (binary) => {
   let project: DaemonProject | undefined;
   let vim: EmbeddedNvim | undefined;
   // Set when :Cairn up started a daemon of its own, which `cairn down` then stops. (The test's own daemon runs
@@ -112,7 +114,10 @@ describe.each(found.map((b) => [`${b.label} ${b.version}`, b] as const))('the da
   });
 });
 
-describe.runIf(found.length > 0 && spawnSync('tmux', ['-V']).status === 0)('the real terminal UI', () => {
+const neovims = lookUpNeovims();
+const anyNeovim = neovims.find((l) => l.found) ?? neovims[0]!;
+
+describeWithTools('the real terminal UI', [anyNeovim, lookUpTool(TMUX)], (binary) => {
   let project: DaemonProject | undefined;
   const server = `cairn-test-${process.pid}`;
   const tmux = (...args: string[]) =>
@@ -125,8 +130,7 @@ describe.runIf(found.length > 0 && spawnSync('tmux', ['-V']).status === 0)('the 
 
   it('shows ghost text in Neovim running in tmux, and <Leader>a writes the file', async () => {
     project = await startDaemonProject();
-    const nvim = found[0]!.path;
-    const command = `TERM=xterm-256color ${nvim} --clean --cmd 'set rtp^=${PLUGIN_DIR}' src/greet.js`;
+    const command = `TERM=xterm-256color ${binary.path} --clean --cmd 'set rtp^=${PLUGIN_DIR}' src/greet.js`;
     tmux('new-session', '-d', '-x', '100', '-y', '24', '-c', project.root, command);
     const screen = () => tmux('capture-pane', '-p');
     await until('Neovim on screen', async () => (screen().includes('export function greet') ? true : undefined));

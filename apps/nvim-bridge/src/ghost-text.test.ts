@@ -1,11 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { cairnMarks, bufferLines, messages, screenText } from './test-support/inspect.js';
-import { nvimBinaries, startNvim, until, type EmbeddedNvim } from './test-support/nvim.js';
+import { describeInNeovims, startNvim, until, type EmbeddedNvim } from './test-support/nvim.js';
 import { GREET, replaceProgram, startDaemonProject, type DaemonProject } from './test-support/project.js';
 
-const { found } = nvimBinaries();
-
-describe.each(found.map((b) => [`${b.label} ${b.version}`, b] as const))('ghost text in Neovim %s', (_label, binary) => {
+describeInNeovims('ghost text in Neovim', (binary) => {
   let project: DaemonProject;
   let vim: EmbeddedNvim;
 

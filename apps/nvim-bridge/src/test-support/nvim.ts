@@ -1,43 +1,11 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { attach, type NeovimClient } from 'neovim';
+import { describeWithTools } from './describe-with-tools.js';
+import { lookUpNeovims, neovimTitle, type NvimBinary } from './neovim-tools.js';
 
 /** The plugin folder (the one holding lua/, plugin/ and doc/). */
 export const PLUGIN_DIR = fileURLToPath(new URL('../..', import.meta.url));
-
-export interface NvimBinary {
-  label: string;
-  path: string;
-  version: string;
-}
-
-function versionOf(path: string): string | undefined {
-  const out = spawnSync(path, ['--version'], { encoding: 'utf8', timeout: 20_000 });
-  return out.status === 0 ? /NVIM v(\S+)/.exec(out.stdout)?.[1] : undefined;
-}
-
-/**
- * The Neovims to test on: Debian's (`nvim` on PATH, 0.7.2) and 0.10 (`$CAIRN_NVIM_010`, else where `.ci/run`
- * installs it). In CI both must be present; elsewhere the missing one is skipped and named.
- */
-export function nvimBinaries(): { found: NvimBinary[]; missing: string[] } {
-  const candidates = [
-    { label: 'system', path: 'nvim' },
-    { label: '0.10', path: process.env.CAIRN_NVIM_010 ?? join(homedir(), '.cache/cairn/nvim-0.10/nvim') },
-  ];
-  const found: NvimBinary[] = [];
-  const missing: string[] = [];
-  for (const c of candidates) {
-    const version = c.path.includes('/') && !existsSync(c.path) ? undefined : versionOf(c.path);
-    if (version === undefined) missing.push(`${c.label} (${c.path})`);
-    else found.push({ ...c, version });
-  }
-  if (process.env.CI === 'true' && missing.length > 0) throw new Error(`CI needs every Neovim; missing: ${missing.join(', ')}`);
-  return { found, missing };
-}
 
 export interface EmbeddedNvim {
   nvim: NeovimClient;
@@ -84,4 +52,9 @@ export async function until<T>(label: string, probe: () => Promise<T | undefined
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** One suite per Neovim (`nvim` on PATH and 0.10), each skipped with one line when its Neovim is missing. */
+export function describeInNeovims(title: string, body: (binary: NvimBinary) => void): void {
+  for (const lookup of lookUpNeovims()) describeWithTools(`${title} ${neovimTitle(lookup)}`, [lookup], body);
 }
