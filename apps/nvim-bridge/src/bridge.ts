@@ -25,6 +25,9 @@ const PROPOSAL_EVENTS = new Set<CairnEvent['type']>([
   'agent.started',
 ]);
 
+/** The notification the plugin sends its calls as: `{ id, method, args }`, answered through `_answer`. */
+const CALL = 'cairn/call';
+
 /** Events worth a message in the editor. */
 const TOLD_EVENTS = new Set<CairnEvent['type']>(['agent.submitted', 'agent.failed', 'agent.accepted', 'agent.rejected', 'agent.undone']);
 
@@ -42,14 +45,18 @@ export class Bridge {
   private client: DaemonClient | undefined;
   private readonly index = new ProposalIndex(() => this.client);
   private stopEvents: (() => void) | undefined;
+  private connecting: Promise<boolean> | undefined;
 
   constructor(
     private readonly nvim: NeovimClient,
     private readonly options: BridgeOptions,
   ) {}
 
-  /** Wires the RPC handlers and connects to the daemon if it runs. */
-  async start(): Promise<void> {
+  /**
+   * Listens to the plugin at once, before the channel is ready: the client holds calls that arrive earlier
+   * and hands them over when it is, so none is lost while the bridge starts.
+   */
+  listen(): void {
     this.nvim.on('request', (method: string, args: unknown[], response: { send(value: unknown, isError?: boolean): void }) => {
       this.handle(method, args[0]).then(
         (value) => response.send(value ?? null),
@@ -57,13 +64,45 @@ export class Bridge {
       );
     });
     this.nvim.on('notification', (method: string, args: unknown[]) => {
+      if (method === CALL) {
+        this.answer(args[0]);
+        return;
+      }
       this.handle(method, args[0]).catch((error: unknown) => this.tell('error', describeError(error)));
     });
+  }
+
+  /** Says hello to the plugin once the channel is ready (calls are answered from then on), then connects to the daemon. */
+  async start(): Promise<void> {
+    await this.nvim.channelId;
+    await this.lua('_hello', []);
     await this.connect();
   }
 
-  /** Connects to the project's daemon if one answers; says so (once) when none does, unless `quiet`. */
-  private async connect(quiet = false): Promise<boolean> {
+  /** Answers one `cairn/call` by calling back into the plugin with its id: `_answer(id, ok, value or message)`. */
+  private answer(raw: unknown): void {
+    const call = parseCall(raw);
+    if (call === undefined) {
+      void this.tell('error', `the bridge got a malformed ${CALL}: ${JSON.stringify(raw)}`);
+      return;
+    }
+    this.handle(call.method, call.args)
+      .then(
+        (value) => this.lua('_answer', [call.id, true, value ?? null]),
+        (error: unknown) => this.lua('_answer', [call.id, false, describeError(error)]),
+      )
+      .catch((error: unknown) => this.tell('error', describeError(error)));
+  }
+
+  /** Connects to the project's daemon if one answers, one attempt at a time; says (once) when none does, unless `quiet`. */
+  private connect(quiet = false): Promise<boolean> {
+    this.connecting ??= this.reach(quiet).finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async reach(quiet: boolean): Promise<boolean> {
     const layout = projectLayout(this.options.root);
     const client = await connectDaemon(layout.root, layout.socketPath);
     if (client === undefined) {
@@ -127,6 +166,7 @@ export class Bridge {
         return {
           root: this.options.root,
           daemon: this.client !== undefined,
+          connecting: this.client === undefined && this.connecting !== undefined,
           socket: projectLayout(this.options.root).socketPath,
           node: process.version,
           pid: process.pid,
@@ -192,6 +232,13 @@ function summariseAccept(outcome: AcceptOutcome) {
     applied: outcome.applied.map((a) => a.path),
     conflicts: outcome.conflicts.map((c) => ({ path: c.path, reason: c.reason })),
   };
+}
+
+function parseCall(raw: unknown): { id: number; method: string; args: unknown } | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const { id, method, args } = raw as Record<string, unknown>;
+  if (typeof id !== 'number' || typeof method !== 'string') return undefined;
+  return { id, method, args };
 }
 
 function describeError(error: unknown): string {

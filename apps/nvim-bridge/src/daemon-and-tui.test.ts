@@ -42,8 +42,10 @@ describeInNeovims('the daemon from Neovim', (binary) => {
     expect((await messages(vim)).split('no Cairn daemon runs').length - 1).toBe(1);
 
     detached = true;
+    // :Cairn up returns at once; the daemon comes up in the background and the bridge says so.
     await vim.nvim.command('Cairn up');
-    expect(await vim.lua<boolean>("return require('cairn').daemon_up()")).toBe(true);
+    await until('the daemon up', async () => ((await vim!.lua<boolean>("return require('cairn').daemon_up()")) ? true : undefined));
+    await until('the daemon told up', async () => ((await messages(vim!)).includes('the Cairn daemon is up') ? true : undefined));
     const client = await connectDaemon(project.root, projectLayout(project.root, project.home).socketPath);
     expect(client).toBeDefined();
     const agent = await client!.spawn('add bye', { code: BYE, lang: 'js' });
@@ -67,8 +69,12 @@ describeInNeovims('the daemon from Neovim', (binary) => {
     });
     expect(up.status, up.stderr).toBe(0);
     await vim.nvim.command('Cairn agents');
+    const list = await until('the agents list', async () => {
+      const lines = await vim!.lua<string[]>('return vim.api.nvim_buf_get_lines(0, 0, -1, false)');
+      return /^ID\s+STATE/.test(lines[0] ?? '') ? lines : undefined;
+    });
+    expect(list[1]).toContain('no agents yet');
     expect(await vim.lua<boolean>("return require('cairn').daemon_up()")).toBe(true);
-    expect((await vim.lua<string[]>('return vim.api.nvim_buf_get_lines(0, 0, -1, false)'))[0]).toMatch(/^ID\s+STATE/);
   });
 
   it('runs the whole loop of seed 001: edit and save, :Cairn spawn (a model writes the program), ghost text, <Leader>a, the result on screen', async () => {
@@ -94,7 +100,7 @@ describeInNeovims('the daemon from Neovim', (binary) => {
         return agents.files > 0 && project!.read('src/greet.js').includes('43') ? true : undefined;
       });
       await vim.nvim.command('Cairn spawn greet people by name');
-      expect(await messages(vim)).toMatch(/spawned \S+: greet people by name/);
+      await until('the spawn told', async () => (/spawned \S+: greet people by name/.test(await messages(vim!)) ? true : undefined));
       await until('ghost text', async () =>
         (await cairnMarks(vim!)).some((m) => m.virtLines.some((l) => l.includes("'hello, ' + name"))) ? true : undefined,
       );

@@ -10,8 +10,8 @@ import { Bridge, cairnCommand } from './bridge.js';
 const { values } = parseArgs({ options: { project: { type: 'string' }, cairn: { type: 'string' } }, strict: true });
 const nvim = attach({ reader: process.stdin, writer: process.stdout });
 const bridge = new Bridge(nvim, { root: resolve(values.project ?? process.cwd()), cairn: cairnCommand(values.cairn) });
+bridge.listen();
 process.stdin.on('end', () => {
   void bridge.close().finally(() => process.exit(0));
 });
-await nvim.channelId;
 await bridge.start();

@@ -3,9 +3,7 @@ local job = require('cairn.job')
 
 local M = {}
 
-local function say(message, level)
-  vim.notify('cairn: ' .. message, level or vim.log.levels.INFO)
-end
+local say = require('cairn.say').say
 
 local function ensure_started()
   if job.running() then
@@ -14,16 +12,28 @@ local function ensure_started()
   return require('cairn').start()
 end
 
-local function request(method, args)
+-- Asks the bridge and hands the answer to `on_result`; failures are said. Never waits longer than job.wait_ms.
+local function request(method, args, on_result, opts)
   if not ensure_started() then
-    return nil
+    return
   end
-  local ok, result = job.request(method, args)
-  if not ok then
-    say(result, vim.log.levels.ERROR)
-    return nil
+  job.call(method, args, function(ok, result)
+    if not ok then
+      say(result, vim.log.levels.ERROR)
+      return
+    end
+    on_result(result)
+  end, opts)
+end
+
+-- The agent ids the bridge last gave, for completion when it does not answer at once.
+local known_ids = {}
+
+local function remember(list)
+  known_ids = {}
+  for _, a in ipairs(list) do
+    table.insert(known_ids, type(a) == 'table' and a.id or a)
   end
-  return result
 end
 
 local function scratch(name, lines, filetype)
@@ -49,25 +59,20 @@ local function diff(id)
     say('which agent? :Cairn diff {id}', vim.log.levels.WARN)
     return
   end
-  local text = request('cairn/diff', { id = id })
-  if text == nil then
-    return
-  end
-  local lines = vim.split(text, '\n', { plain = true })
-  if lines[#lines] == '' then
-    table.remove(lines)
-  end
-  if #lines == 0 then
-    lines = { '(' .. id .. ' proposes no changes)' }
-  end
-  scratch('cairn://diff/' .. id, lines, 'diff')
+  request('cairn/diff', { id = id }, function(text)
+    local lines = vim.split(text, '\n', { plain = true })
+    if lines[#lines] == '' then
+      table.remove(lines)
+    end
+    if #lines == 0 then
+      lines = { '(' .. id .. ' proposes no changes)' }
+    end
+    scratch('cairn://diff/' .. id, lines, 'diff')
+  end)
 end
 
-local function agents()
-  local list = request('cairn/agents')
-  if list == nil then
-    return
-  end
+local function show_agents(list)
+  remember(list)
   local lines = { string.format('%-14s %-10s %-5s %s', 'ID', 'STATE', 'FILES', 'TASK') }
   local ids = {}
   for _, a in ipairs(list) do
@@ -87,18 +92,24 @@ local function agents()
   end, { buffer = buf, silent = true, desc = 'Cairn: the diff of the agent under the cursor' })
 end
 
+local function agents()
+  request('cairn/agents', nil, show_agents)
+end
+
 local function status()
   local lines = {}
   if not job.running() then
-    table.insert(lines, 'bridge: not running')
+    table.insert(lines, job.situation())
   else
-    local ok, s = job.request('cairn/status')
+    local ok, s = job.ask('cairn/status')
     if ok then
+      local daemon = s.daemon and 'up' or (s.connecting and 'connecting…' or 'down — :Cairn up')
       table.insert(lines, string.format('project: %s', s.root))
-      table.insert(lines, string.format('daemon: %s (%s)', s.daemon and 'up' or 'down — :Cairn up', s.socket))
+      table.insert(lines, string.format('daemon: %s (%s)', daemon, s.socket))
       table.insert(lines, string.format('bridge: pid %d on Node %s', s.pid, s.node))
     else
-      table.insert(lines, 'bridge: ' .. s)
+      table.insert(lines, string.format('project: %s', job.root))
+      table.insert(lines, s)
     end
   end
   say(table.concat(lines, '\n'))
@@ -123,26 +134,19 @@ local subcommands = {
       say('say what the agent should do: :Cairn spawn {task}', vim.log.levels.WARN)
       return
     end
-    local agent = request('cairn/spawn', { task = task })
-    if agent ~= nil then
+    request('cairn/spawn', { task = task }, function(agent)
       say(string.format('spawned %s: %s (its proposal appears here when it submits)', agent.id, agent.task))
-    end
+    end, { timeout_ms = 60000 })
   end,
   up = function()
     if not ensure_started() then
       return
     end
     say('starting the daemon…')
-    local message = request('cairn/up')
-    if message ~= nil then
-      say(message)
-    end
+    request('cairn/up', nil, say, { timeout_ms = 120000 })
   end,
   refresh = function()
-    local ok, message = job.request('cairn/refresh')
-    if not ok then
-      say(message, vim.log.levels.ERROR)
-    end
+    request('cairn/refresh', nil, function() end)
   end,
   cycle = function()
     require('cairn').cycle()
@@ -176,12 +180,19 @@ function M.complete(arglead, cmdline, _)
   end
   local sub = words[2]
   if (sub == 'accept' or sub == 'reject' or sub == 'diff') and #words == 3 and job.running() then
-    local ok, ids = job.request('cairn/ids')
+    local ok, ids = job.ask('cairn/ids')
     if ok then
-      return vim.tbl_filter(function(id)
-        return id:sub(1, #arglead) == arglead
-      end, ids)
+      remember(ids)
+    else
+      -- No answer at once: what the bridge said last, and the agents whose proposals are drawn.
+      ids = vim.list_extend(vim.deepcopy(known_ids), require('cairn').proposing_ids())
     end
+    local seen = {}
+    return vim.tbl_filter(function(id)
+      local fresh = not seen[id]
+      seen[id] = true
+      return fresh and id:sub(1, #arglead) == arglead
+    end, ids)
   end
   return {}
 end

@@ -50,19 +50,24 @@ function M.check()
     local root = require('cairn.project').find(vim.loop.cwd())
     if root == nil then
       info('no Cairn project above ' .. vim.loop.cwd() .. ' (no .agentfs/), so the bridge is not started')
+    elseif job.exited ~= nil then
+      error(job.situation(), { 'any :Cairn command starts it again', 'check `node` and `bridge` in setup()' })
     else
-      warn('the bridge is not running for ' .. root, { ':Cairn status starts it', 'its last error output: ' .. (job.stderr[#job.stderr] or 'none') })
+      warn('the bridge is not running for ' .. root, { 'any :Cairn command starts it' })
     end
     return
   end
-  local answered, status = job.request('cairn/status')
+  -- Asked with a short bound: a bridge that is starting, stuck or busy is reported, never waited for.
+  local answered, status = job.ask('cairn/status')
   if not answered then
-    error('the bridge runs but does not answer: ' .. tostring(status))
+    warn(status, { 'its last error output: ' .. (job.stderr[#job.stderr] or 'none') })
     return
   end
   ok(string.format('bridge running (pid %d) for %s', status.pid, status.root))
   if status.daemon then
     ok('daemon up: ' .. status.socket)
+  elseif status.connecting then
+    info('connecting to the daemon at ' .. status.socket .. '; ask again in a moment')
   else
     warn('no daemon runs for ' .. status.root, { ':Cairn up starts it (or `cairn up` in a terminal)' })
   end

@@ -13,9 +13,7 @@ local buffers = {}
 local daemon = { up = false, told = false }
 local configured = false
 
-local function say(message, level)
-  vim.notify('cairn: ' .. message, level or vim.log.levels.INFO)
-end
+local say = require('cairn.say').say
 
 local function map_keys()
   local keys = config.options.keys
@@ -219,6 +217,14 @@ function from_bridge._on_event(event)
   end
 end
 
+function from_bridge._hello()
+  job.on_ready()
+end
+
+function from_bridge._answer(id, ok, value)
+  job.on_answer(id, ok, value)
+end
+
 function from_bridge._message(level, message)
   say(message, ({ info = vim.log.levels.INFO, warn = vim.log.levels.WARN, error = vim.log.levels.ERROR })[level])
 end
@@ -294,28 +300,8 @@ local function report_accept(id, result)
   end
 end
 
---- Accepts an agent's proposal: `id` (all its files), or the one shown in the current buffer (that file).
-function M.accept(id)
-  local paths
-  if id == nil then
-    local item, state = shown_item(vim.api.nvim_get_current_buf())
-    if item == nil then
-      local ok, agents = job.request('cairn/agents')
-      local reviewing = {}
-      for _, a in ipairs(ok and agents or {}) do
-        if a.state == 'reviewing' then
-          table.insert(reviewing, a.id)
-        end
-      end
-      if #reviewing ~= 1 then
-        say(#reviewing == 0 and 'no proposal to accept' or 'which agent? :Cairn accept {id} (' .. table.concat(reviewing, ', ') .. ')', vim.log.levels.WARN)
-        return false
-      end
-      id = reviewing[1]
-    else
-      id, paths = item.id, { state.path }
-    end
-  end
+-- Accepts `paths` of agent `id` (nil: all its files) once no buffer of an affected file has unsaved changes.
+local function accept_agent(id, paths)
   local touched = paths
   if touched == nil then
     touched = {}
@@ -330,19 +316,49 @@ function M.accept(id)
   local unsaved = unsaved_among(touched)
   if unsaved ~= nil then
     say(unsaved .. ' has unsaved changes: save it (:w) first, then accept — Cairn merges with what is on disk', vim.log.levels.WARN)
-    return false
+    return
   end
-  local ok, result = job.request('cairn/accept', { id = id, paths = paths })
-  if not ok then
-    say(result, vim.log.levels.ERROR)
-    return false
+  -- Refused while the bridge starts: which buffers hold unsaved changes is known only from its index.
+  job.call('cairn/accept', { id = id, paths = paths }, function(ok, result)
+    if not ok then
+      say(result, vim.log.levels.ERROR)
+      return
+    end
+    reload(result.applied)
+    report_accept(id, result)
+    if result.ok then
+      announce(vim.api.nvim_get_current_buf(), 'CairnAccepted')
+    end
+  end, { when_starting = 'refuse', timeout_ms = 60000 })
+end
+
+--- Accepts an agent's proposal: `id` (all its files), or the one shown in the current buffer (that file), or the
+--- only agent waiting for review. The bridge answers later; nothing here waits for it longer than a moment.
+function M.accept(id)
+  if id ~= nil then
+    return accept_agent(id, nil)
   end
-  reload(result.applied)
-  report_accept(id, result)
-  if result.ok then
-    announce(vim.api.nvim_get_current_buf(), 'CairnAccepted')
+  local item, state = shown_item(vim.api.nvim_get_current_buf())
+  if item ~= nil then
+    return accept_agent(item.id, { state.path })
   end
-  return result.ok
+  job.call('cairn/agents', nil, function(ok, agents)
+    if not ok then
+      say(agents, vim.log.levels.WARN)
+      return
+    end
+    local reviewing = {}
+    for _, a in ipairs(agents) do
+      if a.state == 'reviewing' then
+        table.insert(reviewing, a.id)
+      end
+    end
+    if #reviewing ~= 1 then
+      say(#reviewing == 0 and 'no proposal to accept' or 'which agent? :Cairn accept {id} (' .. table.concat(reviewing, ', ') .. ')', vim.log.levels.WARN)
+      return
+    end
+    accept_agent(reviewing[1], nil)
+  end, { when_starting = 'refuse' })
 end
 
 function M.accept_here()
@@ -355,17 +371,17 @@ function M.reject(id)
     local item = shown_item(vim.api.nvim_get_current_buf())
     if item == nil then
       say('no proposal shown here; :Cairn reject {id}', vim.log.levels.WARN)
-      return false
+      return
     end
     id = item.id
   end
-  local ok, result = job.request('cairn/reject', { id = id })
-  if not ok then
-    say(result, vim.log.levels.ERROR)
-    return false
-  end
-  say(string.format('rejected %s (`cairn restore %s` brings it back)', id, id))
-  return true
+  job.call('cairn/reject', { id = id }, function(ok, result)
+    if not ok then
+      say(result, vim.log.levels.ERROR)
+      return
+    end
+    say(string.format('rejected %s (`cairn restore %s` brings it back)', id, id))
+  end)
 end
 
 function M.reject_here()
@@ -418,7 +434,8 @@ function M.accept_hunk()
     return false
   end
   if item.deletes then
-    return M.accept(nil)
+    M.accept(nil)
+    return true
   end
   local h = current_hunk(state, vim.api.nvim_win_get_cursor(0)[1])
   local a_start, a_count, added = h[1], h[2], h[5]
@@ -476,6 +493,21 @@ end
 
 function M.daemon_up()
   return daemon.up
+end
+
+--- The ids of the agents whose proposals the bridge last reported (for completion when it is slow to answer).
+function M.proposing_ids()
+  local seen, ids = {}, {}
+  for _, entries in pairs(index) do
+    for _, e in ipairs(entries) do
+      if not seen[e.id] then
+        seen[e.id] = true
+        table.insert(ids, e.id)
+      end
+    end
+  end
+  table.sort(ids)
+  return ids
 end
 
 return M
