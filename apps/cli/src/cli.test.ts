@@ -186,7 +186,7 @@ describe('bad ground', () => {
     if (process.getuid?.() !== 0) return;
     chmodSync(project.base, 0o755);
     chmodSync(project.root, 0o755);
-    const run = await project.run(['ls'], { uid: 65534, env: { CAIRN_HOME: join('/tmp', `cairn-nobody-${process.pid}`) } });
+    const run = await project.run(['queue', 'a task'], { uid: 65534, env: { CAIRN_HOME: join('/tmp', `cairn-nobody-${process.pid}`) } });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/cannot write to .*\.agentfs: permission denied/);
     expect(existsSync(join(project.root, '.agentfs'))).toBe(false);

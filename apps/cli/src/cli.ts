@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { CAIRN_VERSION } from '@cairn/orchestrator';
 import { Command, CommanderError, Option } from 'commander';
 import { airCheckCommand } from './commands/air-check.js';
@@ -14,15 +15,53 @@ import { statusCommand } from './commands/status.js';
 import { upCommand } from './commands/up.js';
 import { inboxCommand, inboxLogCommand, inboxProcessCommand } from './commands/inbox.js';
 import { reviewCommand } from './commands/reviewer.js';
-import { projectOf, reportError, type CommandContext, type CommonOptions } from './context.js';
+import { checkCairnHome } from './cairn-home.js';
+import { leaveDeletedFolder, reportError, UsageError, type CommandContext, type CommonOptions } from './context.js';
 import { createOutput, type Output } from './output.js';
+import { checkProject, findProjectRoot, type ProjectUse } from './project-root.js';
 
 type Action = (ctx: CommandContext, ...args: never[]) => Promise<number>;
+
+/**
+ * How each command uses its project (by command path); any other command needs a project already started
+ * and creates nothing when there is none. `none`: the command makes its own (the demo).
+ */
+const PROJECT_USE: Record<string, ProjectUse | 'none'> = {
+  up: 'create',
+  spawn: 'create',
+  queue: 'create',
+  down: 'any',
+  'air check': 'any',
+  demo: 'none',
+};
+
+/** The command's path below `cairn` (`spawn`, `inbox list`, `air check`). */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c !== null && c.parent !== null; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+/** The project a command works on, checked (and `$CAIRN_HOME` with it) before any work. */
+function contextRoot(use: ProjectUse | 'none', options: CommonOptions): string {
+  if (use === 'none') {
+    leaveDeletedFolder(tmpdir());
+    return '';
+  }
+  const place = findProjectRoot(options.project);
+  leaveDeletedFolder(place.root);
+  checkProject(place, use);
+  if (use !== 'any') checkCairnHome(place.root, { create: use === 'create' });
+  return place.root;
+}
 
 /** Options every command takes, declared once. */
 function withCommon(command: Command): Command {
   return command
-    .option('--project <dir>', 'the project (default: the nearest folder upwards holding .agentfs/, else the current one)')
+    .option(
+      '--project <dir>',
+      'the project folder (default: the nearest one upwards holding .agentfs/ without leaving the git repository, else its top, else the current folder)',
+    )
     .option('--json', 'print NDJSON (events, then the result) and nothing else on stdout')
     .option('--debug', 'print stacks with errors');
 }
@@ -182,16 +221,26 @@ export async function main(argv: readonly string[]): Promise<number> {
   const json = argv.includes('--json');
   let code = 0;
   let usage = '';
+  let use: ProjectUse | 'none' = 'open';
   const run = async (action: Action, options: CommonOptions, ...args: unknown[]): Promise<void> => {
     const out: Output = createOutput({ json: options.json === true, debug: options.debug === true });
     try {
-      const ctx: CommandContext = { out, root: projectOf(options) };
+      const ctx: CommandContext = { out, root: contextRoot(use, options) };
       code = await (action as (ctx: CommandContext, ...rest: unknown[]) => Promise<number>)(ctx, ...args);
     } catch (error) {
       code = reportError(out, error);
     }
   };
+  const nul = argv.find((arg) => arg.includes('\0'));
+  if (nul !== undefined)
+    return reportError(
+      createOutput({ json, debug: false }),
+      new UsageError(`an argument holds a NUL byte: ${JSON.stringify(nul)}`, 'arguments are text; remove the NUL byte'),
+    );
   const program = buildProgram(run);
+  program.hook('preAction', (_program, command) => {
+    use = PROJECT_USE[commandPath(command)] ?? 'open';
+  });
   program.exitOverride();
   program.configureOutput({
     writeOut: (text) => process.stdout.write(text),

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { extname, resolve } from 'node:path';
+import { extname, isAbsolute, resolve } from 'node:path';
 import { CairnError, isCairnError, type SpawnOptions } from '@cairn/orchestrator';
+import { describeSystemError } from './system-error.js';
 import type { Output } from './output.js';
-import { resolveProjectRoot } from './project-root.js';
 
 /** The options every command takes. */
 export interface CommonOptions {
@@ -14,6 +14,7 @@ export interface CommonOptions {
 /** What a command runs with: its output and the project it works on. */
 export interface CommandContext {
   out: Output;
+  /** The project's folder (empty for a command that makes its own, such as the demo). */
   root: string;
 }
 
@@ -28,6 +29,54 @@ export class UsageError extends Error {
   }
 }
 
+/** A failure the CLI itself finds (no project here, an unusable CAIRN_HOME): exit 1, with a code for `--json`. */
+export class CommandError extends Error {
+  override readonly name = 'CommandError';
+  constructor(
+    readonly code: 'CAIRN_NOT_A_PROJECT' | 'CAIRN_PROJECT' | 'CAIRN_HOME' | 'CAIRN_CWD',
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
+
+let folderGone = false;
+
+/** The folder a command runs in, or a clear error when it was deleted under the shell. */
+export function currentFolder(): string {
+  if (!folderGone) {
+    try {
+      return process.cwd();
+    } catch {
+      folderGone = true;
+    }
+  }
+  throw new CommandError(
+    'CAIRN_CWD',
+    'the current folder no longer exists (it was deleted or moved)',
+    'cd to a folder that exists, or give --project DIR and other paths in full',
+  );
+}
+
+/**
+ * When the current folder was deleted, moves into the project, so that the processes Cairn starts (sandbox
+ * children, a daemon) begin in a folder that exists; relative paths stay refused.
+ */
+export function leaveDeletedFolder(root: string): void {
+  try {
+    process.cwd();
+  } catch {
+    folderGone = true;
+    process.chdir(root);
+  }
+}
+
+/** A path given on the command line, made absolute against the current folder. */
+export function absolutePath(path: string): string {
+  return isAbsolute(path) ? resolve(path) : resolve(currentFolder(), path);
+}
+
 /** Error codes that mean the command line was wrong (exit 2) rather than that something failed (exit 1). */
 const USAGE_CODES = new Set(['CAIRN_INVALID_ARGUMENT', 'CAIRN_INVALID_PATH']);
 
@@ -37,20 +86,25 @@ export function reportError(out: Output, error: unknown): number {
     out.error('CAIRN_USAGE', error.message, error.hint);
     return 2;
   }
+  if (error instanceof CommandError) {
+    out.error(error.code, error.message, error.hint);
+    return 1;
+  }
   if (isCairnError(error)) {
     out.error(error.code, error.message, error.hint);
     if (out.debug && error.stack !== undefined) process.stderr.write(error.stack + '\n');
     return USAGE_CODES.has(error.code) ? 2 : 1;
   }
+  const system = describeSystemError(error);
+  if (system !== undefined) {
+    out.error(system.code, system.message, system.hint);
+    if (out.debug && error instanceof Error && error.stack !== undefined) process.stderr.write(error.stack + '\n');
+    return 1;
+  }
   const message = error instanceof Error ? error.message : String(error);
   out.error('CAIRN_INTERNAL', message, out.debug ? undefined : 'run again with --debug to see where it failed');
   if (out.debug && error instanceof Error && error.stack !== undefined) process.stderr.write(error.stack + '\n');
   return 1;
-}
-
-/** Resolves the project a command works on. */
-export function projectOf(options: CommonOptions): string {
-  return resolveProjectRoot(options.project);
 }
 
 /** The spawn options of `spawn` and `queue`: the program file, language, model, limits, budgets, scope. */
@@ -72,7 +126,7 @@ export interface SpawnFlags {
 export function spawnOptionsOf(flags: SpawnFlags): SpawnOptions {
   const options: SpawnOptions = {};
   if (flags.code !== undefined) {
-    const path = resolve(flags.code);
+    const path = absolutePath(flags.code);
     try {
       options.code = readFileSync(path, 'utf8');
     } catch (error) {

@@ -1,17 +1,109 @@
-import { existsSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { CairnError } from '@cairn/orchestrator';
+import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { absolutePath, CommandError, currentFolder, UsageError } from './context.js';
 
-/** The project a command works on: `--project DIR`, else the nearest folder upwards holding `.agentfs/`, else the current one. */
-export function resolveProjectRoot(explicit: string | undefined, cwd = process.cwd()): string {
+/** How a command uses its project: creates it, needs one already started, or works on any folder without creating anything. */
+export type ProjectUse = 'create' | 'open' | 'any';
+
+/** Where a command's project is, and whether Cairn was started there (`.agentfs/` exists). */
+export interface ProjectPlace {
+  root: string;
+  started: boolean;
+}
+
+/**
+ * Finds the project as git finds a repository: `--project DIR` as given; else the nearest folder upwards
+ * holding `.agentfs/`, never crossing a nearer `.git` (a folder, or a file as in worktrees and submodules),
+ * whose folder is then the project; else the current folder.
+ */
+export function findProjectRoot(explicit: string | undefined, cwd?: string): ProjectPlace {
   if (explicit !== undefined) {
-    const root = resolve(cwd, explicit);
-    if (!existsSync(root)) throw new CairnError('CAIRN_PROJECT', `the project folder ${root} does not exist`);
-    if (!statSync(root).isDirectory()) throw new CairnError('CAIRN_PROJECT', `${root} is not a folder`);
-    return root;
+    if (explicit.trim() === '') throw new UsageError('--project needs a folder', 'give --project the folder of your project');
+    const root = absolutePath(explicit);
+    let isDirectory: boolean;
+    try {
+      isDirectory = statSync(root).isDirectory();
+    } catch {
+      throw new UsageError(`--project ${explicit}: no such folder (${root})`, 'give --project the folder of your project');
+    }
+    if (!isDirectory)
+      throw new UsageError(`--project ${explicit}: ${root} is a file, not a folder`, 'give --project the folder of your project');
+    return { root, started: existsSync(join(root, '.agentfs')) };
   }
-  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, '.agentfs'))) return dir;
-    if (dirname(dir) === dir) return resolve(cwd);
+  const start = cwd ?? currentFolder();
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, '.agentfs'))) return { root: dir, started: true };
+    if (existsSync(join(dir, '.git'))) return { root: dir, started: false };
+    if (dirname(dir) === dir) return { root: start, started: false };
+  }
+}
+
+/** Refuses, with one clear line, a project the command cannot use: not started (for `open`), or with Cairn's folders unusable. */
+export function checkProject(place: ProjectPlace, use: ProjectUse): void {
+  if (use === 'any') return;
+  const agentfs = join(place.root, '.agentfs');
+  const settings = join(place.root, '.cairn');
+  if (place.started && !isFolder(agentfs))
+    throw new CommandError(
+      'CAIRN_PROJECT',
+      `${agentfs} is a file, but Cairn keeps its databases in a folder of that name`,
+      'move the file aside, then run the command again',
+    );
+  if (place.started)
+    for (const name of ['stable.db', 'bin.db', 'receipt.key']) {
+      const path = join(agentfs, name);
+      if (existsSync(path) && isFolder(path))
+        throw new CommandError(
+          'CAIRN_PROJECT',
+          `${path} is a folder, but Cairn keeps a file there`,
+          'move the folder aside, then run the command again',
+        );
+    }
+  if (use === 'open' && !place.started)
+    throw new CommandError(
+      'CAIRN_NOT_A_PROJECT',
+      `not a Cairn project: ${place.root}`,
+      'run `cairn spawn` or `cairn up` there to start one',
+    );
+  if (existsSync(settings) && !isFolder(settings))
+    throw new CommandError(
+      'CAIRN_PROJECT',
+      `${settings} is a file, but Cairn keeps the project's settings in a folder of that name`,
+      'move the file aside, then run the command again',
+    );
+  const targets = place.started ? [agentfs, ...databasesIn(agentfs)] : [place.root];
+  for (const path of targets) {
+    const why = unwritable(path);
+    if (why !== undefined)
+      throw new CommandError(
+        'CAIRN_PROJECT',
+        `cannot write to ${path === place.root ? agentfs : path}: ${why}`,
+        "Cairn keeps its databases in the project's .agentfs/ folder; the project must be writable by you",
+      );
+  }
+}
+
+/** The database files (and their journals) under `.agentfs/`. */
+function databasesIn(agentfs: string): string[] {
+  return readdirSync(agentfs)
+    .filter((name) => /\.db(-wal|-shm)?$/.test(name))
+    .map((name) => join(agentfs, name));
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Why this file or folder cannot be written to, or undefined when it can. */
+export function unwritable(path: string): string | undefined {
+  try {
+    accessSync(path, constants.W_OK | (isFolder(path) ? constants.X_OK : 0));
+    return undefined;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EROFS' ? 'the file system is read-only' : 'permission denied';
   }
 }

@@ -9,6 +9,7 @@ export interface SpawnCommandFlags extends SpawnFlags {
 }
 
 const SETTLED = new Set(['agent.submitted', 'agent.failed', 'agent.rejected']);
+const SETTLED_STATES = new Set(['reviewing', 'failed', 'rejected', 'accepted', 'decided']);
 
 /**
  * `cairn spawn` / `cairn queue`: creates the agent and prints its id at once. With a daemon the agent runs
@@ -65,13 +66,15 @@ async function followAgent(
   const { out } = ctx;
   try {
     const current = await fetch(agent.id);
-    if (current.state === 'reviewing' || current.state === 'failed' || current.state === 'rejected') return current;
+    if (SETTLED_STATES.has(current.state)) return current;
     for (let next = await stream.next(); next.done !== true; next = await stream.next()) {
       const event = next.value;
       if (!('agentId' in event) || event.agentId !== agent.id) continue;
       out.event(event);
-      if (show && event.type !== 'agent.queued') out.note(`  ${describeEvent(event, out.paint)}`);
+      if ((show && event.type !== 'agent.queued') || event.type === 'error') out.note(`  ${describeEvent(event, out.paint)}`);
       if (SETTLED.has(event.type)) break;
+      // an error of Cairn's own may come instead of the event that settles the agent: ask where it stands
+      if (event.type === 'error' && SETTLED_STATES.has((await fetch(agent.id)).state)) break;
     }
   } finally {
     await stream.return?.();
