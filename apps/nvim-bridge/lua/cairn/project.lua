@@ -1,24 +1,29 @@
 -- Finding the Cairn project a file or folder belongs to, and paths relative to it.
 local M = {}
 
---- The nearest folder upwards from `dir` holding `.agentfs/`, or nil.
+--- The nearest folder upwards from `dir` holding `.agentfs/`, or nil. As the `cairn` command finds it, the
+--- search never crosses a nearer `.git` (a folder, or a file in worktrees and submodules): a repository
+--- inside a Cairn project is a project of its own.
 function M.find(dir)
   local current = vim.fn.fnamemodify(dir, ':p'):gsub('/$', '')
-  while current ~= nil and current ~= '' do
-    local stat = vim.loop.fs_stat(current .. '/.agentfs')
+  if current == '' then
+    current = '/'
+  end
+  while true do
+    local base = current == '/' and '' or current
+    local stat = vim.loop.fs_stat(base .. '/.agentfs')
     if stat ~= nil and stat.type == 'directory' then
       return current
     end
+    if vim.loop.fs_stat(base .. '/.git') ~= nil then
+      return nil
+    end
     local parent = vim.fn.fnamemodify(current, ':h')
     if parent == current then
-      break
+      return nil
     end
     current = parent
   end
-  if vim.loop.fs_stat('/.agentfs') ~= nil then
-    return '/'
-  end
-  return nil
 end
 
 --- The project-relative path of a buffer's file, or nil for buffers that are not files under `root`.
