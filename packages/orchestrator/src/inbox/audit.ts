@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatAuditLog, parseAuditLog, type AuditEntry } from '@cairn/triage';
-import { writeAtomically } from './thread-file.js';
+import { unusableFolder, writeAtomically } from './thread-file.js';
 
 /** One line for the audit log, before it is placed in its day's file. */
 export interface AuditLine {
@@ -63,6 +63,10 @@ function cell(text: string): string {
 
 /** The day's log as text, or undefined when nothing was logged that day. */
 export function readAudit(dir: string, date: string): string | undefined {
-  const path = auditPath(dir, date);
-  return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+  try {
+    return readFileSync(auditPath(dir, date), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw unusableFolder(dir, error);
+  }
 }

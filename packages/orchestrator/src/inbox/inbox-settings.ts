@@ -42,9 +42,16 @@ export interface InboxSettings {
 export function loadInboxSettings(root: string, configPath: string): InboxSettings {
   const settings: InboxSettings = { reviewers: new Map() };
   if (!existsSync(configPath)) return settings;
+  let text: string;
+  try {
+    text = readFileSync(configPath, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw invalid(`cannot be read: ${code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : String(code)}`);
+  }
   let config: unknown;
   try {
-    config = JSON.parse(readFileSync(configPath, 'utf8'));
+    config = JSON.parse(text);
   } catch (error) {
     throw invalid(`is not JSON: ${(error as Error).message}`);
   }

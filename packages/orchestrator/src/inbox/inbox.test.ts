@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAuditLog, parseThread } from '@cairn/triage';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -179,6 +179,24 @@ describe('the protocol', () => {
     expect(outcome.results[0]!.reason).toContain('src/greet.js');
     expect(temp.read('src/greet.js')).toContain('let text');
     expect((await project.agent(id)).state).toBe('reviewing');
+  });
+
+  it('says what is in the way when its folders or settings are not usable, instead of showing an empty inbox', async () => {
+    const id = await proposal();
+    rmSync(join(temp.root, '.cairn/threads'), { recursive: true, force: true });
+    temp.write('.cairn/threads', 'not a folder');
+    await expect(project.inbox()).rejects.toMatchObject({
+      code: 'CAIRN_PROJECT',
+      message: expect.stringContaining('a file is in the way'),
+    });
+    rmSync(join(temp.root, '.cairn/logs'), { recursive: true, force: true });
+    temp.write('.cairn/logs', 'not a folder');
+    await expect(project.inboxLog()).rejects.toMatchObject({ code: 'CAIRN_PROJECT', message: expect.stringContaining('.cairn/logs') });
+    mkdirSync(join(temp.root, '.cairn/config.json'));
+    await expect(project.review(id, { as: 'lint-bot' })).rejects.toMatchObject({
+      code: 'CAIRN_CONFIG',
+      message: '.cairn/config.json cannot be read: it is a folder',
+    });
   });
 
   it('keeps a malformed decision in place with line and column, never half-executed', async () => {

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { formatTriage, parseActor, parseBranchName, parseTimestamp, type Triage } from '@cairn/triage';
+import { CairnError } from '../errors.js';
 import type { ChangeInfo } from '../types.js';
 
 /** Lines of a proposal's diff written into its thread; the rest is left to `cairn diff`. */
@@ -150,9 +151,20 @@ export function threadNames(dir: string): string[] {
       .filter((entry) => entry.isFile() && entry.name.endsWith('.md') && !entry.name.startsWith('.'))
       .map((entry) => entry.name)
       .sort();
-  } catch {
-    return [];
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw unusableFolder(dir, error);
   }
+}
+
+/** The inbox's folders must be folders Cairn can read: anything else is said, never taken for an empty inbox. */
+export function unusableFolder(dir: string, error: unknown): CairnError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why = code === 'ENOTDIR' ? 'a file is in the way' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : String(code);
+  return new CairnError('CAIRN_PROJECT', `${dir} is not a folder Cairn can use (${why})`, {
+    hint: 'move what is in the way aside; Cairn keeps review threads and their log under .cairn/',
+    cause: error,
+  });
 }
 
 /** Writes a file whole or not at all: a temp file beside it (hidden, so never read as a thread), fsynced, renamed. */
