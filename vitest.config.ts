@@ -13,7 +13,7 @@ export default defineConfig({
       'apps/*/vitest.config.ts',
     ],
     pool: 'forks',
-    globalSetup: ['./scripts/check-built.ts'],
+    globalSetup: ['./scripts/check-built.ts', './scripts/leftover-processes.ts'],
     execArgv: ['--no-node-snapshot'],
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -1,4 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { dirname } from 'node:path';
+import { PARENT_PID_VARIABLE } from './child/orphan-watchdog.js';
 import { parseFromChild, type DoneMessage, type FromChild, type ToChild } from './protocol.js';
 
 /** How a run on a child ended: its report, or the child's death. */
@@ -31,7 +33,15 @@ export class ChildWorker {
   private error: string | undefined;
 
   constructor(entry: string) {
-    this.child = fork(entry, [], { execArgv: ['--no-node-snapshot'], stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
+    // The child runs in its own folder (never a working folder that may be deleted) and knows its parent's pid, so
+    // that it dies with the parent even if the parent dies before the child's watchdog starts.
+    this.child = fork(entry, [], {
+      cwd: dirname(entry),
+      env: { ...process.env, [PARENT_PID_VARIABLE]: String(process.pid) },
+      execArgv: ['--no-node-snapshot'],
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'json',
+    });
     this.child.stderr?.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString('utf8')).slice(-4000);
       if (FATAL_OOM.test(this.stderr)) this.outOfMemory = true;

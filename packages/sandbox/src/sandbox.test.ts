@@ -38,6 +38,23 @@ return { length: text.length };`,
     expect(result.stats.heapBytes).toBeGreaterThan(0);
   });
 
+  it('names what the program threw when it is not an Error, never "undefined: undefined"', async () => {
+    const thrown = async (code: string) => (await sandbox.run({ code })).error;
+    expect(await thrown('throw {};')).toMatchObject({ name: 'Error', message: 'the program threw a value that is not an Error: {}' });
+    expect(await thrown('throw undefined;')).toMatchObject({ name: 'Error', message: 'the program threw undefined' });
+    expect(await thrown('throw null;')).toMatchObject({ message: 'the program threw null' });
+    expect(await thrown('throw 42;')).toMatchObject({ message: 'the program threw 42' });
+    expect(await thrown("throw { code: 7, detail: 'x' };")).toMatchObject({
+      message: 'the program threw a value that is not an Error: {"code":7,"detail":"x"}',
+    });
+    expect(await thrown("throw 'plain text';")).toMatchObject({ name: 'Error', message: 'plain text' });
+    expect(await thrown("throw { name: 'Custom', message: 'with a message' };")).toMatchObject({
+      name: 'Custom',
+      message: 'with a message',
+    });
+    expect(await thrown("\nthrow new RangeError('out');")).toMatchObject({ name: 'RangeError', message: 'out', line: 2 });
+  });
+
   it('is deterministic: Math.random and Date come from the seed and clock', async () => {
     const code = 'return [Math.random(), Math.random(), Date.now(), new Date().toISOString(), typeof performance]';
     const a = await sandbox.run({ code, seed: 7, clock: 1_700_000_000_000 });

@@ -3,6 +3,9 @@ import { runJavaScript, stripHostPaths, type EngineHooks } from './js-engine.js'
 import { watchForOrphaning } from './orphan-watchdog.js';
 import { runPython } from './python-engine.js';
 
+// First of all: from here on the child cannot outlive the parent that forked it.
+watchForOrphaning();
+
 // A child process runs one program at a time for the parent that forked it, and nothing else.
 const send = (message: FromChild) => process.send?.(message);
 const pendingCalls = new Map<number, (reply: string) => void>();
@@ -66,6 +69,7 @@ process.on('message', (raw: unknown) => {
       break;
   }
 });
-process.on('disconnect', () => process.exit(0));
-watchForOrphaning();
+// The parent is gone or let go of this child: die at once. A clean exit would wait for the isolate's thread,
+// which a runaway program never releases, and would stop the watchdog first.
+process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
 send({ type: 'ready' });

@@ -100,18 +100,25 @@ const __cairn = (() => {
   }
   g.input = parse(${JSON.stringify(params.input)});
 
+  // What the program threw, as a name and a message: an Error (or anything with a text message) as it is,
+  // any other value named for what it is, never as "undefined: undefined".
   const describe = (error) => {
     const out = { name: "Error", message: "" };
     try {
-      if (error instanceof ErrorCtor || (typeof error === "object" && error !== null)) {
-        try { out.name = toText(error.name).slice(0, 200); } catch {}
-        try { out.message = toText(error.message).slice(0, 4000); } catch {}
+      const isObject = (typeof error === "object" && error !== null) || typeof error === "function";
+      let message;
+      try { message = isObject ? error.message : undefined; } catch {}
+      if (error instanceof ErrorCtor || typeof message === "string") {
+        try { if (typeof error.name === "string" && error.name !== "") out.name = error.name.slice(0, 200); } catch {}
+        out.message = typeof message === "string" ? message.slice(0, 4000) : "";
         try {
           const at = match.call(/program\\.js:(\\d+):(\\d+)/, toText(error.stack));
           if (at) { out.line = +at[1]; out.column = +at[2]; }
         } catch {}
+      } else if (typeof error === "string") {
+        out.message = error.slice(0, 4000);
       } else {
-        out.message = toText(error).slice(0, 4000);
+        out.message = "the program threw " + (isObject ? "a value that is not an Error: " : "") + show(error).slice(0, 300);
       }
     } catch {
       out.message = "[error could not be described]";

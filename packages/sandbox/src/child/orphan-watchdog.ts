@@ -17,8 +17,17 @@ function parentGone() {
 setInterval(() => { if (parentGone()) process.kill(process.pid, 'SIGKILL'); }, 500);
 `;
 
-/** Starts the watchdog thread; it never keeps the child alive by itself. */
+/** The environment variable through which a parent tells its sandbox child its pid. */
+export const PARENT_PID_VARIABLE = 'CAIRN_SANDBOX_PARENT';
+
+/**
+ * Starts the watchdog thread; it never keeps the child alive by itself. The parent is the pid the parent
+ * passed (so a parent that died before this ran is noticed too), else the parent of the moment.
+ */
 export function watchForOrphaning(): void {
-  const worker = new Worker(WATCHDOG, { eval: true, workerData: process.ppid, resourceLimits: { maxOldGenerationSizeMb: 8 } });
+  const passed = Number(process.env[PARENT_PID_VARIABLE]);
+  const parent = Number.isSafeInteger(passed) && passed > 0 ? passed : process.ppid;
+  if (parent !== process.ppid) process.kill(process.pid, 'SIGKILL');
+  const worker = new Worker(WATCHDOG, { eval: true, workerData: parent, resourceLimits: { maxOldGenerationSizeMb: 8 } });
   worker.unref();
 }
