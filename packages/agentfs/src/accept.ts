@@ -10,6 +10,13 @@ import { mergeText, type ConflictHunk } from './three-way-merge.js';
 /** Why a change could not be applied. */
 export type ConflictReason = 'content' | 'add-add' | 'delete-modify' | 'modify-delete' | 'binary' | 'type' | 'not-empty';
 
+/**
+ * Conflicts `force` never overrides: the path is now of another kind than the proposal expects (file, folder,
+ * symlink), or it is a folder that holds entries the proposal does not account for. Forcing would replace a
+ * folder with its contents, which no pre-image keeps.
+ */
+export const UNFORCEABLE: ReadonlySet<ConflictReason> = new Set(['type', 'not-empty']);
+
 /** A change left out of an accept, with the overlapping hunks for text conflicts. */
 export interface AcceptConflict {
   path: string;
@@ -34,13 +41,13 @@ export interface AcceptResult {
   preImages: PreImage[];
 }
 
-/** Options for accept: a subset of paths (a directory selects what lies below it), `force` to take the overlay's side of conflicts. */
+/** Options for accept: a subset of paths (a directory selects what lies below it), `force` to take the overlay's side of conflicts (never of `UNFORCEABLE` ones). */
 export interface AcceptOptions {
   paths?: readonly string[];
   force?: boolean;
   /** Decide everything and return it, writing nothing to the base or the overlay. */
   dryRun?: boolean;
-  /** All or nothing: if a selected path conflicts (and not `force`), apply nothing and return the conflicts. */
+  /** All or nothing: if a selected path conflicts (after `force` took the agent's side where it may), apply nothing and return the conflicts. */
   atomic?: boolean;
   /**
    * `Overlay.accept` only: let the applied paths go from the overlay at once (default true). Pass false when
@@ -68,8 +75,7 @@ export function acceptChanges(base: StoreFileSystem, changes: readonly Change[],
     return base.transaction(() => {
       const result = applyChanges(base, changes, options);
       if (options.dryRun) throw new RollBack(result);
-      if (options.atomic && !options.force && result.conflicts.length > 0)
-        throw new RollBack({ applied: [], conflicts: result.conflicts, preImages: [] });
+      if (options.atomic && result.conflicts.length > 0) throw new RollBack({ applied: [], conflicts: result.conflicts, preImages: [] });
       return result;
     });
   } catch (error) {
@@ -93,14 +99,14 @@ function applyChanges(base: StoreFileSystem, changes: readonly Change[], options
     let how: AppliedHow;
     if (decision.ok) {
       ({ target, how } = decision);
-    } else if (options.force) {
+    } else if (options.force && !UNFORCEABLE.has(decision.reason)) {
       target = change.after;
       how = 'forced';
     } else {
       result.conflicts.push({ path: change.path, reason: decision.reason, hunks: decision.hunks });
       continue;
     }
-    if (current.kind === 'dir' && target.kind !== 'dir' && target.kind !== 'absent' && base.readdir(path).length > 0) {
+    if (current.kind === 'dir' && target.kind !== 'dir' && base.readdir(path).length > 0) {
       result.conflicts.push({ path: change.path, reason: 'not-empty', hunks: [] });
       continue;
     }
@@ -122,7 +128,11 @@ function decide(base: StoreFileSystem, path: string, change: Change, current: En
     return base.readdir(path).length === 0 ? { ok: true, target: after, how: 'fast-forward' } : conflict('not-empty');
   }
   if (sameState(current, before)) return { ok: true, target: after, how: 'fast-forward' };
-  if (after.kind === 'dir' && current.kind === 'dir') return { ok: true, target: after, how: 'merged' };
+  if (kindChanged(before, current, after)) return conflict('type');
+  if (after.kind === 'dir' && current.kind === 'dir') {
+    const agentChangedMode = before.kind === 'dir' && (before.mode & 0o7777) !== (after.mode & 0o7777);
+    return { ok: true, target: agentChangedMode ? after : current, how: 'merged' };
+  }
   if (sameContent(current, before) && current.kind !== 'absent' && after.kind === current.kind) {
     return { ok: true, target: after, how: 'merged' };
   }
@@ -140,6 +150,12 @@ function decide(base: StoreFileSystem, path: string, change: Change, current: En
   if (after.kind === 'absent') return conflict('modify-delete');
   if (current.kind === 'absent') return conflict('delete-modify');
   return conflict('type');
+}
+
+/** True when the path now holds another kind of entry (file, folder, symlink) than the agent started from or proposes. */
+function kindChanged(before: EntryState, current: EntryState, after: EntryState): boolean {
+  if (current.kind === 'absent' || current.kind === after.kind) return false;
+  return after.kind !== 'absent' || current.kind !== before.kind;
 }
 
 function conflict(reason: ConflictReason): Decision {
@@ -167,36 +183,53 @@ function orderForApply(changes: readonly Change[]): Change[] {
   return [...fileDeletes, ...dirDeletes, ...changes.filter((c) => !isDeletion(c))];
 }
 
-/** A path whose base content moved on since the accept, so undo left it alone. */
+/**
+ * A path undo left alone: its base content moved on since the accept (`changed`, overwritten only when
+ * forced), it is now of another kind than the accept left (`kind`), or it is a folder holding entries the
+ * accept did not put there (`not-empty`); the last two are never forced.
+ */
 export interface UndoConflict {
   path: string;
+  reason: 'changed' | 'kind' | 'not-empty';
   expected: EntryState;
   found: EntryState;
 }
 
+/** What an undo did: the paths restored, those left alone, and those restored over a later change (`force`). */
+export interface UndoResult {
+  restored: string[];
+  conflicts: UndoConflict[];
+  /** Paths whose later state was overwritten by a forced undo, with that state, so the caller can keep it. */
+  forced: UndoConflict[];
+}
+
 /** Restores the pre-images of an accept in one transaction; paths changed since are reported, not overwritten, unless forced. */
-export function undoAccept(
-  base: StoreFileSystem,
-  preImages: readonly PreImage[],
-  options: { force?: boolean } = {},
-): { restored: string[]; conflicts: UndoConflict[] } {
+export function undoAccept(base: StoreFileSystem, preImages: readonly PreImage[], options: { force?: boolean } = {}): UndoResult {
   const restored: string[] = [];
   const conflicts: UndoConflict[] = [];
+  const forced: UndoConflict[] = [];
   base.transaction(() => {
     for (const image of [...preImages].reverse()) {
       const path = '/' + image.path;
       const found = stateOf(base, path);
-      if (!sameState(found, image.after) && !options.force) {
-        conflicts.push({ path: image.path, expected: image.after, found });
+      const left = (reason: UndoConflict['reason']) => conflicts.push({ path: image.path, reason, expected: image.after, found });
+      const moved = !sameState(found, image.after);
+      if (moved && found.kind !== 'absent' && found.kind !== image.after.kind) {
+        left('kind');
         continue;
       }
-      if (image.before.kind === 'dir' || image.before.kind === 'absent' || found.kind !== 'dir') applyState(base, path, image.before);
-      else {
-        base.rm(path, { recursive: true });
-        applyState(base, path, image.before);
+      if (found.kind === 'dir' && image.before.kind !== 'dir' && base.readdir(path).length > 0) {
+        left('not-empty');
+        continue;
       }
+      if (moved && !options.force) {
+        left('changed');
+        continue;
+      }
+      if (moved) forced.push({ path: image.path, reason: 'changed', expected: image.after, found });
+      applyState(base, path, image.before);
       restored.push(image.path);
     }
   });
-  return { restored: restored.reverse(), conflicts };
+  return { restored: restored.reverse(), conflicts, forced };
 }

@@ -64,3 +64,12 @@ export function readDiskState(root: string, rel: string): EntryState {
   const content = readFileSync(full);
   return { kind: 'file', mode: stats.mode, hash: hashContent(content), content };
 }
+
+/** Like `readDiskState`, but undefined where the entry cannot be read (permissions, a name the file system refuses). */
+export function tryReadDiskState(root: string, rel: string): EntryState | undefined {
+  try {
+    return readDiskState(root, rel);
+  } catch {
+    return undefined;
+  }
+}

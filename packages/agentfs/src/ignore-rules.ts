@@ -5,9 +5,25 @@ import ignore, { type Ignore } from 'ignore';
 /** Names never imported, written back or created by an overlay, whatever .gitignore says: VCS metadata and Cairn's own files. */
 export const ALWAYS_SKIPPED: ReadonlySet<string> = new Set(['.git', '.agentfs', '.cairn', '.hg', '.svn']);
 
-/** True when a project-relative (or store) path has a component in `ALWAYS_SKIPPED`. */
+const IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+
+/**
+ * True when a name is one of `ALWAYS_SKIPPED` on some file system: compared without letter case (macOS and
+ * Windows see `.GIT` as `.git`), without the code points HFS+ ignores, and without the trailing dots and
+ * spaces Windows drops.
+ */
+export function isProtectedName(name: string): boolean {
+  if (ALWAYS_SKIPPED.has(name)) return true;
+  const folded = name
+    .replace(IGNORABLE, '')
+    .replace(/[. ]+$/, '')
+    .toLowerCase();
+  return ALWAYS_SKIPPED.has(folded);
+}
+
+/** True when a project-relative (or store) path has a component that `isProtectedName` protects. */
 export function isProtectedPath(path: string): boolean {
-  return path.split('/').some((part) => ALWAYS_SKIPPED.has(part));
+  return path.split('/').some(isProtectedName);
 }
 
 interface Scope {
@@ -59,7 +75,7 @@ export class IgnoreRules {
   /** True when the project-relative path is ignored. */
   ignores(rel: string, isDir: boolean): boolean {
     const name = rel.slice(rel.lastIndexOf('/') + 1);
-    if (ALWAYS_SKIPPED.has(name)) return true;
+    if (isProtectedName(name)) return true;
     for (const scope of this.scopes) {
       const local = scope.dir === '' ? rel : rel.slice(scope.dir.length + 1);
       if (scope.rules.ignores(isDir ? local + '/' : local)) return true;

@@ -10,7 +10,7 @@ export { OverlayFileSystem } from './overlay-fs.js';
 export { KvStore, type JsonValue } from './kv-store.js';
 export { ToolCalls, type ToolCall, type ToolCallInput } from './tool-calls.js';
 export type { EntryState } from './entry-state.js';
-export { stateOf, hashContent, sameState, sameContent, readDiskState } from './entry-state.js';
+export { stateOf, hashContent, sameState, sameContent, readDiskState, tryReadDiskState } from './entry-state.js';
 export { encodePreImages, decodePreImages } from './pre-images.js';
 export type { Change, ChangeStatus } from './changes.js';
 export { formatChangeDiff, formatUnifiedDiff } from './unified-diff.js';
@@ -25,18 +25,23 @@ export {
   type ConflictReason,
   type PreImage,
   type UndoConflict,
+  type UndoResult,
+  UNFORCEABLE,
 } from './accept.js';
 export {
   importTree,
   importPath,
+  skippedEntries,
   type ImportOptions,
   type ImportProgress,
   type ImportSummary,
   type ImportPathResult,
 } from './import-tree.js';
-export { IgnoreRules, ALWAYS_SKIPPED, isProtectedPath } from './ignore-rules.js';
+export { describeFsError, type SkippedEntry } from './skipped-entries.js';
+export { IgnoreRules, ALWAYS_SKIPPED, isProtectedName, isProtectedPath } from './ignore-rules.js';
 export { writeBack, type WriteBackOptions, type WriteBackResult } from './write-back.js';
 export { materialize } from './materialize.js';
 export { normalizePath } from './path.js';
 export { S_IFMT, S_IFREG, S_IFDIR, S_IFLNK, type EntryKind } from './mode.js';
 export { SqliteJournalStore } from './journal-store.js';
+export { withExclusiveLock } from './exclusive-lock.js';

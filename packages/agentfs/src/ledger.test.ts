@@ -78,3 +78,45 @@ describe('ledger: rejected overlays are retired, restorable until collected', ()
     }
   });
 });
+
+describe('ledger: a rebuilt ledger', () => {
+  it('adopts an overlay already in the trash, restores it, and refuses one that is gone without changing anything', () => {
+    const dir = makeTempDir();
+    const ledger = Ledger.open(join(dir, 'bin.db'), { clock: () => 5_000 });
+    const base = AgentFS.open(join(dir, 'stable.db'));
+    try {
+      const overlay = Overlay.open(join(dir, 'agent-ab12.db'), base);
+      overlay.fs.writeFile('/kept.txt', 'kept');
+      overlay.close();
+      const retired = ledger.retire('ab12', join(dir, 'agent-ab12.db'), 'first');
+      const fresh = Ledger.open(join(dir, 'bin2.db'), { clock: () => 6_000 });
+      try {
+        const adopted = fresh.adopt({
+          agentId: 'ab12',
+          originalPath: join(dir, 'agent-ab12.db'),
+          retiredPath: retired.retiredPath,
+          reason: 'recovered',
+          retiredAt: 6_000,
+        });
+        expect(fresh.list().map((e) => [e.agentId, e.reason])).toEqual([['ab12', 'recovered']]);
+        const missing = fresh.adopt({
+          ...adopted,
+          agentId: 'cd34',
+          originalPath: join(dir, 'agent-cd34.db'),
+          retiredPath: join(dir, 'trash', 'gone.db'),
+        });
+        expect(codeOf(() => fresh.restore(missing.id))).toBe('ENOENT');
+        expect(fresh.get(missing.id)?.restoredAt).toBeNull();
+        fresh.restore(adopted.id);
+        const back = Overlay.open(join(dir, 'agent-ab12.db'), base);
+        expect(back.fs.readFile('/kept.txt', 'utf8')).toBe('kept');
+        back.close();
+      } finally {
+        fresh.close();
+      }
+    } finally {
+      ledger.close();
+      base.close();
+    }
+  });
+});

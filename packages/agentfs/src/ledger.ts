@@ -75,6 +75,21 @@ export class Ledger {
     return row;
   }
 
+  /** Records an overlay that already lies in the trash (a ledger rebuilt after bin.db was lost), without moving it. */
+  adopt(entry: Pick<LedgerEntry, 'agentId' | 'originalPath' | 'retiredPath' | 'reason' | 'retiredAt'>): LedgerEntry {
+    return this.orm
+      .insert(cairnLedger)
+      .values({
+        agentId: entry.agentId,
+        originalPath: resolve(entry.originalPath),
+        retiredPath: resolve(entry.retiredPath),
+        reason: entry.reason,
+        retiredAt: entry.retiredAt,
+      })
+      .returning()
+      .get();
+  }
+
   /** Moves the files of retires whose row was written but whose move a kill cut off. */
   private finishRetires(): void {
     for (const entry of this.list()) {
@@ -93,6 +108,8 @@ export class Ledger {
     if (entry.restoredAt !== null) throw new AgentFSError('EINVAL', 'restore', entry.originalPath, 'the overlay was already restored');
     if (existsSync(entry.originalPath))
       throw new AgentFSError('EEXIST', 'restore', entry.originalPath, 'a database already exists at the original path');
+    if (!existsSync(entry.retiredPath))
+      throw new AgentFSError('ENOENT', 'restore', entry.retiredPath, 'the retired overlay is no longer in the trash');
     moveWithSideFiles(entry.retiredPath, entry.originalPath);
     const restoredAt = this.clock();
     this.orm.update(cairnLedger).set({ restoredAt }).where(eq(cairnLedger.id, id)).run();

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { stateOf } from './entry-state.js';
-import { ALWAYS_SKIPPED } from './ignore-rules.js';
+import { isProtectedName } from './ignore-rules.js';
 import type { FileSystem } from './file-system.js';
 import { joinPath, toRelative } from './path.js';
 import { writeState } from './write-back.js';
@@ -13,7 +13,7 @@ export function materialize(fs: FileSystem, dir: string): number {
   const visit = (path: string): void => {
     for (const name of fs.readdir(path)) {
       const child = joinPath(path, name);
-      if (ALWAYS_SKIPPED.has(name)) continue;
+      if (isProtectedName(name)) continue;
       const state = stateOf(fs, child);
       writeState(join(dir, toRelative(child)), state);
       written++;

@@ -9,7 +9,7 @@ const CONTEXT_LINES = 3;
 export function formatChangeDiff(change: Change): string {
   const { before, after, path } = change;
   if (before.kind === 'dir' || after.kind === 'dir') return '';
-  const lines = [`diff --git a/${path} b/${path}`];
+  const lines = [`diff --git ${quotePath('a/', path)} ${quotePath('b/', path)}`];
   const oldMode = modeText(before);
   const newMode = modeText(after);
   if (before.kind === 'absent') lines.push(`new file mode ${newMode}`);
@@ -17,14 +17,15 @@ export function formatChangeDiff(change: Change): string {
   else if (oldMode !== newMode) lines.push(`old mode ${oldMode}`, `new mode ${newMode}`);
   const oldBytes = before.kind === 'absent' ? Buffer.alloc(0) : before.content;
   const newBytes = after.kind === 'absent' ? Buffer.alloc(0) : after.content;
-  const oldName = before.kind === 'absent' ? '/dev/null' : `a/${path}`;
-  const newName = after.kind === 'absent' ? '/dev/null' : `b/${path}`;
+  const oldName = before.kind === 'absent' ? '/dev/null' : quotePath('a/', path);
+  const newName = after.kind === 'absent' ? '/dev/null' : quotePath('b/', path);
+  const tab = path.includes(' ') ? '\t' : '';
   if (isBinary(oldBytes) || isBinary(newBytes)) {
     if (!oldBytes.equals(newBytes)) lines.push(`Binary files ${oldName} and ${newName} differ`);
     return lines.join('\n') + '\n';
   }
   if (oldBytes.equals(newBytes)) return lines.join('\n') + '\n';
-  lines.push(`--- ${oldName}`, `+++ ${newName}`);
+  lines.push(`--- ${oldName}${before.kind === 'absent' ? '' : tab}`, `+++ ${newName}${after.kind === 'absent' ? '' : tab}`);
   const patch = structuredPatch(oldName, newName, oldBytes.toString('utf8'), newBytes.toString('utf8'), '', '', { context: CONTEXT_LINES });
   for (const hunk of patch.hunks) {
     lines.push(`@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@`, ...hunk.lines);
@@ -35,6 +36,30 @@ export function formatChangeDiff(change: Change): string {
 /** The unified diff of a list of changes, in their order. */
 export function formatUnifiedDiff(changes: readonly Change[]): string {
   return changes.map(formatChangeDiff).join('');
+}
+
+const ESCAPES: Record<number, string> = { 7: 'a', 8: 'b', 9: 't', 10: 'n', 11: 'v', 12: 'f', 13: 'r', 34: '"', 92: '\\' };
+
+/**
+ * A path in a diff header as git writes it with `core.quotePath` (the default): unchanged unless it holds a
+ * double quote, a backslash, a control character or a byte outside ASCII; then C-quoted as a whole, prefix
+ * included (`"a/tab\there"`, `"b/caf\303\251"`), which is what `git apply` and `patch` read back.
+ */
+export function quotePath(prefix: string, path: string): string {
+  const bytes = Buffer.from(prefix + path, 'utf8');
+  let out = '';
+  let quote = false;
+  for (const byte of bytes) {
+    const named = ESCAPES[byte];
+    if (named !== undefined) out += '\\' + named;
+    else if (byte < 0x20 || byte >= 0x7f) out += '\\' + byte.toString(8).padStart(3, '0');
+    else {
+      out += String.fromCharCode(byte);
+      continue;
+    }
+    quote = true;
+  }
+  return quote ? `"${out}"` : prefix + path;
 }
 
 function range(start: number, count: number): string {

@@ -1,5 +1,6 @@
 import {
   chmodSync,
+  readdirSync,
   closeSync,
   fsyncSync,
   lstatSync,
@@ -13,7 +14,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { readDiskState, sameState, stateOf, type EntryState } from './entry-state.js';
+import { sameState, stateOf, tryReadDiskState, type EntryState } from './entry-state.js';
 import type { FileSystem } from './file-system.js';
 import { AgentFSError } from './errors.js';
 import { isProtectedPath } from './ignore-rules.js';
@@ -27,21 +28,28 @@ export interface WriteBackOptions {
   expected?: ReadonlyMap<string, EntryState>;
 }
 
-/** What `writeBack` wrote, and what it left alone because the disk had moved on. */
+/**
+ * What `writeBack` wrote; what it left alone because the disk had moved on (`found` is undefined where it
+ * cannot be read); and what the system refused to write (permissions, a full disk), each with its error.
+ */
 export interface WriteBackResult {
   written: string[];
-  moved: { path: string; expected: EntryState; found: EntryState }[];
+  moved: { path: string; expected: EntryState | undefined; found: EntryState | undefined }[];
+  failed: { path: string; error: unknown }[];
 }
 
 /**
  * Writes the given paths of a store (or overlay) to a directory, so the directory holds what the store holds:
- * files through a temp file (fsynced) and an atomic rename with their modes, symlinks likewise, deletions
- * removed (directories only when empty); each touched directory is fsynced after its renames. Paths are
- * project-relative.
+ * deletions first (directories only when empty, deepest first), then files through a temp file (fsynced) and
+ * an atomic rename with their modes, symlinks likewise; each touched directory is fsynced after its renames.
+ * Paths are project-relative.
  *
  * Before anything is written: a protected path (`.git`, `.agentfs`, `.cairn`, …) or a path below a symbolic
- * link on disk is refused (`EPERM`); and each path with an expectation is compared with the disk — one whose
- * disk state moved (an edit never imported) is not written but returned in `moved`, so the caller can merge.
+ * link on disk is refused (`EPERM`); and each path is compared with the disk — one whose disk state moved
+ * from its expectation (an edit never imported), one that cannot be read, and a folder that would be replaced
+ * while it holds entries this write-back does not delete, is not written but returned in `moved`, so the
+ * caller can merge. Nothing on disk is ever deleted that the store did not hold. A path the system refuses
+ * to write (permissions, a read-only or full disk) does not stop the others: it is returned in `failed`.
  */
 export function writeBack(fs: FileSystem, root: string, paths: readonly string[], options: WriteBackOptions = {}): WriteBackResult {
   const ordered = paths.map((p) => toRelative(normalizePath(p, 'writeBack'))).sort();
@@ -51,29 +59,60 @@ export function writeBack(fs: FileSystem, root: string, paths: readonly string[]
       throw new AgentFSError('EPERM', 'writeBack', rel, "a protected path (version control or Cairn's own files) is never written back");
   }
   refuseLinkedAncestors(root, ordered);
+  const states = new Map(ordered.map((rel) => [rel, stateOf(fs, '/' + rel)]));
+  const deleting = new Set(ordered.filter((rel) => states.get(rel)!.kind === 'absent'));
   const moved: WriteBackResult['moved'] = [];
   for (const rel of ordered) {
     const expected = options.expected?.get(rel);
-    if (expected === undefined) continue;
-    const found = readDiskState(root, rel);
-    if (!sameState(found, expected)) moved.push({ path: rel, expected, found });
+    const found = tryReadDiskState(root, rel);
+    const target = states.get(rel)!;
+    if (
+      found === undefined ||
+      (expected !== undefined && !sameState(found, expected)) ||
+      (found.kind === 'dir' && target.kind !== 'dir' && holdsOthers(join(root, rel), rel, deleting))
+    )
+      moved.push({ path: rel, expected, found });
   }
   const skip = new Set(moved.map((m) => m.path));
   const todo = ordered.filter((rel) => !skip.has(rel));
   const touchedDirs = new Set<string>();
-  const deletions = todo.filter((rel) => stateOf(fs, '/' + rel).kind === 'absent').reverse();
+  const failed: WriteBackResult['failed'] = [];
+  const attempt = (rel: string, write: () => void) => {
+    try {
+      write();
+    } catch (error) {
+      if (typeof (error as { code?: unknown }).code !== 'string') throw error;
+      failed.push({ path: rel, error });
+    }
+    touchedDirs.add(dirname(join(root, rel)));
+  };
+  for (const rel of todo.filter((r) => deleting.has(r)).reverse()) attempt(rel, () => removeFromDisk(join(root, rel)));
   for (const rel of todo) {
-    const state = stateOf(fs, '/' + rel);
+    const state = states.get(rel)!;
     if (state.kind === 'absent') continue;
-    writeState(join(root, rel), state);
-    touchedDirs.add(dirname(join(root, rel)));
-  }
-  for (const rel of deletions) {
-    removeFromDisk(join(root, rel));
-    touchedDirs.add(dirname(join(root, rel)));
+    if (failed.some((f) => rel.startsWith(f.path + '/')))
+      failed.push({ path: rel, error: failed.find((f) => rel.startsWith(f.path + '/'))!.error });
+    else attempt(rel, () => writeState(join(root, rel), state));
   }
   for (const dir of touchedDirs) syncDirectory(dir);
-  return { written: todo, moved };
+  const failedPaths = new Set(failed.map((f) => f.path));
+  return { written: todo.filter((rel) => !failedPaths.has(rel)), moved, failed };
+}
+
+/** True when the disk folder holds an entry (at any depth) that is not among the paths being deleted. */
+function holdsOthers(dir: string, rel: string, deleting: ReadonlySet<string>): boolean {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return true;
+  }
+  for (const name of names) {
+    const childRel = `${rel}/${name}`;
+    if (!deleting.has(childRel)) return true;
+    if (lstatOrUndefined(join(dir, name))?.isDirectory() && holdsOthers(join(dir, name), childRel, deleting)) return true;
+  }
+  return false;
 }
 
 /**
@@ -113,7 +152,7 @@ export function writeState(target: string, state: EntryState): void {
   }
   mkdirSync(dirname(target), { recursive: true });
   const existing = lstatOrUndefined(target);
-  if (existing?.isDirectory()) rmSync(target, { recursive: true });
+  if (existing?.isDirectory()) removeEmptyFolder(target);
   const temp = join(dirname(target), `.cairn-${process.pid}-${++tempCounter}.tmp`);
   try {
     if (state.kind === 'symlink') {
@@ -131,6 +170,20 @@ export function writeState(target: string, state: EntryState): void {
     renameSync(temp, target);
   } catch (error) {
     rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+/** Removes a folder that is in the way of a file or symlink; one that still holds entries is never removed. */
+function removeEmptyFolder(target: string): void {
+  try {
+    rmdirSync(target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTEMPTY' || code === 'EEXIST')
+      throw new AgentFSError('ENOTEMPTY', 'writeBack', target, 'a folder with contents is in the way; Cairn never deletes it', {
+        cause: error,
+      });
     throw error;
   }
 }

@@ -42,3 +42,27 @@ describe('fs exclusions', () => {
     );
   });
 });
+
+describe('fs exclusions on case-insensitive and normalising file systems', () => {
+  it.each([
+    ['.GIT/config', '.git/'],
+    ['.Git/HEAD', '.git/'],
+    ['.ENV', '.env*'],
+    ['app/.Env.Local', '.env*'],
+    ['.AGENTFS/stable.db', '.agentfs/'],
+    ['.GitHub/Workflows/ci.yml', '.github/workflows/'],
+    ['JENKINSFILE', 'Jenkinsfile'],
+    ['.g\u200cit/config', '.git/'],
+    ['.git./config', '.git/'],
+    ['.git /config', '.git/'],
+    ['\ufeff.env', '.env*'],
+  ])('excludes %s by %s', (path, pattern) => {
+    expect(fsExclusionOf(path, DEFAULTS)).toBe(pattern);
+  });
+
+  it('still leaves names that only look alike alone', () => {
+    expect(fsPathExcluded('.gitx/config', DEFAULTS)).toBe(false);
+    expect(fsPathExcluded('git/config', DEFAULTS)).toBe(false);
+    expect(fsPathExcluded('src/.environment.ts.bak', ['.env'])).toBe(false);
+  });
+});

@@ -4,6 +4,10 @@
  * one aside) matches a name at any depth (`.env*` excludes `.env` and `a/.env.local`); a pattern with one
  * is anchored at the project root (`.github/workflows/**`). A path is excluded when it or any directory
  * above it matches, so `.git/` excludes the directory and everything below it.
+ *
+ * Matching ignores what case-insensitive and normalising file systems ignore, since there the names are one
+ * file: letter case (`.GIT/config` is `.git/config` on macOS and Windows), the code points HFS+ drops
+ * (`.g\u200cit`), and trailing dots and spaces, which Windows drops (`.git.`).
  */
 
 interface CompiledPattern {
@@ -30,7 +34,7 @@ function compile(pattern: string): CompiledPattern {
     else if (c === '?') regex += '[^/]';
     else regex += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
   }
-  const result: CompiledPattern = { source: pattern, anchored, regex: new RegExp(`^${regex}$`) };
+  const result: CompiledPattern = { source: pattern, anchored, regex: new RegExp(`^${regex}$`, 'i') };
   if (compiled.size > 1000) compiled.clear();
   compiled.set(pattern, result);
   return result;
@@ -40,14 +44,24 @@ function compile(pattern: string): CompiledPattern {
 export function fsExclusionOf(path: string, patterns: readonly string[]): string | undefined {
   if (patterns.length === 0) return undefined;
   const parts = path.split('/').filter((part) => part !== '' && part !== '.');
+  const folded = parts.map(foldName);
   for (const pattern of patterns) {
     if (typeof pattern !== 'string' || pattern.replace(/\//g, '') === '') continue;
     const { anchored, regex } = compile(pattern);
     for (let i = 1; i <= parts.length; i++) {
       if (regex.test(anchored ? parts.slice(0, i).join('/') : parts[i - 1]!)) return pattern;
+      if (regex.test(anchored ? folded.slice(0, i).join('/') : folded[i - 1]!)) return pattern;
     }
   }
   return undefined;
+}
+
+const IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+
+/** A name as a normalising file system sees it: without the code points HFS+ ignores and the trailing dots and spaces Windows drops. */
+function foldName(name: string): string {
+  const folded = name.replace(IGNORABLE, '').replace(/[. ]+$/, '');
+  return folded === '' ? name : folded;
 }
 
 /** True when `path` (project-relative) is excluded by one of the patterns. */

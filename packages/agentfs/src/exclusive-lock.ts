@@ -1,0 +1,53 @@
+import { rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { AgentFSError } from './errors.js';
+
+const held = new Map<string, number>();
+
+/**
+ * Runs `fn` while holding an exclusive lock shared by every process that opens the same lock file: an
+ * `EXCLUSIVE` transaction on a small SQLite file, so a second process waits (up to `timeoutMs`, default
+ * two minutes) and the operating system releases the lock when a holder dies. Re-entrant within a process.
+ * `fn` must be synchronous: the lock is released when it returns or throws.
+ */
+export function withExclusiveLock<T>(lockPath: string, fn: () => T, options: { timeoutMs?: number } = {}): T {
+  const depth = held.get(lockPath) ?? 0;
+  if (depth > 0) {
+    held.set(lockPath, depth + 1);
+    try {
+      return fn();
+    } finally {
+      held.set(lockPath, depth);
+    }
+  }
+  let db: Database.Database;
+  try {
+    db = new Database(lockPath);
+  } catch (cause) {
+    throw new AgentFSError('EINVAL', 'lock', lockPath, `cannot open the lock file (${(cause as Error).message})`, { cause });
+  }
+  try {
+    db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.timeoutMs ?? 120_000))}`);
+    try {
+      db.exec('BEGIN EXCLUSIVE');
+    } catch (cause) {
+      const code = (cause as { code?: string }).code;
+      if (code === 'SQLITE_BUSY')
+        throw new AgentFSError('EBUSY', 'lock', lockPath, 'another process held the lock for too long', { cause });
+      if (code !== 'SQLITE_NOTADB' && !code?.startsWith('SQLITE_CORRUPT')) throw cause;
+      // the lock file holds nothing but the lock: one that is not a database is replaced
+      db.close();
+      rmSync(lockPath, { force: true });
+      return withExclusiveLock(lockPath, fn, options);
+    }
+    held.set(lockPath, 1);
+    try {
+      return fn();
+    } finally {
+      held.delete(lockPath);
+      db.exec('ROLLBACK');
+    }
+  } finally {
+    db.close();
+  }
+}

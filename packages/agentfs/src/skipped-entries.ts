@@ -1,0 +1,80 @@
+import type Database from 'better-sqlite3';
+
+/** An entry of the working tree an import left out, and why: it cannot be read, or its name is not UTF-8. */
+export interface SkippedEntry {
+  /** Project-relative path; bytes that are not UTF-8 are written `\xNN`. */
+  path: string;
+  reason: string;
+}
+
+const DDL = `CREATE TABLE IF NOT EXISTS cairn_skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL, seen_at INTEGER NOT NULL)`;
+
+/** The entries the last imports of a store skipped (`cairn_skipped`), so a later command can list them. */
+export class SkippedEntries {
+  constructor(private readonly db: Database.Database) {}
+
+  /** Replaces the whole list (after a full import). */
+  replace(entries: readonly SkippedEntry[], time: number): void {
+    this.db.exec(DDL);
+    this.db.prepare('DELETE FROM cairn_skipped').run();
+    const insert = this.db.prepare('INSERT OR REPLACE INTO cairn_skipped (path, reason, seen_at) VALUES (?, ?, ?)');
+    for (const entry of entries) insert.run(entry.path, entry.reason, time);
+  }
+
+  /** Records or clears the entries of one path and what lies below it (after a one-path import). */
+  update(path: string, entries: readonly SkippedEntry[], time: number): void {
+    this.db.exec(DDL);
+    this.db.prepare("DELETE FROM cairn_skipped WHERE path = ? OR substr(path, 1, length(?) + 1) = ? || '/'").run(path, path, path);
+    const insert = this.db.prepare('INSERT OR REPLACE INTO cairn_skipped (path, reason, seen_at) VALUES (?, ?, ?)');
+    for (const entry of entries) insert.run(entry.path, entry.reason, time);
+  }
+
+  /** Every skipped entry, in path order; empty when nothing was ever skipped. */
+  list(): SkippedEntry[] {
+    const table = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cairn_skipped'").get();
+    if (table === undefined) return [];
+    return this.db.prepare('SELECT path, reason FROM cairn_skipped ORDER BY path').all() as SkippedEntry[];
+  }
+}
+
+/** A file name as text: UTF-8 as it is, other bytes as `\xNN`, so a name that is not UTF-8 can still be shown. */
+export function describeName(name: Buffer): string {
+  const text = name.toString('utf8');
+  if (Buffer.from(text, 'utf8').equals(name)) return text;
+  let out = '';
+  for (const byte of name)
+    out += byte >= 0x20 && byte < 0x7f && byte !== 0x5c ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`;
+  return out;
+}
+
+/** True when the bytes of a name are valid UTF-8 (so the name survives the round trip to text and back). */
+export function isUtf8Name(name: Buffer): boolean {
+  return Buffer.from(name.toString('utf8'), 'utf8').equals(name);
+}
+
+const ERROR_WORDS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is used up',
+  ENAMETOOLONG: 'the name is too long',
+  ELOOP: 'too many symbolic links',
+  EIO: 'an input/output error',
+  EBUSY: 'it is busy',
+  ENOTEMPTY: 'a folder with contents is in the way',
+  ETXTBSY: 'it is a program that is running',
+};
+
+/** What went wrong with a file system call, in words (`permission denied`), from its error. */
+export function describeFsError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return (code === undefined ? undefined : ERROR_WORDS[code]) ?? `${code ?? 'error'}: ${(error as Error).message}`;
+}
+
+/** Why an entry cannot be read, in words, from the error of the call that failed. */
+export function unreadableReason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code !== undefined && ERROR_WORDS[code] !== undefined) return ERROR_WORDS[code]!;
+  return `cannot be read (${code ?? (error as Error).message})`;
+}

@@ -1,0 +1,81 @@
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { importTree } from './import-tree.js';
+import { openTempOverlay, openTempStore } from './test-support/stores.js';
+import { isProtectedPath } from './ignore-rules.js';
+import { makeTempDir } from './test-support/temp-dir.js';
+import { writeBack } from './write-back.js';
+import { errorOf } from './test-support/error-code.js';
+
+const NOT_ROOT = process.getuid?.() !== 0;
+
+describe('writeBack deletes nothing on disk the store did not hold', () => {
+  it('leaves a folder in the way of a file alone when it holds anything, even without expectations', () => {
+    const root = makeTempDir();
+    const store = openTempStore('stable.db', makeTempDir());
+    store.fs.writeFile('/b.txt', 'agent\n');
+    mkdirSync(join(root, 'b.txt'));
+    writeFileSync(join(root, 'b.txt', 'notes.md'), 'mine\n');
+    const result = writeBack(store.fs, root, ['b.txt']);
+    expect(result.written).toEqual([]);
+    expect(result.moved.map((m) => m.path)).toEqual(['b.txt']);
+    expect(readFileSync(join(root, 'b.txt', 'notes.md'), 'utf8')).toBe('mine\n');
+  });
+
+  it('replaces a folder whose every entry the same write-back deletes (deletions go first)', () => {
+    const root = makeTempDir();
+    mkdirSync(join(root, 'd', 'sub'), { recursive: true });
+    writeFileSync(join(root, 'd', 'sub', 'x'), 'x\n');
+    const store = openTempStore('stable.db', makeTempDir());
+    importTree(store, root);
+    store.fs.rm('/d', { recursive: true });
+    store.fs.writeFile('/d', 'now a file\n');
+    const result = writeBack(store.fs, root, ['d', 'd/sub', 'd/sub/x']);
+    expect(result.moved).toEqual([]);
+    expect(readFileSync(join(root, 'd'), 'utf8')).toBe('now a file\n');
+  });
+
+  it('a path the system refuses to write does not stop the others', () => {
+    const root = makeTempDir();
+    writeFileSync(join(root, 'blocker'), 'a file where a folder should be\n');
+    const store = openTempStore('stable.db', makeTempDir());
+    store.fs.writeFile('/blocker/inside.txt', 'x\n');
+    store.fs.writeFile('/ok.txt', 'ok\n');
+    const result = writeBack(store.fs, root, ['blocker/inside.txt', 'ok.txt']);
+    expect(result.written).toEqual(['ok.txt']);
+    expect(result.failed.map((f) => f.path)).toEqual(['blocker/inside.txt']);
+    expect(readFileSync(join(root, 'blocker'), 'utf8')).toBe('a file where a folder should be\n');
+  });
+
+  it.runIf(NOT_ROOT)('a file it cannot read is never written over', () => {
+    const root = makeTempDir();
+    writeFileSync(join(root, 'secret.txt'), 'secret\n');
+    chmodSync(join(root, 'secret.txt'), 0);
+    const store = openTempStore('stable.db', makeTempDir());
+    store.fs.writeFile('/secret.txt', 'agent\n');
+    try {
+      const result = writeBack(store.fs, root, ['secret.txt']);
+      expect(result.moved).toEqual([{ path: 'secret.txt', expected: undefined, found: undefined }]);
+    } finally {
+      chmodSync(join(root, 'secret.txt'), 0o644);
+    }
+    expect(readFileSync(join(root, 'secret.txt'), 'utf8')).toBe('secret\n');
+  });
+
+  it.each(['.GIT/config', '.Git/hooks/pre-commit', '.Cairn/config.json', '.AGENTFS/bin.db', '.git./config', '.g\u200cit/HEAD'])(
+    'refuses %s, a protected path on a case-insensitive or normalising disk, and an overlay never creates it',
+    (path) => {
+      const root = makeTempDir();
+      const { base, overlay } = openTempOverlay();
+      base.fs.writeFile('/' + path, 'x');
+      expect(errorOf(() => writeBack(base.fs, root, [path])).code).toBe('EPERM');
+      expect(errorOf(() => overlay.fs.writeFile('/' + path, 'x')).code).toBe('EPERM');
+      expect(isProtectedPath(path)).toBe(true);
+    },
+  );
+
+  it('leaves names that only look like protected ones alone', () => {
+    for (const path of ['.gitx/config', 'git/config', '.cairnrc', 'src/.github-notes.md']) expect(isProtectedPath(path)).toBe(false);
+  });
+});
