@@ -31,6 +31,7 @@ export type {
   InboxProcessOutcome,
   InboxLogView,
   ReviewOptions,
+  RepairOutcome,
 } from './types.js';
 export { decisionCarriedOut } from './inbox/outcomes.js';
 export { loadInboxSettings, type InboxSettings, type NamedReviewer, type CustomHandler } from './inbox/inbox-settings.js';
@@ -55,3 +56,6 @@ export { loadProjectGovernance, type ManifestProblem, type ProjectGovernance } f
 export { PROTECTED_READ_PATTERNS, PROTECTED_WRITE_PATTERNS } from './governance/default-manifest.js';
 export { TOOL_NAMES, createModelClient, type ModelClient, type ModelFault } from './model/index.js';
 export { processAlive } from './process-alive.js';
+export { repairProject, RECOVERED_REASON } from './review/repair.js';
+export { REPAIR_HINT } from './review/bin-damage.js';
+export { readSkippedEntries } from './sync/skipped.js';

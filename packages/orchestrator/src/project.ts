@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { AgentFS, isAgentFSError, Overlay, SqliteJournalStore, stateOf } from '@cairn/agentfs';
+import { AgentFS, isAgentFSError, type Overlay, SqliteJournalStore, stateOf } from '@cairn/agentfs';
 import { createSandbox, type Sandbox } from '@cairn/sandbox';
 import { ReceiptSigner } from './adapters/receipt-signer.js';
 import { toAgentInfo } from './agents/agent-info.js';
 import { runAgent } from './agents/agent-runner.js';
-import { AgentStore, type AgentRecord } from './agents/agent-store.js';
+import type { AgentRecord, AgentStore } from './agents/agent-store.js';
 import { Scheduler, type QueueScope } from './agents/scheduler.js';
 import { writeStateSnapshot } from './agents/state-snapshot.js';
 import { CairnError, isCairnError } from './errors.js';
@@ -18,6 +18,8 @@ import { projectLayout, type ProjectLayout } from './layout.js';
 import { createModelClient, type ModelClient } from './model/index.js';
 import type { ProjectCore } from './project-core.js';
 import { acceptProposal, projectPath } from './review/accept.js';
+import { withAgentOverlay } from './review/agent-overlay.js';
+import { openAgentStore } from './review/bin-damage.js';
 import { readFileProposal } from './review/file-proposal.js';
 import { recoverPendingWrites } from './review/complete-operation.js';
 import { journalRows, verifyJournal } from './review/journal-view.js';
@@ -124,7 +126,7 @@ export class Project implements CairnApi {
     prepareAgentfsDir(this.layout);
     const clock = options.clock ?? Date.now;
     this.stable = openStable(this.layout);
-    this.store = new AgentStore(this.layout.binPath, clock);
+    this.store = openAgentStore(this.layout.binPath, clock);
     const signer = ReceiptSigner.forProject(this.layout.receiptKeyPath);
     const owner = `${process.pid}:${randomBytes(4).toString('hex')}`;
     this.core = {
@@ -654,12 +656,7 @@ export class Project implements CairnApi {
             : 'its database is missing';
       throw new CairnError('CAIRN_INVALID_STATE', `agent ${id} has no overlay to read: ${why}`);
     }
-    const overlay = Overlay.open(path, this.stable);
-    try {
-      return fn(overlay);
-    } finally {
-      overlay.close();
-    }
+    return withAgentOverlay(path, this.stable, id, fn);
   }
 
   private assertOpen(): void {

@@ -212,6 +212,8 @@ export interface ConflictInfo {
   path: string;
   /** `content`, `add-add`, `modify-delete`, `delete-modify`, `binary`, `type`, `not-empty`, or `changed-on-disk`. */
   reason: string;
+  /** For `type` and `not-empty`, which `force` never overrides: what the path is now and what the agent proposes. */
+  detail?: string;
   hunks: ConflictHunkInfo[];
 }
 
@@ -267,6 +269,22 @@ export interface SyncSummary {
   unchanged: number;
   bytes: number;
   ms: number;
+  /** What the import left out: entries that cannot be read, names that are not UTF-8. */
+  skipped?: { path: string; reason: string }[];
+}
+
+/** What `cairn repair` found and did. */
+export interface RepairOutcome {
+  /** bin.db as repair found it. */
+  binDb: 'sound' | 'damaged' | 'missing';
+  /** Where the damaged bin.db was moved (kept, never deleted). */
+  movedAside?: string;
+  /** Agents given a record again, and where it came from (the old bin.db, or the agent's own database). */
+  recovered: { id: string; state: AgentState; task: string; from: 'bin.db' | 'agent database' }[];
+  /** Agent databases whose record could only be partly rebuilt, or not at all, and why. */
+  unrecovered: { path: string; why: string }[];
+  /** What was lost with the damaged bin.db, in words. */
+  lost: string[];
 }
 
 /** One row of an agent's journal, for people (`cairn log`). */

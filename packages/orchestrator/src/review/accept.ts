@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { importPath, Overlay, stateOf, type AcceptResult, type EntryState } from '@cairn/agentfs';
+import { importPath, stateOf, type AcceptResult, type EntryState, type Overlay } from '@cairn/agentfs';
 import { CairnError } from '../errors.js';
 import type { ProjectCore } from '../project-core.js';
 import type { AcceptOptions, AcceptOutcome, ConflictInfo } from '../types.js';
 import { toAgentInfo } from '../agents/agent-info.js';
 import { normalizeLexically } from '../tools/resolve-path.js';
+import { withAgentOverlay } from './agent-overlay.js';
 import { completeOperation } from './complete-operation.js';
 import { PendingWrites } from './pending-writes.js';
+import { withProjectLock } from './project-lock.js';
 
 /**
  * Accepts an agent's proposal (all of it, or the given paths) into stable.db and the working tree together.
@@ -19,9 +21,17 @@ import { PendingWrites } from './pending-writes.js';
  * 3. The disk is written path by path (temp file + rename), each only if the disk still holds what was
  *    merged against; a path the human saved meanwhile is left alone, re-imported, and reported.
  * 4. The overlay lets the applied paths go, and the intent is cleared.
- * A process killed anywhere in between is finished on the next open (`recoverPendingWrites`).
+ * A process killed anywhere in between is finished on the next open (`recoverPendingWrites`). Accepts and
+ * undos of every process queue on the project's lock, so two accepts touching one file both merge.
+ *
+ * A path whose kind changed (file, folder, symlink) or a folder holding entries the proposal does not account
+ * for is a conflict even with `force`: replacing it would delete what no pre-image keeps.
  */
 export function acceptProposal(core: ProjectCore, agentId: string, options: AcceptOptions): AcceptOutcome {
+  return withProjectLock(core.layout, () => acceptLocked(core, agentId, options));
+}
+
+function acceptLocked(core: ProjectCore, agentId: string, options: AcceptOptions): AcceptOutcome {
   const record = core.store.require(agentId);
   if (record.state !== 'reviewing') {
     throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state}; only a reviewing agent can be accepted`, {
@@ -33,10 +43,10 @@ export function acceptProposal(core: ProjectCore, agentId: string, options: Acce
   const pending = new PendingWrites(core.stable);
   const opId = randomBytes(6).toString('hex');
   let result!: AcceptResult;
-  const overlay = Overlay.open(core.layout.overlayPath(agentId), core.stable);
-  try {
+  const details = new Map<string, string>();
+  withAgentOverlay(core.layout.overlayPath(agentId), core.stable, agentId, (overlay) => {
     const selected = selectChanges(overlay, agentId, paths);
-    for (const path of selected) importPath(core.stable, root, path);
+    for (const path of selected) importPath(core.stable, root, path, { subtree: true });
     const expected = new Map<string, EntryState>(selected.map((path) => [path, stateOf(core.stable.fs, '/' + path)]));
     core.stable.transaction(() => {
       result = overlay.accept({
@@ -49,10 +59,12 @@ export function acceptProposal(core: ProjectCore, agentId: string, options: Acce
         pending.add({ opId, agentId, kind: 'accept', path: image.path, expected: expected.get(image.path) ?? image.before });
       if (result.preImages.length > 0) pending.recordAccept({ id: opId, agentId, createdAt: core.clock(), preImages: result.preImages });
     });
+    for (const conflict of result.conflicts) {
+      const detail = describeKindConflict(overlay, conflict.path, expected.get(conflict.path), conflict.reason);
+      if (detail !== undefined) details.set(conflict.path, detail);
+    }
     overlay.settle(result.applied.filter((a) => a.how === 'already').map((a) => a.path));
-  } finally {
-    overlay.close();
-  }
+  });
   const completed = completeOperation(
     core,
     opId,
@@ -67,9 +79,15 @@ export function acceptProposal(core: ProjectCore, agentId: string, options: Acce
     ...result.conflicts.map((c) => ({
       path: c.path,
       reason: c.reason,
+      ...(details.has(c.path) ? { detail: details.get(c.path)! } : {}),
       hunks: c.hunks.map((h) => ({ ours: side(h.ours), base: side(h.base), theirs: side(h.theirs) })),
     })),
-    ...[...moved].map((path) => ({ path, reason: 'changed-on-disk', hunks: [] })),
+    ...[...moved].map((path) => {
+      const failure = completed.failed.find((f) => f.path === path);
+      return failure === undefined
+        ? { path, reason: 'changed-on-disk', hunks: [] }
+        : { path, reason: failure.reason, detail: failure.message, hunks: [] };
+    }),
   ];
   const applied = result.applied.filter((a) => !moved.has(a.path)).map((a) => ({ path: a.path, how: a.how }));
   core.emit({
@@ -106,6 +124,21 @@ export function projectPath(raw: string): string {
       hint: 'give paths relative to the project root, without ..',
     });
   return path;
+}
+
+const KIND_WORDS: Record<string, string> = { file: 'a file', dir: 'a folder', symlink: 'a symbolic link', absent: 'nothing' };
+
+/** Words for a conflict `force` never overrides: what the path is now, and what the agent proposes. */
+function describeKindConflict(overlay: Overlay, path: string, current: EntryState | undefined, reason: string): string | undefined {
+  if (current === undefined || (reason !== 'type' && reason !== 'not-empty')) return undefined;
+  const change = overlay.changes().find((c) => c.path === path);
+  if (change === undefined) return undefined;
+  const now = KIND_WORDS[current.kind]!;
+  const proposed = change.after.kind === 'absent' ? 'deletes it' : `proposes ${KIND_WORDS[change.after.kind]!}`;
+  const was = change.before.kind === 'absent' ? 'was not there' : `was ${KIND_WORDS[change.before.kind]!}`;
+  if (reason === 'not-empty')
+    return `it is a folder holding files the agent did not see, and the agent ${proposed}; it is never forced, so nothing of yours is deleted`;
+  return `it is ${now} now (it ${was} when the agent started), and the agent ${proposed}; a path that changed kind is never forced, so nothing of yours is deleted`;
 }
 
 /** A side of a conflict hunk, its lines without their line endings. */

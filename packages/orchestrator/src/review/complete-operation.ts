@@ -1,12 +1,23 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { importPath, Overlay, readDiskState, sameState, stateOf, writeBack, type EntryState } from '@cairn/agentfs';
+import {
+  describeFsError,
+  importPath,
+  sameState,
+  skippedEntries,
+  stateOf,
+  tryReadDiskState,
+  writeBack,
+  type EntryState,
+} from '@cairn/agentfs';
 import type { AgentRecord } from '../agents/agent-store.js';
 import type { ProjectCore } from '../project-core.js';
 import type { ChangeInfo } from '../types.js';
 import { PendingWrites, type PendingKind, type PendingWrite } from './pending-writes.js';
 import { reproposeInOverlay } from './repropose.js';
 import { processAlive } from '../process-alive.js';
+import { withAgentOverlay } from './agent-overlay.js';
+import { withProjectLock } from './project-lock.js';
 
 /** What finishing an operation did on disk. */
 export interface CompletedOperation {
@@ -14,6 +25,11 @@ export interface CompletedOperation {
   written: string[];
   /** Paths the human changed on disk meanwhile: left as the human has them (and imported into stable). */
   yielded: string[];
+  /**
+   * Paths among `yielded` that were not written for another reason than a human edit: the system refused the
+   * write (`write-failed`: permissions, a full disk), or Cairn cannot read what is there (`unreadable`).
+   */
+  failed: { path: string; reason: 'write-failed' | 'unreadable'; message: string }[];
   agent: AgentRecord | undefined;
 }
 
@@ -36,23 +52,37 @@ export function completeOperation(
   const toWrite: string[] = [];
   const expected = new Map<string, EntryState>();
   for (const write of writes) {
-    const disk = readDiskState(root, write.path);
-    if (sameState(disk, stateOf(core.stable.fs, '/' + write.path))) done.push(write.path);
+    const disk = tryReadDiskState(root, write.path);
+    if (disk !== undefined && sameState(disk, stateOf(core.stable.fs, '/' + write.path))) done.push(write.path);
     else {
       toWrite.push(write.path);
       expected.set(write.path, write.expected);
     }
   }
-  const result = toWrite.length === 0 ? { written: [], moved: [] } : writeBack(core.stable.fs, root, toWrite, { expected });
-  const yielded = result.moved.map((m) => m.path);
-  for (const path of yielded) importPath(core.stable, root, path);
+  const result = toWrite.length === 0 ? { written: [], moved: [], failed: [] } : writeBack(core.stable.fs, root, toWrite, { expected });
+  const yielded = [...result.moved.map((m) => m.path), ...result.failed.map((f) => f.path)];
+  for (const path of [...yielded].sort().reverse()) importPath(core.stable, root, path, { subtree: true });
+  const skipped = skippedEntries(core.stable);
+  const failed: CompletedOperation['failed'] = result.failed.map((f) => ({
+    path: f.path,
+    reason: 'write-failed',
+    message: `it could not be written: ${describeFsError(f.error)}`,
+  }));
+  for (const { path } of result.moved) {
+    const unreadable = skipped.find((s) => path === s.path || path.startsWith(s.path + '/') || s.path.startsWith(path + '/'));
+    if (unreadable !== undefined)
+      failed.push({
+        path,
+        reason: 'unreadable',
+        message: `Cairn cannot read ${unreadable.path} (${unreadable.reason}), so it never writes over it`,
+      });
+  }
   const written = [...done, ...result.written].sort();
   let agent: AgentRecord | undefined;
   const overlayPath = core.layout.overlayPath(agentId);
   const record = core.store.get(agentId);
   if (record !== undefined) {
-    const overlay = Overlay.open(overlayPath, core.stable);
-    try {
+    agent = withAgentOverlay(overlayPath, core.stable, agentId, (overlay) => {
       if (kind === 'accept') {
         overlay.settle(written);
         if (yielded.length > 0) {
@@ -71,13 +101,11 @@ export function completeOperation(
         );
       }
       const changes: ChangeInfo[] = overlay.changes().map((c) => ({ path: c.path, status: c.status, kind: c.kind }));
-      agent = settleRecord(core, record, kind, changes);
-    } finally {
-      overlay.close();
-    }
+      return settleRecord(core, record, kind, changes);
+    });
   }
   core.stable.transaction(() => pending.clear(opId));
-  return { written, yielded, agent };
+  return { written, yielded, failed, agent };
 }
 
 /**
@@ -95,6 +123,10 @@ function settleRecord(core: ProjectCore, record: AgentRecord, kind: PendingKind,
 
 /** Finishes every operation a killed process left half done; run when a project opens, before anything else. */
 export function recoverPendingWrites(core: ProjectCore): { operations: number; yielded: string[] } {
+  return withProjectLock(core.layout, () => recoverLocked(core));
+}
+
+function recoverLocked(core: ProjectCore): { operations: number; yielded: string[] } {
   const pending = new PendingWrites(core.stable);
   const byOp = new Map<string, PendingWrite[]>();
   for (const write of pending.all()) byOp.set(write.opId, [...(byOp.get(write.opId) ?? []), write]);

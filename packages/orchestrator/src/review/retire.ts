@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
-import { Ledger } from '@cairn/agentfs';
+import { AgentFS, AgentFSError, Ledger } from '@cairn/agentfs';
 import { toAgentInfo } from '../agents/agent-info.js';
 import { CairnError } from '../errors.js';
 import type { ProjectCore } from '../project-core.js';
 import type { AgentInfo, CollectOutcome } from '../types.js';
+import { damagedProposal } from './agent-overlay.js';
 
 /** The reason recorded when none is given. */
 const DEFAULT_REASON = 'rejected';
@@ -51,7 +52,11 @@ export function rejectAgent(core: ProjectCore, agentId: string, reason: string |
   return toAgentInfo(rejected);
 }
 
-/** Brings a rejected agent back to where it was (usually `reviewing`), its overlay moved back from the ledger. */
+/**
+ * Brings a rejected agent back to where it was (usually `reviewing`), its overlay moved back from the ledger.
+ * Everything that can stop it is checked first (collected, missing from the trash, its place taken, a
+ * damaged database), so a restore that fails changes nothing.
+ */
 export function restoreAgent(core: ProjectCore, agentId: string): AgentInfo {
   const record = core.store.require(agentId);
   if (record.state !== 'rejected')
@@ -66,7 +71,10 @@ export function restoreAgent(core: ProjectCore, agentId: string): AgentInfo {
           `agent ${agentId}'s overlay was collected on ${new Date(entry.collectedAt).toISOString()}; it cannot be restored`,
         );
       }
-      if (entry !== undefined && entry.restoredAt === null) ledger.restore(record.ledgerId);
+      if (entry !== undefined && entry.restoredAt === null) {
+        checkRestorable(agentId, entry.retiredPath, entry.originalPath);
+        ledger.restore(record.ledgerId);
+      }
     } finally {
       ledger.close();
     }
@@ -82,6 +90,38 @@ export function restoreAgent(core: ProjectCore, agentId: string): AgentInfo {
   core.recordChanged(restored);
   core.emit({ type: 'agent.restored', time: new Date(core.clock()).toISOString(), agentId });
   return toAgentInfo(restored);
+}
+
+/** Refuses, before anything moves, a retired overlay that is gone, whose place is taken, or that is damaged. */
+function checkRestorable(agentId: string, retiredPath: string, originalPath: string): void {
+  if (!existsSync(retiredPath))
+    throw new CairnError(
+      'CAIRN_INVALID_STATE',
+      `agent ${agentId}'s overlay is no longer in the trash (${retiredPath}); it cannot be restored`,
+    );
+  if (existsSync(originalPath))
+    throw new CairnError(
+      'CAIRN_INVALID_STATE',
+      `a database is already at ${originalPath}, where agent ${agentId}'s overlay would go back`,
+      {
+        hint: 'move that file aside, then restore again',
+      },
+    );
+  let store: AgentFS | undefined;
+  try {
+    store = AgentFS.open(retiredPath, { durability: 'normal' });
+    const check = store.db.pragma('quick_check', { simple: true }) as string;
+    if (check !== 'ok') throw new AgentFSError('ECORRUPT', 'open', retiredPath, `the database file is damaged (${check})`);
+  } catch (error) {
+    const damaged = damagedProposal(agentId, error);
+    if (damaged === undefined) throw error;
+    throw new CairnError('CAIRN_CORRUPT', `${damaged.message}; it stays rejected`, {
+      hint: `its database is kept as it is in ${retiredPath} until \`cairn gc\` collects it`,
+      cause: error,
+    });
+  } finally {
+    store?.close();
+  }
 }
 
 /** Deletes for good the overlays of agents rejected at least `olderThanMs` ago; nothing else is touched. */

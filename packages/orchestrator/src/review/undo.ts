@@ -6,14 +6,25 @@ import type { ProjectCore } from '../project-core.js';
 import type { UndoOutcome } from '../types.js';
 import { PendingWrites } from './pending-writes.js';
 import { completeOperation } from './complete-operation.js';
+import { withProjectLock } from './project-lock.js';
+
+const UNDO_REASONS = { changed: 'changed-since-accept', kind: 'kind-changed-since-accept', 'not-empty': 'not-empty' } as const;
 
 /**
  * Undoes an agent's accepts (newest first) in stable.db and the working tree, the same crash-safe way as an
  * accept: the human's current files are imported first; a file the human changed since the accept is
  * reported and left as it is (unless forced). The undone changes go back into the agent's overlay, so the
  * proposal is `reviewing` again and can be accepted or rejected anew.
+ *
+ * Nothing of the human's is lost, even forced: a path whose kind changed since the accept, or a folder that
+ * gained entries, is never forced; a file the human edited since and a forced undo overwrites goes back into
+ * the proposal as the human left it, so accepting again brings it back byte for byte.
  */
 export function undoAccepts(core: ProjectCore, agentId: string, options: { force?: boolean }): UndoOutcome {
+  return withProjectLock(core.layout, () => undoLocked(core, agentId, options));
+}
+
+function undoLocked(core: ProjectCore, agentId: string, options: { force?: boolean }): UndoOutcome {
   const record = core.store.require(agentId);
   const pending = new PendingWrites(core.stable);
   const accepts = pending.openAccepts(agentId);
@@ -25,7 +36,7 @@ export function undoAccepts(core: ProjectCore, agentId: string, options: { force
   const { root } = core.layout;
   const images: PreImage[] = [...accepts].reverse().flatMap((a) => a.preImages);
   const paths = [...new Set(images.map((i) => i.path))];
-  for (const path of paths) importPath(core.stable, root, path);
+  for (const path of paths) importPath(core.stable, root, path, { subtree: true });
   const expected = new Map<string, EntryState>(paths.map((path) => [path, stateOf(core.stable.fs, '/' + path)]));
   const opId = randomBytes(6).toString('hex');
   let restored: string[] = [];
@@ -33,8 +44,9 @@ export function undoAccepts(core: ProjectCore, agentId: string, options: { force
   core.stable.transaction(() => {
     const undone = undoAccept(core.stable.fs, images, { force: options.force ?? false });
     restored = undone.restored;
-    conflicts = undone.conflicts.map((c) => ({ path: c.path, reason: 'changed-since-accept' }));
+    conflicts = undone.conflicts.map((c) => ({ path: c.path, reason: UNDO_REASONS[c.reason] }));
     const latest = new Map(images.map((image) => [image.path, image]));
+    for (const over of undone.forced) latest.set(over.path, { ...latest.get(over.path)!, after: over.found });
     for (const path of restored)
       pending.add({ opId, agentId, kind: 'undo', path, expected: expected.get(path)!, image: latest.get(path)! });
     pending.markUndone(
@@ -51,7 +63,8 @@ export function undoAccepts(core: ProjectCore, agentId: string, options: { force
     agentId,
     pending.all().filter((w) => w.opId === opId),
   );
-  for (const path of completed.yielded) conflicts.push({ path, reason: 'changed-on-disk' });
+  for (const path of completed.yielded)
+    conflicts.push({ path, reason: completed.failed.find((f) => f.path === path)?.reason ?? 'changed-on-disk' });
   const after = completed.agent ?? core.store.require(agentId);
   core.recordChanged(after);
   const restoredPaths = completed.written;

@@ -5,7 +5,8 @@ import type { SyncSummary } from '../types.js';
 
 /**
  * Brings stable.db up to date with the working tree (an incremental import: files whose size and mtime
- * match are not read), after finishing any accept or undo a killed process left half done.
+ * match are not read), after finishing any accept or undo a killed process left half done. What cannot be
+ * imported (unreadable, a name that is not UTF-8) is left out and listed in `skipped`.
  */
 export function syncProject(core: ProjectCore): SyncSummary {
   recoverPendingWrites(core);
@@ -21,5 +22,6 @@ export function syncProject(core: ProjectCore): SyncSummary {
     unchanged: summary.unchanged,
     bytes: summary.bytes,
     ms: Math.round(performance.now() - started),
+    ...(summary.skipped.length === 0 ? {} : { skipped: summary.skipped }),
   };
 }

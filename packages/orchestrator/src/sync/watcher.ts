@@ -1,6 +1,6 @@
 import { relative, sep } from 'node:path';
 import type { Stats } from 'node:fs';
-import { ALWAYS_SKIPPED, IgnoreRules, importPath, importTree } from '@cairn/agentfs';
+import { IgnoreRules, importPath, importTree, isProtectedName } from '@cairn/agentfs';
 import { watch } from 'chokidar';
 import type { ProjectCore } from '../project-core.js';
 
@@ -33,7 +33,7 @@ export function watchProject(core: ProjectCore, options: { debounceMs?: number }
   const ignored = (path: string, stats?: Stats): boolean => {
     const rel = relative(root, path).split(sep).join('/');
     if (rel === '' || rel.startsWith('..')) return false;
-    if (rel.split('/').some((part) => ALWAYS_SKIPPED.has(part))) return true;
+    if (rel.split('/').some(isProtectedName)) return true;
     if (stats === undefined) return false;
     const slash = rel.lastIndexOf('/');
     return rulesFor(slash < 0 ? '' : rel.slice(0, slash)).ignores(rel, stats.isDirectory());
@@ -57,7 +57,7 @@ export function watchProject(core: ProjectCore, options: { debounceMs?: number }
         core.stable.transaction(() => {
           for (const path of paths) {
             const what = importPath(core.stable, root, path);
-            if (what !== 'unchanged' && what !== 'ignored') changed.push(path);
+            if (what !== 'unchanged' && what !== 'ignored' && what !== 'skipped') changed.push(path);
           }
         });
       }

@@ -57,3 +57,20 @@ function describe(value: unknown): string {
 export function resolutionKey(run: number, mode: 'follow' | 'entry', raw: string): string {
   return `${run}\0${mode}\0${raw}`;
 }
+
+/** The longest name of one file or folder most file systems take (bytes of UTF-8). */
+export const MAX_NAME_BYTES = 255;
+/** The longest path, project-relative, a write may create (bytes of UTF-8; the system's limit is 4096 with the NUL). */
+export const MAX_PATH_BYTES = 4095;
+
+/** Why a project-relative path cannot be created on disk (a name over 255 bytes, a path over 4095), or undefined. */
+export function nameLimitProblem(path: string): string | undefined {
+  const total = Buffer.byteLength(path, 'utf8');
+  if (total > MAX_PATH_BYTES) return `the path is ${total} bytes long; file systems take at most ${MAX_PATH_BYTES}`;
+  for (const part of path.split('/')) {
+    const bytes = Buffer.byteLength(part, 'utf8');
+    if (bytes > MAX_NAME_BYTES)
+      return `the name "${part.slice(0, 24)}…" is ${bytes} bytes long; file systems take at most ${MAX_NAME_BYTES} bytes per name`;
+  }
+  return undefined;
+}

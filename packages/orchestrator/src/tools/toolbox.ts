@@ -6,7 +6,7 @@ import { contentHash } from '../run/blob-store.js';
 import { governedFsEffect, governedModelEffect, type EffectOutcome } from '../run/governed-effect.js';
 import type { RunContext } from '../run/run-context.js';
 import { askParams } from './ask-llm.js';
-import { normalizeLexically, resolutionKey, resolveToolPath, type ResolvedPath } from './resolve-path.js';
+import { nameLimitProblem, normalizeLexically, resolutionKey, resolveToolPath, type ResolvedPath } from './resolve-path.js';
 
 /** A tool call the program made wrongly, or that was refused: it reaches the program as a catchable error. */
 export class ToolError extends Error {
@@ -24,28 +24,28 @@ const MAX_SUMMARY = 4000;
 export function buildToolbox(ctx: RunContext): Record<string, ToolHandler> {
   const tools: Record<string, ToolHandler> = {
     read_file: (path) =>
-      fsCall(ctx, 'read_file', path, 'follow', (p) => [
+      fsCall(ctx, 'read_file', path, 'follow', false, (p) => [
         'fs.read',
         { path: p },
         () => performRead(ctx.view, p, false),
         (r) => ctx.blobs.text(String(r.content_ref)),
       ]),
     file_exists: (path) =>
-      fsCall(ctx, 'file_exists', path, 'follow', (p) => [
+      fsCall(ctx, 'file_exists', path, 'follow', false, (p) => [
         'fs.read',
         { path: p, stat_only: true },
         () => performRead(ctx.view, p, true),
         (r) => r.kind !== 'absent',
       ]),
     list_dir: (path = '.') =>
-      fsCall(ctx, 'list_dir', path, 'follow', (p) => [
+      fsCall(ctx, 'list_dir', path, 'follow', false, (p) => [
         'fs.list',
         { path: p },
         () => performList(ctx.view, p, false),
         (r) => (r.entries as string[]).slice(),
       ]),
     get_file_tree: () =>
-      fsCall(ctx, 'get_file_tree', '.', 'follow', (p) => [
+      fsCall(ctx, 'get_file_tree', '.', 'follow', false, (p) => [
         'fs.list',
         { path: p, recursive: true },
         () => performList(ctx.view, p, true),
@@ -53,7 +53,7 @@ export function buildToolbox(ctx: RunContext): Record<string, ToolHandler> {
       ]),
     search_files: (glob) => {
       const pattern = requireString(glob, 'search_files', 'glob');
-      return fsCall(ctx, 'search_files', '.', 'follow', (p) => [
+      return fsCall(ctx, 'search_files', '.', 'follow', false, (p) => [
         'fs.search',
         { pattern, path: p, content: false },
         () => performSearch(ctx.view, pattern, p, false),
@@ -62,7 +62,7 @@ export function buildToolbox(ctx: RunContext): Record<string, ToolHandler> {
     },
     search_content: (pattern, path = '.') => {
       const regex = requireString(pattern, 'search_content', 'pattern');
-      return fsCall(ctx, 'search_content', path, 'follow', (p) => [
+      return fsCall(ctx, 'search_content', path, 'follow', false, (p) => [
         'fs.search',
         { pattern: regex, path: p, content: true },
         () => performSearch(ctx.view, regex, p, true),
@@ -72,18 +72,20 @@ export function buildToolbox(ctx: RunContext): Record<string, ToolHandler> {
     write_file: (path, content) => {
       if (typeof content !== 'string') throw new ToolError(`write_file: content must be a string, not ${kindOf(content)}`);
       const bytes = Buffer.from(content, 'utf8');
-      return fsCall(ctx, 'write_file', path, 'follow', (p) => [
+      return fsCall(ctx, 'write_file', path, 'follow', true, (p) => [
         'fs.write',
         { op: 'write', path: p, size: bytes.length, content_ref: contentHash(bytes) },
         () => performWrite(ctx.view, { op: 'write', path: p, content: bytes }),
         () => true,
       ]);
     },
-    delete_file: (path) => fsCall(ctx, 'delete_file', path, 'entry', (p) => writeCall(ctx, { op: 'delete', path: p })),
+    delete_file: (path) => fsCall(ctx, 'delete_file', path, 'entry', false, (p) => writeCall(ctx, { op: 'delete', path: p })),
     move_file: (from, to) => {
       const target = resolvePath(ctx, to, 'follow', 'to');
       if (target.type === 'refused') return refuse(ctx, 'move_file', target.reason, to, 'follow');
-      return fsCall(ctx, 'move_file', from, 'entry', (p) => writeCall(ctx, { op: 'move', path: p, to: target.path }));
+      const tooLong = target.type === 'resolved' ? nameLimitProblem(target.path) : undefined;
+      if (tooLong !== undefined) return refuse(ctx, 'move_file', `cannot create "${shorten(String(to))}": ${tooLong}`);
+      return fsCall(ctx, 'move_file', from, 'entry', false, (p) => writeCall(ctx, { op: 'move', path: p, to: target.path }));
     },
     ask_llm: async (prompt, context = '') => {
       const question = requireString(prompt, 'ask_llm', 'prompt');
@@ -147,10 +149,22 @@ function writeCall(ctx: RunContext, write: WriteOp): Plan {
   return ['fs.write', params, () => performWrite(ctx.view, write), () => true];
 }
 
-/** Resolves the path, runs the effect in one transaction, records the call, and returns the value or throws. */
-function fsCall(ctx: RunContext, tool: string, rawPath: unknown, mode: 'follow' | 'entry', plan: (path: string) => Plan): unknown {
+/**
+ * Resolves the path, runs the effect in one transaction, records the call, and returns the value or throws.
+ * A call that `creates` the path is refused when the disk could never hold it (a name or path too long).
+ */
+function fsCall(
+  ctx: RunContext,
+  tool: string,
+  rawPath: unknown,
+  mode: 'follow' | 'entry',
+  creates: boolean,
+  plan: (path: string) => Plan,
+): unknown {
   const resolved = resolvePath(ctx, rawPath, mode);
   if (resolved.type === 'refused') return refuse(ctx, tool, resolved.reason, rawPath, mode);
+  const tooLong = creates && resolved.type === 'resolved' ? nameLimitProblem(resolved.path) : undefined;
+  if (tooLong !== undefined) return refuse(ctx, tool, `cannot create "${shorten(String(rawPath))}": ${tooLong}`);
   const [kind, params, perform, value] = plan(resolved.path);
   const outcome = ctx.transaction(() => governedFsEffect(ctx, kind, params, perform, { tool, path: resolved.path }));
   return settle(ctx, tool, resolved.path, outcome, value);
@@ -214,6 +228,11 @@ function refuse(ctx: RunContext, tool: string, reason: string, raw?: unknown, mo
 
 function note(ctx: RunContext, value: Record<string, CborValue>): void {
   ctx.transaction(() => ctx.journal.append('DomainEventAppended', { schema: 'cairn/ToolCalled@1', value, origin: 'agent' }));
+}
+
+/** A long path argument cut for an error message. */
+function shorten(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
 
 function requireString(value: unknown, tool: string, name: string): string {
