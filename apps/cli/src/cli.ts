@@ -15,6 +15,7 @@ import { statusCommand } from './commands/status.js';
 import { upCommand } from './commands/up.js';
 import { inboxCommand, inboxLogCommand, inboxProcessCommand } from './commands/inbox.js';
 import { reviewCommand } from './commands/reviewer.js';
+import { repairCommand } from './commands/repair.js';
 import { checkCairnHome } from './cairn-home.js';
 import { leaveDeletedFolder, reportError, UsageError, type CommandContext, type CommonOptions } from './context.js';
 import { createOutput, type Output } from './output.js';
@@ -120,8 +121,8 @@ function buildProgram(run: (action: Action, options: CommonOptions, ...args: unk
   withCommon(
     program
       .command('status')
-      .description('an agent in full: state, task, summary, changes, failure, recent events')
-      .argument('<id>', 'the agent'),
+      .description('an agent in full: state, task, summary, changes, failure, recent events; without an id, the project')
+      .argument('[id]', 'the agent'),
   ).action((id, flags) => run(statusCommand as Action, flags, id));
   withCommon(
     program
@@ -203,6 +204,11 @@ function buildProgram(run: (action: Action, options: CommonOptions, ...args: unk
       .option('--model <name>', 'the model that writes the reviewer program')
       .option('--wait', 'with a daemon, wait for the decision'),
   ).action((id, flags) => run(reviewCommand as Action, flags, id, flags));
+  withCommon(
+    program
+      .command('repair')
+      .description('rebuild the agent records of a damaged or lost bin.db from the agent databases (keeps the damaged file)'),
+  ).action((flags) => run(repairCommand as Action, flags));
   const air = program.command('air').description('governance: the AIR manifest');
   withCommon(air.command('check').description('validate .cairn/manifest.air.json')).action((flags) =>
     run(airCheckCommand as Action, flags),

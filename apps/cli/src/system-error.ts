@@ -59,7 +59,9 @@ export function describeSystemError(error: unknown): SystemErrorText | undefined
     return {
       code: 'CAIRN_CORRUPT',
       message: `${e.path} cannot be ${e.syscall === 'open' ? 'opened' : 'used'}: ${detail}`,
-      hint: 'it is one of the databases Cairn keeps under .agentfs/; restore it from a backup, or move it aside if you can lose what it holds',
+      hint: e.path.endsWith('bin.db')
+        ? '`cairn repair` keeps the damaged file and rebuilds the agent records from the agent databases'
+        : 'it is one of the databases Cairn keeps under .agentfs/; restore it from a backup, or move it aside if you can lose what it holds',
     };
   }
   const words = ERRNO_WORDS[e.code];

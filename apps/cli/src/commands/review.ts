@@ -17,7 +17,8 @@ export async function acceptCommand(
       partial: flags.partial === true,
     });
     ctx.out.result(outcome.ok, { applied: outcome.applied, conflicts: outcome.conflicts, agent: outcome.agent });
-    for (const line of renderAccept(outcome, ctx.out.paint)) ctx.out.line(line);
+    const request = { paths, force: flags.force === true, partial: flags.partial === true };
+    for (const line of renderAccept(outcome, ctx.out.paint, request)) ctx.out.line(line);
     return outcome.ok ? 0 : 1;
   } finally {
     await conn.close();

@@ -2,6 +2,7 @@ import type { AgentInfo, CairnEvent, DaemonClient } from '@cairn/orchestrator';
 import { connect } from '../connect.js';
 import { spawnOptionsOf, taskOf, type CommandContext, type SpawnFlags } from '../context.js';
 import { describeEvent } from '../render/events.js';
+import { noteSkipped } from './status.js';
 
 /** Flags of `spawn` and `queue`. */
 export interface SpawnCommandFlags extends SpawnFlags {
@@ -28,7 +29,7 @@ export async function spawnCommand(
   const options = spawnOptionsOf(flags);
   const conn = await connect(ctx.root);
   try {
-    if (!conn.daemon) await conn.api.sync();
+    if (!conn.daemon) noteSkipped(out, await conn.api.sync());
     const runsHere = !conn.daemon && mode === 'spawn';
     const follow = flags.wait === true && (conn.daemon || runsHere);
     const stream =

@@ -1,9 +1,13 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { projectLayout, readSkippedEntries, type AgentInfo, type AgentState, type SyncSummary } from '@cairn/orchestrator';
 import { connect } from '../connect.js';
 import type { CommandContext } from '../context.js';
+import type { Output } from '../output.js';
 import { renderAgentDetail } from '../render/agents.js';
 
-/** `cairn status <id>`: the agent in full, with its recent events. */
-export async function statusCommand(ctx: CommandContext, id: string): Promise<number> {
+/** `cairn status <id>`: the agent in full, with its recent events; without an id, the project's. */
+export async function statusCommand(ctx: CommandContext, id: string | undefined): Promise<number> {
+  if (id === undefined) return projectStatus(ctx);
   const conn = await connect(ctx.root);
   try {
     const agent = await conn.api.agent(id);
@@ -14,4 +18,69 @@ export async function statusCommand(ctx: CommandContext, id: string): Promise<nu
   } finally {
     await conn.close();
   }
+}
+
+/** The project at a glance: its agents by state, whether a daemon runs, and what the import leaves out. */
+async function projectStatus(ctx: CommandContext): Promise<number> {
+  const { out } = ctx;
+  const conn = await connect(ctx.root);
+  let agents: AgentInfo[];
+  try {
+    if (!conn.daemon) await conn.api.sync();
+    agents = await conn.api.agents();
+  } finally {
+    await conn.close();
+  }
+  const skipped = readSkippedEntries(ctx.root);
+  const orphans = unrecordedDatabases(ctx.root, agents);
+  const counts: Partial<Record<AgentState, number>> = {};
+  for (const agent of agents) counts[agent.state] = (counts[agent.state] ?? 0) + 1;
+  out.result(true, { project: ctx.root, daemon: conn.daemon, agents: counts, skipped, unrecorded: orphans });
+  out.line(`project:  ${out.paint.bold(ctx.root)}`);
+  out.line(`daemon:   ${conn.daemon ? 'running' : 'not running'}`);
+  const summary = Object.entries(counts)
+    .map(([state, n]) => `${n} ${state}`)
+    .join(', ');
+  out.line(`agents:   ${summary === '' ? 'none yet' : summary}`);
+  if (orphans.length > 0)
+    out.line(
+      `${out.paint.yellow('warning:')} ${orphans.length} agent database${orphans.length === 1 ? ' has' : 's have'} no record (${orphans.join(', ')}); \`cairn repair\` brings ${orphans.length === 1 ? 'it' : 'them'} back`,
+    );
+  for (const line of renderSkipped(skipped, out)) out.line(line);
+  return 0;
+}
+
+/** The list of entries the import leaves out, for `cairn status`. */
+function renderSkipped(skipped: readonly { path: string; reason: string }[], out: Output): string[] {
+  if (skipped.length === 0) return [`skipped:  nothing (every file is imported)`];
+  const lines = [
+    `skipped:  ${skipped.length} entr${skipped.length === 1 ? 'y' : 'ies'} the import leaves out (agents do not see them; Cairn never writes or deletes them):`,
+  ];
+  const width = Math.min(60, Math.max(...skipped.map((s) => s.path.length)));
+  for (const entry of skipped) lines.push(`  ${entry.path.padEnd(width)}  ${out.paint.dim(entry.reason)}`);
+  return lines;
+}
+
+/** One warning line for what an import left out, or nothing. */
+export function noteSkipped(out: Output, summary: SyncSummary): void {
+  const skipped = summary.skipped ?? [];
+  if (skipped.length === 0) return;
+  const first = skipped
+    .slice(0, 3)
+    .map((s) => `${s.path} (${s.reason})`)
+    .join(', ');
+  const more = skipped.length > 3 ? ` and ${skipped.length - 3} more` : '';
+  out.note(
+    `${out.paint.yellow('warning:')} skipped ${skipped.length} entr${skipped.length === 1 ? 'y' : 'ies'} agents will not see: ${first}${more}; list them with \`cairn status\``,
+  );
+}
+
+/** Ids of `agent-<id>.db` files in `.agentfs/` that no agent record names. */
+function unrecordedDatabases(root: string, agents: readonly AgentInfo[]): string[] {
+  const dir = projectLayout(root).agentfsDir;
+  if (!existsSync(dir)) return [];
+  const known = new Set(agents.map((a) => a.id));
+  return readdirSync(dir)
+    .map((name) => /^agent-([0-9a-f]{4,16})\.db$/.exec(name)?.[1])
+    .filter((id): id is string => id !== undefined && !known.has(id));
 }

@@ -15,13 +15,26 @@ const REASONS: Record<string, string> = {
   'delete-modify': 'the agent changed a file you deleted',
   binary: 'a binary file changed on both sides',
   type: 'the path changed kind on both sides',
-  'not-empty': 'the agent deleted a folder you added to',
+  'not-empty': 'the agent replaces or deletes a folder you added to',
   'changed-on-disk': 'you saved the file while the accept ran; it was left as you have it',
   'changed-since-accept': 'you changed the file since the accept; it was left as you have it',
+  unreadable: 'Cairn cannot read what is there, so it never writes over it',
+  'write-failed': 'it could not be written (permissions, a full or read-only disk); it was left as it is',
+  'kind-changed-since-accept': 'it changed kind since the accept (file, folder, symlink); it was left as you have it, even with --force',
 };
 
+/** Conflicts `--force` never overrides: forcing would delete something of yours that undo could not bring back. */
+const UNFORCEABLE = new Set(['type', 'not-empty']);
+
+/** What the user asked the accept for, so the suggestion is the exact command to run next. */
+export interface AcceptRequest {
+  paths: readonly string[];
+  force: boolean;
+  partial: boolean;
+}
+
 /** What an accept applied (and how), then each conflict with its hunks: yours, the base's, the agent's. */
-export function renderAccept(outcome: AcceptOutcome, paint: Paint): string[] {
+export function renderAccept(outcome: AcceptOutcome, paint: Paint, request?: AcceptRequest): string[] {
   const lines: string[] = [];
   for (const applied of outcome.applied) lines.push(`${paint.green('✓')} ${applied.path} ${paint.dim(HOW[applied.how] ?? applied.how)}`);
   for (const conflict of outcome.conflicts) lines.push(...renderConflict(conflict, paint));
@@ -32,9 +45,7 @@ export function renderAccept(outcome: AcceptOutcome, paint: Paint): string[] {
       '',
       `${paint.red(`${outcome.conflicts.length} conflict${outcome.conflicts.length === 1 ? '' : 's'}`)}: ${nothing ? 'nothing was applied (a proposal is accepted whole)' : `nothing was written for ${outcome.conflicts.length === 1 ? 'that path' : 'those paths'}`}.`,
     );
-    lines.push(
-      `Edit your files and accept again, take the agent's side with \`cairn accept ${outcome.agent.id} --force\`, apply the rest with \`--partial\`, or reject it.`,
-    );
+    lines.push(...suggestNext(outcome, request));
   }
   lines.push(
     `agent ${outcome.agent.id} is ${state}${state === 'reviewing' && outcome.agent.changes !== undefined ? ` (${outcome.agent.changes.length} change${outcome.agent.changes.length === 1 ? '' : 's'} left)` : ''}`,
@@ -42,8 +53,39 @@ export function renderAccept(outcome: AcceptOutcome, paint: Paint): string[] {
   return lines;
 }
 
+/** What to run next after conflicts: the exact command, since some conflicts `--force` does not take. */
+function suggestNext(outcome: AcceptOutcome, request: AcceptRequest | undefined): string[] {
+  const id = outcome.agent.id;
+  const kinds = outcome.conflicts.filter((c) => UNFORCEABLE.has(c.reason));
+  if (kinds.length === 0)
+    return [
+      `Edit your files and accept again, take the agent's side with \`cairn accept ${id} --force\`, apply the rest with \`--partial\`, or reject it.`,
+    ];
+  const named = kinds.map((c) => c.path).join(', ');
+  const lines = [
+    `${named} ${kinds.length === 1 ? 'is' : 'are'} never forced, even with --force: it would delete what is yours there, and undo could not bring it back.`,
+  ];
+  const others =
+    outcome.conflicts.length > kinds.length || outcome.applied.length > 0 || (outcome.agent.changes?.length ?? 0) > kinds.length;
+  if (request?.partial !== true && others) {
+    const paths = (request?.paths ?? []).map(shellQuote).join(' ');
+    const force = request?.force === true ? ' --force' : '';
+    lines.push(`Accept the other paths with \`cairn accept ${id}${paths === '' ? '' : ` ${paths}`} --partial${force}\`.`);
+  }
+  lines.push(
+    `To take the agent's version of ${kinds.length === 1 ? 'it' : 'them'}, move yours aside and accept again; or reject it with \`cairn reject ${id}\`.`,
+  );
+  return lines;
+}
+
+/** A word as the shell reads it back: as it is when plain, else in single quotes. */
+function shellQuote(word: string): string {
+  return /^[\w./@%+=:,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
 function renderConflict(conflict: ConflictInfo, paint: Paint): string[] {
-  const lines = [`${paint.red('✗')} ${conflict.path} ${paint.red('conflict')}: ${REASONS[conflict.reason] ?? conflict.reason}`];
+  const why = conflict.detail ?? REASONS[conflict.reason] ?? conflict.reason;
+  const lines = [`${paint.red('✗')} ${conflict.path} ${paint.red('conflict')}: ${why}`];
   for (const hunk of conflict.hunks) {
     lines.push(paint.dim(`  <<<<<<< yours (line ${hunk.ours.start})`));
     for (const line of hunk.ours.lines) lines.push(`  ${paint.green(line)}`);
@@ -61,7 +103,7 @@ export function renderUndo(outcome: UndoOutcome, paint: Paint): string[] {
   const lines = outcome.restored.map((path) => `${paint.green('↺')} ${path} restored`);
   for (const conflict of outcome.conflicts)
     lines.push(`${paint.red('✗')} ${conflict.path}: ${REASONS[conflict.reason] ?? conflict.reason}`);
-  if (outcome.conflicts.length > 0)
+  if (outcome.conflicts.some((c) => c.reason === 'changed-since-accept'))
     lines.push(`use \`cairn undo ${outcome.agent.id} --force\` to restore ${outcome.conflicts.length === 1 ? 'it' : 'them'} anyway`);
   lines.push(`agent ${outcome.agent.id} is ${outcome.agent.state}: its changes are a proposal again`);
   return lines;
