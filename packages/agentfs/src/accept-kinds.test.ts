@@ -124,3 +124,37 @@ describe('undo never loses what the human did after the accept', () => {
     expect(base.fs.readdir('/n')).toEqual(['user.txt']);
   });
 });
+
+describe('merging keeps what the human changed', () => {
+  it('a mode the human changed survives an agent edit of the content', () => {
+    const { base, overlay } = openTempOverlay();
+    base.fs.writeFile('/a.txt', 'a\n', { mode: 0o644 });
+    overlay.fs.writeFile('/a.txt', 'A\n');
+    base.fs.chmod('/a.txt', 0o444);
+    const result = overlay.accept();
+    expect(result.applied).toEqual([expect.objectContaining({ path: 'a.txt', how: 'merged' })]);
+    expect(base.fs.readFile('/a.txt', 'utf8')).toBe('A\n');
+    expect(base.fs.stat('/a.txt').mode & 0o777).toBe(0o444);
+  });
+});
+
+describe('undo restores exactly what the accept replaced', () => {
+  it('a symlink the agent turned into a file, a folder mode, and a file the agent deleted', () => {
+    const { base, overlay } = openTempOverlay();
+    base.fs.writeFile('/target.txt', 't\n');
+    base.fs.symlink('target.txt', '/link');
+    base.fs.mkdir('/private', { mode: 0o700 });
+    base.fs.writeFile('/gone.txt', 'bytes\u0000kept\n', { mode: 0o600 });
+    const before = ['/link', '/private', '/gone.txt'].map((p) => stateOf(base.fs, p));
+    overlay.fs.rm('/link');
+    overlay.fs.writeFile('/link', 'now a file\n');
+    overlay.fs.chmod('/private', 0o755);
+    overlay.fs.rm('/gone.txt');
+    const accepted = overlay.accept();
+    expect(accepted.conflicts).toEqual([]);
+    expect(stateOf(base.fs, '/link').kind).toBe('file');
+    const undone = undoAccept(base.fs, accepted.preImages);
+    expect(undone.conflicts).toEqual([]);
+    expect(['/link', '/private', '/gone.txt'].map((p) => stateOf(base.fs, p))).toEqual(before);
+  });
+});

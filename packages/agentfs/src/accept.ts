@@ -2,6 +2,7 @@ import type { Change } from './changes.js';
 import { applyState } from './apply-state.js';
 import { hashContent, sameContent, sameState, stateOf, type EntryState } from './entry-state.js';
 import { AgentFSError } from './errors.js';
+import { kindOfMode } from './mode.js';
 import { normalizePath, toRelative } from './path.js';
 import type { StoreFileSystem } from './store-fs.js';
 import { isBinary } from './text-content.js';
@@ -94,7 +95,7 @@ function applyChanges(base: StoreFileSystem, changes: readonly Change[], options
       result.applied.push({ path: change.path, how: 'already', after: current });
       continue;
     }
-    const decision = decide(base, path, change, current);
+    const decision = ancestorChanged(base, path) ? conflict('type') : decide(base, path, change, current);
     let target: EntryState;
     let how: AppliedHow;
     if (decision.ok) {
@@ -134,7 +135,8 @@ function decide(base: StoreFileSystem, path: string, change: Change, current: En
     return { ok: true, target: agentChangedMode ? after : current, how: 'merged' };
   }
   if (sameContent(current, before) && current.kind !== 'absent' && after.kind === current.kind) {
-    return { ok: true, target: after, how: 'merged' };
+    const agentChangedMode = before.kind !== 'absent' && (before.mode & 0o7777) !== (after.mode & 0o7777);
+    return { ok: true, target: agentChangedMode ? after : withMode(after, current), how: 'merged' };
   }
   if (after.kind === 'file' && current.kind === 'file' && (before.kind === 'file' || before.kind === 'absent')) {
     const baseBytes = before.kind === 'file' ? before.content : Buffer.alloc(0);
@@ -150,6 +152,22 @@ function decide(base: StoreFileSystem, path: string, change: Change, current: En
   if (after.kind === 'absent') return conflict('modify-delete');
   if (current.kind === 'absent') return conflict('delete-modify');
   return conflict('type');
+}
+
+/** `state` with the permission bits of `from` (both of one kind). */
+function withMode(state: EntryState, from: EntryState): EntryState {
+  return state.kind === 'absent' || from.kind === 'absent' ? state : { ...state, mode: from.mode };
+}
+
+/** True when a folder above the path is no longer a folder in the base (a file, or a symbolic link). */
+function ancestorChanged(base: StoreFileSystem, path: string): boolean {
+  const parts = path.split('/').filter((part) => part !== '');
+  for (let i = 1; i < parts.length; i++) {
+    const state = base.locate('/' + parts.slice(0, i).join('/'), false);
+    if (state === undefined) return false;
+    if (kindOfMode(state.entry.mode) !== 'dir') return true;
+  }
+  return false;
 }
 
 /** True when the path now holds another kind of entry (file, folder, symlink) than the agent started from or proposes. */

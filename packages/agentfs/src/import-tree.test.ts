@@ -131,7 +131,7 @@ describe('project mirror', () => {
     expect(importTree(base, root)).toMatchObject({ added: 0, removed: 0 });
   });
 
-  it('never writes through a symbolic link on disk: refuses a path below one, replaces one the store says is a directory', () => {
+  it('never writes through a symbolic link on disk: fails a path below one, replaces one the store says is a directory', () => {
     const root = makeTempDir();
     const outside = makeTempDir();
     write(root, 'a.txt', 'a');
@@ -141,10 +141,15 @@ describe('project mirror', () => {
     overlay.fs.writeFile('/a.txt', 'changed');
     overlay.fs.writeFile('/linked/planted.txt', 'x');
     const result = overlay.accept();
-    expect(() => writeBack(base.fs, root, ['/a.txt', '/linked/planted.txt'])).toThrow(
-      expect.objectContaining({ code: 'EPERM', message: expect.stringContaining("'linked' is a symbolic link on disk") }),
-    );
-    expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('a');
+    const refused = writeBack(base.fs, root, ['/a.txt', '/linked/planted.txt']);
+    expect(refused.failed).toEqual([
+      {
+        path: 'linked/planted.txt',
+        error: expect.objectContaining({ code: 'EPERM', message: expect.stringContaining("'linked' is a symbolic link on disk") }),
+      },
+    ]);
+    expect(refused.written).toEqual(['a.txt']);
+    expect(readdirSync(outside)).toEqual([]);
     writeBack(
       base.fs,
       root,

@@ -100,7 +100,7 @@ export function importPath(store: AgentFS, root: string, rel: string, options: {
   let stats: NodeStats | undefined;
   const skipped: SkippedEntry[] = [];
   try {
-    stats = lstatSync(join(root, clean));
+    stats = belowLinkOrFile(root, clean) ? undefined : lstatSync(join(root, clean));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ENOTDIR') skipped.push({ path: clean, reason: unreadableReason(error) });
@@ -132,6 +132,24 @@ export function importPath(store: AgentFS, root: string, rel: string, options: {
   if (summary.removed > 0) return 'removed';
   if (summary.added > 0) return 'added';
   return summary.updated > 0 ? 'updated' : 'unchanged';
+}
+
+/**
+ * True when a folder on the way to `rel` is a symbolic link or not a folder on disk: the mirror holds the
+ * link itself, never what lies behind it, so the path does not exist there.
+ */
+function belowLinkOrFile(root: string, rel: string): boolean {
+  const parts = rel.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    let stats: NodeStats;
+    try {
+      stats = lstatSync(join(root, ...parts.slice(0, i)));
+    } catch {
+      return false;
+    }
+    if (!stats.isDirectory()) return true;
+  }
+  return false;
 }
 
 /** The entries the last imports of a store left out, in path order. */

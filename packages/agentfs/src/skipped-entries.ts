@@ -68,6 +68,8 @@ const ERROR_WORDS: Record<string, string> = {
 
 /** What went wrong with a file system call, in words (`permission denied`), from its error. */
 export function describeFsError(error: unknown): string {
+  if ((error as { name?: unknown }).name === 'AgentFSError')
+    return (error as Error).message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/s, '');
   const code = (error as NodeJS.ErrnoException).code;
   return (code === undefined ? undefined : ERROR_WORDS[code]) ?? `${code ?? 'error'}: ${(error as Error).message}`;
 }

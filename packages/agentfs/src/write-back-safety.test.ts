@@ -63,6 +63,20 @@ describe('writeBack deletes nothing on disk the store did not hold', () => {
     expect(readFileSync(join(root, 'secret.txt'), 'utf8')).toBe('secret\n');
   });
 
+  it.runIf(NOT_ROOT)('a read-only file is never replaced or deleted', () => {
+    const root = makeTempDir();
+    writeFileSync(join(root, 'keep.txt'), 'keep\n');
+    writeFileSync(join(root, 'gone.txt'), 'gone\n');
+    chmodSync(join(root, 'keep.txt'), 0o444);
+    chmodSync(join(root, 'gone.txt'), 0o444);
+    const store = openTempStore('stable.db', makeTempDir());
+    store.fs.writeFile('/keep.txt', 'agent\n');
+    const result = writeBack(store.fs, root, ['keep.txt', 'gone.txt']);
+    expect(result.failed.map((f) => f.path)).toEqual(['gone.txt', 'keep.txt']);
+    expect(readFileSync(join(root, 'keep.txt'), 'utf8')).toBe('keep\n');
+    expect(readFileSync(join(root, 'gone.txt'), 'utf8')).toBe('gone\n');
+  });
+
   it.each(['.GIT/config', '.Git/hooks/pre-commit', '.Cairn/config.json', '.AGENTFS/bin.db', '.git./config', '.g\u200cit/HEAD'])(
     'refuses %s, a protected path on a case-insensitive or normalising disk, and an overlay never creates it',
     (path) => {

@@ -1,5 +1,7 @@
 import {
+  accessSync,
   chmodSync,
+  constants,
   readdirSync,
   closeSync,
   fsyncSync,
@@ -44,8 +46,8 @@ export interface WriteBackResult {
  * an atomic rename with their modes, symlinks likewise; each touched directory is fsynced after its renames.
  * Paths are project-relative.
  *
- * Before anything is written: a protected path (`.git`, `.agentfs`, `.cairn`, …) or a path below a symbolic
- * link on disk is refused (`EPERM`); and each path is compared with the disk — one whose disk state moved
+ * Before anything is written: a protected path (`.git`, `.agentfs`, `.cairn`, …) is refused (`EPERM`); a path
+ * below a symbolic link on disk is never written (returned in `failed`, `EPERM`); and each path is compared with the disk — one whose disk state moved
  * from its expectation (an edit never imported), one that cannot be read, and a folder that would be replaced
  * while it holds entries this write-back does not delete, is not written but returned in `moved`, so the
  * caller can merge. Nothing on disk is ever deleted that the store did not hold. A path the system refuses
@@ -58,11 +60,12 @@ export function writeBack(fs: FileSystem, root: string, paths: readonly string[]
     if (isProtectedPath(rel))
       throw new AgentFSError('EPERM', 'writeBack', rel, "a protected path (version control or Cairn's own files) is never written back");
   }
-  refuseLinkedAncestors(root, ordered);
+  const linked = linkedAncestors(root, ordered);
   const states = new Map(ordered.map((rel) => [rel, stateOf(fs, '/' + rel)]));
   const deleting = new Set(ordered.filter((rel) => states.get(rel)!.kind === 'absent'));
   const moved: WriteBackResult['moved'] = [];
   for (const rel of ordered) {
+    if (linked.some((l) => l.path === rel)) continue;
     const expected = options.expected?.get(rel);
     const found = tryReadDiskState(root, rel);
     const target = states.get(rel)!;
@@ -73,10 +76,10 @@ export function writeBack(fs: FileSystem, root: string, paths: readonly string[]
     )
       moved.push({ path: rel, expected, found });
   }
-  const skip = new Set(moved.map((m) => m.path));
+  const failed: WriteBackResult['failed'] = [...linked, ...readOnlyFiles(root, ordered, moved)];
+  const skip = new Set([...moved.map((m) => m.path), ...failed.map((f) => f.path)]);
   const todo = ordered.filter((rel) => !skip.has(rel));
   const touchedDirs = new Set<string>();
-  const failed: WriteBackResult['failed'] = [];
   const attempt = (rel: string, write: () => void) => {
     try {
       write();
@@ -99,6 +102,23 @@ export function writeBack(fs: FileSystem, root: string, paths: readonly string[]
   return { written: todo.filter((rel) => !failedPaths.has(rel)), moved, failed };
 }
 
+/** Files on disk the user may not write: a read-only file is the user's way of saying it must not change, so it is never replaced or deleted. */
+function readOnlyFiles(root: string, ordered: readonly string[], moved: WriteBackResult['moved']): WriteBackResult['failed'] {
+  const failed: WriteBackResult['failed'] = [];
+  for (const rel of ordered) {
+    if (moved.some((m) => m.path === rel) || !lstatOrUndefined(join(root, rel))?.isFile()) continue;
+    try {
+      accessSync(join(root, rel), constants.W_OK);
+    } catch {
+      failed.push({
+        path: rel,
+        error: new AgentFSError('EPERM', 'writeBack', rel, 'the file is read-only for you; Cairn does not replace it'),
+      });
+    }
+  }
+  return failed;
+}
+
 /** True when the disk folder holds an entry (at any depth) that is not among the paths being deleted. */
 function holdsOthers(dir: string, rel: string, deleting: ReadonlySet<string>): boolean {
   let names: string[];
@@ -116,25 +136,28 @@ function holdsOthers(dir: string, rel: string, deleting: ReadonlySet<string>): b
 }
 
 /**
- * Refuses, before anything is written, a path whose parent directory on disk is reached through a symbolic
- * link that this write-back does not itself replace: writing there would land outside the tree the store
- * describes (perhaps outside the project).
+ * The paths whose parent directory on disk is reached through a symbolic link that this write-back does not
+ * itself replace, each with an `EPERM` error: writing there would land outside the tree the store describes
+ * (perhaps outside the project), so they are never written.
  */
-function refuseLinkedAncestors(root: string, ordered: readonly string[]): void {
+function linkedAncestors(root: string, ordered: readonly string[]): WriteBackResult['failed'] {
   const rewritten = new Set(ordered);
-  const checked = new Set<string>();
+  const links = new Map<string, boolean>();
+  const failed: WriteBackResult['failed'] = [];
   for (const rel of ordered) {
     const parts = rel.split('/');
     for (let i = 1; i < parts.length; i++) {
       const ancestor = parts.slice(0, i).join('/');
       if (rewritten.has(ancestor)) continue;
-      if (checked.has(ancestor)) continue;
-      checked.add(ancestor);
-      if (lstatOrUndefined(join(root, ancestor))?.isSymbolicLink()) {
-        throw new AgentFSError('EPERM', 'writeBack', rel, `'${ancestor}' is a symbolic link on disk; Cairn does not write through links`);
+      if (!links.has(ancestor)) links.set(ancestor, lstatOrUndefined(join(root, ancestor))?.isSymbolicLink() === true);
+      if (links.get(ancestor)) {
+        const message = `'${ancestor}' is a symbolic link on disk; Cairn does not write through links`;
+        failed.push({ path: rel, error: new AgentFSError('EPERM', 'writeBack', rel, message) });
+        break;
       }
     }
   }
+  return failed;
 }
 
 /** Writes one entry state to a disk path (temp file + rename for files and symlinks). */
