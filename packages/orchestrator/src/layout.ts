@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 
@@ -43,14 +44,16 @@ export function cairnHomeDir(env: NodeJS.ProcessEnv = process.env): string {
 
 /**
  * The layout of a project. Agent ids are unique within a project only, so everything under `$CAIRN_HOME`
- * is kept per project, in a folder named after the project and a hash of its absolute path.
+ * is kept per project, in a folder named after the project and a hash of its real path (symbolic links
+ * resolved), so a project reached through a link has one home, one socket and one daemon.
  */
 export function projectLayout(root: string, cairnHome = cairnHomeDir()): ProjectLayout {
   const absolute = resolve(root);
   const agentfsDir = join(absolute, '.agentfs');
   const settingsDir = join(absolute, '.cairn');
-  const key = createHash('sha256').update(absolute).digest('hex').slice(0, 12);
-  const name = (basename(absolute).replace(/[^A-Za-z0-9._-]/g, '_') || 'root').slice(0, 40);
+  const real = realPathOf(absolute);
+  const key = createHash('sha256').update(real).digest('hex').slice(0, 12);
+  const name = (basename(real).replace(/[^A-Za-z0-9._-]/g, '_') || 'root').slice(0, 40);
   const home = join(cairnHome, 'projects', `${name}-${key}`);
   let socketPath = join(home, 'cairn.sock');
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) socketPath = join(cairnHome, 's', `${key}.sock`);
@@ -78,4 +81,13 @@ export function projectLayout(root: string, cairnHome = cairnHomeDir()): Project
     logPath: join(home, 'daemon.log'),
     overlayPath: (agentId) => join(agentfsDir, `agent-${agentId}.db`),
   };
+}
+
+/** The path with every symbolic link resolved; the path itself when it does not exist (yet). */
+function realPathOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }

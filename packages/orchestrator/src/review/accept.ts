@@ -46,6 +46,7 @@ function acceptLocked(core: ProjectCore, agentId: string, options: AcceptOptions
   const details = new Map<string, string>();
   withAgentOverlay(core.layout.overlayPath(agentId), core.stable, agentId, (overlay) => {
     const selected = selectChanges(overlay, agentId, paths);
+    for (const path of ancestorsOf(selected)) importPath(core.stable, root, path);
     for (const path of selected) importPath(core.stable, root, path, { subtree: true });
     const expected = new Map<string, EntryState>(selected.map((path) => [path, stateOf(core.stable.fs, '/' + path)]));
     core.stable.transaction(() => {
@@ -116,6 +117,16 @@ function selectChanges(overlay: Overlay, agentId: string, paths: readonly string
   return [...picked].sort();
 }
 
+/** Every folder above the given paths, shallowest first: imported first, so a folder the human replaced (by a link, a file) is known. */
+export function ancestorsOf(paths: readonly string[]): string[] {
+  const ancestors = new Set<string>();
+  for (const path of paths) {
+    const parts = path.split('/');
+    for (let i = 1; i < parts.length; i++) ancestors.add(parts.slice(0, i).join('/'));
+  }
+  return [...ancestors].sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1));
+}
+
 /** A path argument as a project-relative path; one that leaves the project is refused. */
 export function projectPath(raw: string): string {
   const path = typeof raw === 'string' ? normalizeLexically(raw) : undefined;
@@ -133,6 +144,13 @@ function describeKindConflict(overlay: Overlay, path: string, current: EntryStat
   if (current === undefined || (reason !== 'type' && reason !== 'not-empty')) return undefined;
   const change = overlay.changes().find((c) => c.path === path);
   if (change === undefined) return undefined;
+  const parts = path.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    const above = parts.slice(0, i).join('/');
+    const kind = stateOf(overlay.base.fs, '/' + above).kind;
+    if (kind !== 'dir' && kind !== 'absent')
+      return `${above}, a folder above it, is ${KIND_WORDS[kind]!} now; Cairn never replaces it or writes through it, forced or not`;
+  }
   const now = KIND_WORDS[current.kind]!;
   const proposed = change.after.kind === 'absent' ? 'deletes it' : `proposes ${KIND_WORDS[change.after.kind]!}`;
   const was = change.before.kind === 'absent' ? 'was not there' : `was ${KIND_WORDS[change.before.kind]!}`;

@@ -71,7 +71,7 @@ function repairLocked(layout: ProjectLayout, clock: () => number): RepairOutcome
       known.add(record.id);
       outcome.recovered.push({ id: record.id, state: kept.state, task: kept.task, from: 'bin.db' });
     }
-    for (const [id, path] of liveDatabases(layout, outcome)) {
+    for (const [id, path] of liveDatabases(layout)) {
       if (known.has(id)) continue;
       const record = recoverRecord(id, path, stable, clock, outcome);
       insertRecord(store, record);
@@ -181,18 +181,12 @@ function openStableForRepair(layout: ProjectLayout): AgentFS {
   }
 }
 
-/** `agent-<id>.db` files directly in `.agentfs/`; anything else of that name (a folder) is reported. */
-function liveDatabases(layout: ProjectLayout, outcome: RepairOutcome): Map<string, string> {
+/** `agent-<id>.db` files directly in `.agentfs/` (anything else of that name, such as a folder, is not Cairn's). */
+function liveDatabases(layout: ProjectLayout): Map<string, string> {
   const found = new Map<string, string>();
   for (const name of readdirSync(layout.agentfsDir).sort()) {
     const match = LIVE_DB.exec(name);
-    if (match === null) continue;
-    const path = join(layout.agentfsDir, name);
-    if (!lstatSync(path).isFile()) {
-      outcome.unrecovered.push({ path, why: 'it is not a file' });
-      continue;
-    }
-    found.set(match[1]!, path);
+    if (match !== null && lstatSync(join(layout.agentfsDir, name)).isFile()) found.set(match[1]!, join(layout.agentfsDir, name));
   }
   return found;
 }

@@ -6,6 +6,7 @@ import type { ProjectCore } from '../project-core.js';
 import type { UndoOutcome } from '../types.js';
 import { PendingWrites } from './pending-writes.js';
 import { completeOperation } from './complete-operation.js';
+import { ancestorsOf } from './accept.js';
 import { withProjectLock } from './project-lock.js';
 
 const UNDO_REASONS = { changed: 'changed-since-accept', kind: 'kind-changed-since-accept', 'not-empty': 'not-empty' } as const;
@@ -36,6 +37,7 @@ function undoLocked(core: ProjectCore, agentId: string, options: { force?: boole
   const { root } = core.layout;
   const images: PreImage[] = [...accepts].reverse().flatMap((a) => a.preImages);
   const paths = [...new Set(images.map((i) => i.path))];
+  for (const path of ancestorsOf(paths)) importPath(core.stable, root, path);
   for (const path of paths) importPath(core.stable, root, path, { subtree: true });
   const expected = new Map<string, EntryState>(paths.map((path) => [path, stateOf(core.stable.fs, '/' + path)]));
   const opId = randomBytes(6).toString('hex');
