@@ -74,7 +74,7 @@ describe('accept --force never loses your files', () => {
     );
     const forced = await project.run(['accept', id, '--force']);
     expect(forced.code).toBe(1);
-    expect(forced.stdout).toContain('src/b.txt is never forced, even with --force');
+    expect(forced.stdout).toContain('src/b.txt is never forced, even with --force: what is there now is of another kind');
     expect(forced.stdout).toContain(`Accept the other paths with \`cairn accept ${id} --partial --force\`.`);
     expect(readFileSync(join(project.root, 'src/b.txt/notes.md'), 'utf8')).toBe('my notes\n');
     expect(readFileSync(join(project.root, 'src/a.txt'), 'utf8')).toBe('a\n');
@@ -340,5 +340,94 @@ await submit_result('odd names', []);
     for (const name of ['new\nline.txt', 'tab\there.txt', 'café/ünï.txt', 'old\tname.txt', 'sp ace.txt'])
       expect(readFileSync(join(before, name), 'utf8')).toBe(readFileSync(join(project.root, name), 'utf8'));
     expect(existsSync(join(before, 'q"uote.txt'))).toBe(false);
+  });
+});
+
+describe('odd projects a new user tries', () => {
+  it('a project reached through a symbolic link has one daemon, whichever path names it', async () => {
+    project = makeCliProject({ 'a.txt': 'a\n' });
+    const link = join(project.base, 'link');
+    symlinkSync(project.root, link);
+    const up = await project.run(['up', '--detach', '--project', link]);
+    expect(up.code, up.stderr).toBe(0);
+    try {
+      const second = await project.run(['up', '--detach', '--project', project.root]);
+      expect(second.code).toBe(1);
+      expect(oneLineError(second).message).toMatch(/^a daemon already serves /);
+      expect(resultOf(await project.run(['status', '--json', '--project', project.root])).daemon).toBe(true);
+    } finally {
+      expect((await project.run(['down', '--project', project.root])).code).toBe(0);
+    }
+  });
+
+  it('a folder above a changed file replaced by a symbolic link to /etc: nothing is read or written through it, nothing is blocked', async () => {
+    project = makeCliProject({ 'conf/app.txt': 'app\n', 'b.txt': 'b\n' });
+    const id = await spawnReviewing(
+      `await write_file('conf/app.txt', 'agent\\n');\nawait write_file('conf/passwd', 'planted\\n');\nawait write_file('b.txt', 'B\\n');\nawait submit_result('x', []);\n`,
+    );
+    rmSync(join(project.root, 'conf'), { recursive: true });
+    symlinkSync('/etc', join(project.root, 'conf'));
+    const passwd = readFileSync('/etc/passwd', 'utf8');
+    const accept = await project.run(['accept', id, '--force', '--partial']);
+    expect(accept.code).toBe(1);
+    expect(accept.stdout).toContain(
+      'conf/passwd conflict: conf, a folder above it, is a symbolic link now; Cairn never replaces it or writes through it',
+    );
+    expect(accept.stdout).not.toContain('root:');
+    expect(readFileSync('/etc/passwd', 'utf8')).toBe(passwd);
+    expect(existsSync('/etc/app.txt')).toBe(false);
+    expect(readFileSync(join(project.root, 'b.txt'), 'utf8')).toBe('B\n');
+    const ls = await project.run(['ls']);
+    expect(ls.code, ls.stderr).toBe(0);
+    expect((await project.run(['diff', id])).stdout).not.toContain('root:');
+  });
+
+  it('a read-only file or folder at accept is never replaced; the rest lands and a retry finishes', async () => {
+    project = makeCliProject({ 'a.txt': 'a\n', 'src/s.txt': 's\n', 'ok.txt': 'ok\n' });
+    const uid = IS_ROOT ? NOBODY : undefined;
+    const as = uid === undefined ? {} : { uid };
+    if (uid !== undefined) {
+      chmodSync(project.base, 0o755);
+      mkdirSync(project.home);
+      chownTree(project.base, uid);
+    }
+    const id = await spawnReviewing(
+      `await write_file('a.txt', 'A\\n');\nawait write_file('src/s.txt', 'S\\n');\nawait write_file('ok.txt', 'OK\\n');\nawait submit_result('x', []);\n`,
+      'edit',
+      as,
+    );
+    chmodSync(join(project.root, 'a.txt'), 0o444);
+    chmodSync(join(project.root, 'src'), 0o555);
+    try {
+      const accept = await project.run(['accept', id], as);
+      expect(accept.code).toBe(1);
+      expect(accept.stdout).toContain('a.txt conflict: it could not be written: the file is read-only for you; Cairn does not replace it');
+      expect(accept.stdout).toContain('src/s.txt conflict: it could not be written: permission denied');
+      expect(readFileSync(join(project.root, 'a.txt'), 'utf8')).toBe('a\n');
+      expect(readFileSync(join(project.root, 'ok.txt'), 'utf8')).toBe('OK\n');
+      expect((await project.run(['ls'], as)).code).toBe(0);
+    } finally {
+      chmodSync(join(project.root, 'src'), 0o755);
+      chmodSync(join(project.root, 'a.txt'), 0o644);
+    }
+    const retry = await project.run(['accept', id], as);
+    expect(retry.code, retry.stdout).toBe(0);
+    expect(readFileSync(join(project.root, 'src/s.txt'), 'utf8')).toBe('S\n');
+    expect(statSync(join(project.root, 'a.txt')).mode & 0o777).toBe(0o644);
+  });
+
+  it('a folder named like an agent database is left alone: no warning, nothing to repair', async () => {
+    project = makeCliProject({ 'a.txt': 'a\n' });
+    await spawnReviewing(`await write_file('a.txt', 'A\\n');\nawait submit_result('x', []);\n`);
+    mkdirSync(join(project.root, '.agentfs', 'agent-beef.db'));
+    mkdirSync(join(project.root, 'agent-cafe.db'));
+    writeFileSync(join(project.root, 'agent-cafe.db', 'notes.txt'), 'mine\n');
+    const status = await project.run(['status']);
+    expect(status.code).toBe(0);
+    expect(status.stdout).not.toContain('no record');
+    const repair = await project.run(['repair']);
+    expect(repair.code, repair.stdout).toBe(0);
+    expect(repair.stdout).toContain('nothing to repair');
+    expect(readFileSync(join(project.root, 'agent-cafe.db', 'notes.txt'), 'utf8')).toBe('mine\n');
   });
 });

@@ -350,7 +350,8 @@ describe('odd projects', () => {
     writeFileSync(overlay, 'not a database');
     expect(jsonError(await cairn(['diff', id, '--json'], repo), 1)).toMatchObject({
       code: 'CAIRN_CORRUPT',
-      message: `${overlay} cannot be opened: not a SQLite database`,
+      message: `proposal ${id} is damaged (not a SQLite database)`,
+      hint: `\`cairn reject ${id}\` discards it`,
     });
     writeFileSync(overlay, saved);
     rmSync(join(repo, '.agentfs', 'receipt.key'));

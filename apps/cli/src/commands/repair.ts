@@ -32,7 +32,7 @@ export async function repairCommand(ctx: CommandContext): Promise<number> {
   for (const what of outcome.lost) out.line(`${paint.yellow('lost:')} ${what}`);
   const n = outcome.recovered.length;
   out.line(
-    n === 0 && outcome.binDb === 'sound'
+    n === 0 && outcome.binDb === 'sound' && outcome.unrecovered.length === 0
       ? 'nothing to repair: every agent database has its record'
       : `recovered ${n} agent${n === 1 ? '' : 's'}${outcome.unrecovered.length > 0 ? `; ${outcome.unrecovered.length} could not be fully recovered` : ''}; see them with \`cairn ls\``,
   );

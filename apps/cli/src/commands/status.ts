@@ -56,9 +56,14 @@ function renderSkipped(skipped: readonly { path: string; reason: string }[], out
   const lines = [
     `skipped:  ${skipped.length} entr${skipped.length === 1 ? 'y' : 'ies'} the import leaves out (agents do not see them; Cairn never writes or deletes them):`,
   ];
-  const width = Math.min(60, Math.max(...skipped.map((s) => s.path.length)));
-  for (const entry of skipped) lines.push(`  ${entry.path.padEnd(width)}  ${out.paint.dim(entry.reason)}`);
+  const width = Math.min(60, Math.max(...skipped.map((s) => shortPath(s.path).length)));
+  for (const entry of skipped) lines.push(`  ${shortPath(entry.path).padEnd(width)}  ${out.paint.dim(entry.reason)}`);
   return lines;
+}
+
+/** A path cut in the middle for a line meant for people (JSON keeps it whole). */
+function shortPath(path: string): string {
+  return path.length <= 100 ? path : `${path.slice(0, 48)}…${path.slice(-48)}`;
 }
 
 /** One warning line for what an import left out, or nothing. */
@@ -67,7 +72,7 @@ export function noteSkipped(out: Output, summary: SyncSummary): void {
   if (skipped.length === 0) return;
   const first = skipped
     .slice(0, 3)
-    .map((s) => `${s.path} (${s.reason})`)
+    .map((s) => `${shortPath(s.path)} (${s.reason})`)
     .join(', ');
   const more = skipped.length > 3 ? ` and ${skipped.length - 3} more` : '';
   out.note(
@@ -80,7 +85,8 @@ function unrecordedDatabases(root: string, agents: readonly AgentInfo[]): string
   const dir = projectLayout(root).agentfsDir;
   if (!existsSync(dir)) return [];
   const known = new Set(agents.map((a) => a.id));
-  return readdirSync(dir)
-    .map((name) => /^agent-([0-9a-f]{4,16})\.db$/.exec(name)?.[1])
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => /^agent-([0-9a-f]{4,16})\.db$/.exec(entry.name)?.[1])
     .filter((id): id is string => id !== undefined && !known.has(id));
 }

@@ -57,13 +57,15 @@ export function renderAccept(outcome: AcceptOutcome, paint: Paint, request?: Acc
 function suggestNext(outcome: AcceptOutcome, request: AcceptRequest | undefined): string[] {
   const id = outcome.agent.id;
   const kinds = outcome.conflicts.filter((c) => UNFORCEABLE.has(c.reason));
+  if (outcome.conflicts.every((c) => c.reason === 'write-failed' || c.reason === 'unreadable'))
+    return [`Nothing of yours was changed there. Make ${outcome.conflicts.length === 1 ? 'it' : 'them'} readable and writable, then run \`cairn accept ${id}\` again.`];
   if (kinds.length === 0)
     return [
       `Edit your files and accept again, take the agent's side with \`cairn accept ${id} --force\`, apply the rest with \`--partial\`, or reject it.`,
     ];
   const named = kinds.map((c) => c.path).join(', ');
   const lines = [
-    `${named} ${kinds.length === 1 ? 'is' : 'are'} never forced, even with --force: it would delete what is yours there, and undo could not bring it back.`,
+    `${named} ${kinds.length === 1 ? 'is' : 'are'} never forced, even with --force: what is there now is of another kind, and forcing could lose what is yours where undo cannot bring it back.`,
   ];
   const others =
     outcome.conflicts.length > kinds.length || outcome.applied.length > 0 || (outcome.agent.changes?.length ?? 0) > kinds.length;
