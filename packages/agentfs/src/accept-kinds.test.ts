@@ -158,3 +158,17 @@ describe('undo restores exactly what the accept replaced', () => {
     expect(['/link', '/private', '/gone.txt'].map((p) => stateOf(base.fs, p))).toEqual(before);
   });
 });
+
+describe('force over a file the human deleted', () => {
+  it('puts the agent version back, and undo takes it away again: the deletion is kept exactly', () => {
+    const { base, overlay } = openTempOverlay();
+    base.fs.writeFile('/notes.txt', 'v1\n');
+    overlay.fs.writeFile('/notes.txt', 'v2\n');
+    base.fs.rm('/notes.txt');
+    expect(overlay.accept().conflicts.map((c) => c.reason)).toEqual(['delete-modify']);
+    const forced = overlay.accept({ force: true });
+    expect(base.fs.readFile('/notes.txt', 'utf8')).toBe('v2\n');
+    undoAccept(base.fs, forced.preImages);
+    expect(stateOf(base.fs, '/notes.txt')).toEqual({ kind: 'absent' });
+  });
+});
