@@ -121,7 +121,10 @@ function settleRecord(core: ProjectCore, record: AgentRecord, kind: PendingKind,
   return core.store.update(record.id, { changes });
 }
 
-/** Finishes every operation a killed process left half done; run when a project opens, before anything else. One that another process is still running is waited for on the project lock, never finished twice. */
+/**
+ * Finishes every operation a killed process left half done; run when a project opens, before anything else.
+ * One that another process is still running is waited for on the project lock, never finished twice.
+ */
 export function recoverPendingWrites(core: ProjectCore): { operations: number; yielded: string[] } {
   if (new PendingWrites(core.stable).all().length === 0) return { operations: 0, yielded: [] };
   return withProjectLock(core.layout, () => recoverLocked(core));
