@@ -58,7 +58,9 @@ function suggestNext(outcome: AcceptOutcome, request: AcceptRequest | undefined)
   const id = outcome.agent.id;
   const kinds = outcome.conflicts.filter((c) => UNFORCEABLE.has(c.reason));
   if (outcome.conflicts.every((c) => c.reason === 'write-failed' || c.reason === 'unreadable'))
-    return [`Nothing of yours was changed there. Make ${outcome.conflicts.length === 1 ? 'it' : 'them'} readable and writable, then run \`cairn accept ${id}\` again.`];
+    return [
+      `Nothing of yours was changed there. Make ${outcome.conflicts.length === 1 ? 'it' : 'them'} readable and writable, then run \`cairn accept ${id}\` again.`,
+    ];
   if (kinds.length === 0)
     return [
       `Edit your files and accept again, take the agent's side with \`cairn accept ${id} --force\`, apply the rest with \`--partial\`, or reject it.`,
