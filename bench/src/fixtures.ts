@@ -36,11 +36,11 @@ export function git(cwd: string, ...args: string[]): void {
   );
 }
 
-/** Makes `root` a git repository with everything committed. */
+/** Makes `root` a git repository with everything committed (also when it already is one with nothing new). */
 export function commitAll(root: string): void {
   git(root, 'init', '-q');
   git(root, 'add', '-A');
-  git(root, 'commit', '-q', '-m', 'tree');
+  git(root, 'commit', '-q', '--allow-empty', '--no-gpg-sign', '-m', 'tree');
 }
 
 /** Project-relative paths of every regular file under `root`, sorted. */

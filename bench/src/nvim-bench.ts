@@ -48,7 +48,7 @@ function nextNotification(nvim: ReturnType<typeof attach>, method: string, accep
 export async function benchNvim(work: string): Promise<BenchRow[]> {
   const binary = findNvim();
   if (binary === undefined) {
-    console.log('[nvim] skipped: no Neovim found (apt-get install neovim, or ../shared/tools/install-nvim-0.10.sh)');
+    console.log('[nvim] skipped: no Neovim found (apt-get install neovim, or scripts/install-nvim-0.10.sh ~/.cache/cairn/nvim-0.10)');
     return [];
   }
   const root = join(work, 'project');

@@ -47,11 +47,7 @@ export async function benchOrchestrator(treeName: string, source: string, work: 
 
     const gitRoot = join(work, 'git');
     cpSync(source, gitRoot, { recursive: true });
-    try {
-      commitAll(gitRoot);
-    } catch {
-      git(gitRoot, 'add', '-A');
-    }
+    commitAll(gitRoot);
     const worktreeTimes: number[] = [];
     for (let i = 0; i < 8; i++) {
       const dir = join(work, `wt-${i}`);

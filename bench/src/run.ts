@@ -13,6 +13,18 @@ import { benchStorage, type BenchRow } from './storage-bench.js';
 
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'results');
 
+/** One part of the bench: it gets a fresh temporary folder of its own and returns its rows. */
+interface BenchPart {
+  name: string;
+  run(work: string): Promise<BenchRow[]> | BenchRow[];
+}
+
+/** A part that did not finish, and why. */
+interface FailedPart {
+  part: string;
+  error: string;
+}
+
 function format(value: number): string {
   return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(3);
 }
@@ -36,43 +48,56 @@ function realTree(): string {
   return dir;
 }
 
-async function main(): Promise<void> {
-  const work = mkdtempSync(join(tmpdir(), 'cairn-bench-'));
-  const all: BenchRow[] = [];
-  try {
-    const kernelRows = benchKernel();
-    printRows(kernelRows);
-    all.push(...kernelRows);
-    const sandboxRows = await benchSandbox();
-    printRows(sandboxRows);
-    all.push(...sandboxRows);
-    const generated = join(work, 'generated');
-    generateTree(generated, 10_000);
-    const generatedRows = await benchStorage('generated 10k', generated, join(work, 'g'));
-    printRows(generatedRows);
-    all.push(...generatedRows);
-    const real = join(work, 'drizzle-orm');
-    cpSync(realTree(), real, { recursive: true, dereference: true });
-    const realRows = await benchStorage('drizzle-orm package', real, join(work, 'r'));
-    printRows(realRows);
-    all.push(...realRows);
-    const agentRows = await benchOrchestrator('drizzle-orm package', real, join(work, 'o'));
-    printRows(agentRows);
-    all.push(...agentRows);
-    const seedRows = await benchSeed('drizzle-orm package', real, join(work, 's'));
-    printRows(seedRows);
-    all.push(...seedRows);
-    const nvimRows = await benchNvim(join(work, 'n'));
-    printRows(nvimRows);
-    all.push(...nvimRows);
-    mkdirSync(RESULTS, { recursive: true });
-    writeFileSync(
-      join(RESULTS, 'latest.json'),
-      JSON.stringify({ node: process.version, at: new Date().toISOString(), rows: all }, null, 2),
-    );
-  } finally {
-    rmSync(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
-  }
+/** A private copy of a pristine source tree, so no part sees what another part did to its tree. */
+function copyOf(source: string, work: string): string {
+  const tree = join(work, 'tree');
+  cpSync(source, tree, { recursive: true, dereference: true });
+  return tree;
 }
 
-await main();
+async function main(): Promise<number> {
+  const sources = mkdtempSync(join(tmpdir(), 'cairn-bench-sources-'));
+  const all: BenchRow[] = [];
+  const failed: FailedPart[] = [];
+  try {
+    const generated = join(sources, 'generated');
+    generateTree(generated, 10_000);
+    const real = join(sources, 'drizzle-orm');
+    cpSync(realTree(), real, { recursive: true, dereference: true });
+    const parts: BenchPart[] = [
+      { name: 'kernel', run: () => benchKernel() },
+      { name: 'sandbox', run: () => benchSandbox() },
+      { name: 'storage, generated 10k', run: (work) => benchStorage('generated 10k', copyOf(generated, work), join(work, 'scratch')) },
+      { name: 'storage, drizzle-orm', run: (work) => benchStorage('drizzle-orm package', copyOf(real, work), join(work, 'scratch')) },
+      { name: 'orchestrator', run: (work) => benchOrchestrator('drizzle-orm package', real, work) },
+      { name: 'seed 001', run: (work) => benchSeed('drizzle-orm package', real, work) },
+      { name: 'neovim', run: (work) => benchNvim(work) },
+    ];
+    for (const part of parts) {
+      const work = mkdtempSync(join(tmpdir(), 'cairn-bench-'));
+      try {
+        const rows = await part.run(work);
+        printRows(rows);
+        all.push(...rows);
+      } catch (error) {
+        const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        console.error(`[${part.name}] failed, skipped: ${message}`);
+        failed.push({ part: part.name, error: error instanceof Error ? error.message : String(error) });
+      } finally {
+        rmSync(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+      }
+    }
+  } finally {
+    rmSync(sources, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  }
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(
+    join(RESULTS, 'latest.json'),
+    JSON.stringify({ node: process.version, at: new Date().toISOString(), rows: all, failed }, null, 2),
+  );
+  if (failed.length > 0) console.error(`bench: ${failed.length} part(s) failed: ${failed.map((f) => f.part).join(', ')}`);
+  console.log(`bench: ${all.length} rows written to ${join(RESULTS, 'latest.json')}`);
+  return failed.length === 0 ? 0 : 1;
+}
+
+process.exitCode = await main();

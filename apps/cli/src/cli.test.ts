@@ -218,26 +218,77 @@ describe('with a daemon', () => {
     expect((await project.run(['down'])).stdout).toMatch(/no daemon runs/);
   });
 
-  it('recovers from a daemon killed with SIGKILL: the stale socket is cleaned and its running agent failed as interrupted', async () => {
-    const up = await project.run(['up', '--detach']);
-    expect(up.code, up.stderr).toBe(0);
-    const pid = Number(/pid (\d+)/.exec(up.stdout)![1]);
-    project.write('slow.js', `await write_file('started.txt', 'yes');\nwhile (true) {}\n`);
-    const spawned = await project.run(['spawn', '--code', 'slow.js', 'spin', '--json', '--wall-ms', '100000', '--cpu-ms', '100000']);
-    const id = (resultOf(spawned).agent as { id: string }).id;
-    for (let i = 0; i < 600; i++) {
-      const status = resultOf(await project.run(['status', id, '--json'])).agent as { state: string };
-      if (status.state === 'running') break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    process.kill(pid, 'SIGKILL');
+  it('recovers from a daemon killed with SIGKILL: the stale socket is cleaned, and its running agent runs again once', async () => {
+    // The program spins until the human creates go-on.txt; the runs it does not finish are cut off by the kills.
+    project.write(
+      'slow.js',
+      `if (await file_exists('go-on.txt')) {\n  await write_file('done.txt', 'yes');\n  await submit_result('done', ['done.txt']);\n} else {\n  await write_file('started.txt', 'yes');\n  while (true) {}\n}\n`,
+    );
+    const killDaemonWhileRunning = async (id: string) => {
+      const up = await project.run(['up', '--detach']);
+      expect(up.code, up.stderr).toBe(0);
+      const pid = Number(/pid (\d+)/.exec(up.stdout)![1]);
+      for (let i = 0; i < 600; i++) {
+        const status = resultOf(await project.run(['status', id, '--json'])).agent as { state: string };
+        if (status.state === 'running') break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      process.kill(pid, 'SIGKILL');
+    };
+    const queued = await project.run(['queue', '--code', 'slow.js', 'spin', '--json', '--wall-ms', '100000', '--cpu-ms', '100000']);
+    const id = (resultOf(queued).agent as { id: string }).id;
+    await killDaemonWhileRunning(id);
     const after = await project.run(['status', id, '--json']);
-    expect(resultOf(after).agent).toMatchObject({ state: 'failed', failure: { code: 'interrupted' } });
+    expect(resultOf(after).agent).toMatchObject({ state: 'queued' });
+    expect((await project.run(['status', id])).stdout).toMatch(/queued again: the process running the agent stopped/);
     const down = await project.run(['down']);
     expect(down.stdout).toMatch(/cleaned up after one that was killed/);
+
+    // Interrupted a second time: failed, with both runs' journals kept.
+    await killDaemonWhileRunning(id);
+    const twice = await project.run(['status', id, '--json']);
+    expect(resultOf(twice).agent).toMatchObject({ state: 'failed', failure: { code: 'interrupted' } });
+    expect((resultOf(twice).agent as { failure: { message: string } }).failure.message).toMatch(/again when it ran a second time/);
+    await project.run(['down']);
+
+    // Once more, and this time the human lets it finish: it reaches reviewing, and `cairn log` shows the run it lost.
+    const retry = await project.run(['queue', '--code', 'slow.js', 'spin again', '--json', '--wall-ms', '100000', '--cpu-ms', '100000']);
+    const second = (resultOf(retry).agent as { id: string }).id;
+    await killDaemonWhileRunning(second);
+    project.write('go-on.txt', 'go\n');
     const again = await project.run(['up', '--detach']);
     expect(again.code, again.stderr).toBe(0);
+    let state = '';
+    for (let i = 0; i < 600 && state !== 'reviewing'; i++) {
+      state = (resultOf(await project.run(['status', second, '--json'])).agent as { state: string }).state;
+      if (state !== 'reviewing') await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(state).toBe('reviewing');
+    const diff = await project.run(['diff', second]);
+    expect(diff.stdout).toContain('done.txt');
+    expect(diff.stdout).not.toContain('started.txt');
+    const log = await project.run(['log', second, '--no-pager']);
+    expect(log.code, log.stderr).toBe(0);
+    expect(log.stdout).toMatch(/an earlier run, cut off/);
+    expect(log.stdout).toMatch(/started\.txt/);
+    expect(log.stdout).toMatch(/journal verified/);
     expect((await project.run(['down'])).code).toBe(0);
+  });
+
+  it('of three `cairn up --detach` at once exactly one daemon wins; the others say which one runs', async () => {
+    const runs = await Promise.all([0, 1, 2].map(() => project.run(['up', '--detach'])));
+    const won = runs.filter((run) => run.code === 0);
+    expect(won, runs.map((r) => r.stdout + r.stderr).join('\n---\n')).toHaveLength(1);
+    const pid = Number(/pid (\d+)/.exec(won[0]!.stdout)![1]);
+    for (const lost of runs.filter((run) => run.code !== 0)) {
+      expect(lost.code).toBe(1);
+      expect(lost.stderr).toContain(`a daemon already serves ${project.root} (pid ${pid})`);
+      expect(lost.stderr).not.toMatch(/SQLITE|database is locked/i);
+    }
+    const listed = await project.run(['ls', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const down = await project.run(['down']);
+    expect(down.stdout).toContain(`stopped the daemon (pid ${pid})`);
   });
 
   it('refuses a socket that belongs to another user', async () => {

@@ -3,7 +3,7 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { withExclusiveLock } from './exclusive-lock.js';
+import { tryHoldExclusiveLock, withExclusiveLock } from './exclusive-lock.js';
 import { makeTempDir } from './test-support/temp-dir.js';
 
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
@@ -45,5 +45,45 @@ describe('withExclusiveLock', () => {
       withExclusiveLock(lock, () => order.push('inner'));
     });
     expect(order).toEqual(['outer', 'inner']);
+  });
+});
+
+describe('tryHoldExclusiveLock', () => {
+  it('gives the lock to one holder at a time, in this process too, until it is released', () => {
+    const lock = join(makeTempDir(), 'daemon.lock');
+    const first = tryHoldExclusiveLock(lock);
+    expect(first).toBeDefined();
+    expect(tryHoldExclusiveLock(lock)).toBeUndefined();
+    first!.release();
+    first!.release();
+    const second = tryHoldExclusiveLock(lock);
+    expect(second).toBeDefined();
+    second!.release();
+  });
+
+  it('is let go by the operating system when its holder is killed', async () => {
+    const dir = makeTempDir();
+    const lock = join(dir, 'daemon.lock');
+    const log = join(dir, 'log');
+    writeFileSync(log, '');
+    const holder = `
+      import { appendFileSync } from 'node:fs';
+      import { tryHoldExclusiveLock } from '@cairn/agentfs';
+      const [lock, log] = process.argv.slice(1);
+      const held = tryHoldExclusiveLock(lock);
+      appendFileSync(log, held === undefined ? 'refused\n' : 'held\n');
+      setInterval(() => {}, 1000);
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', holder, lock, log], { cwd: PACKAGE_DIR, stdio: 'inherit' });
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    const deadline = Date.now() + 20_000;
+    while (!readFileSync(log, 'utf8').includes('held') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(readFileSync(log, 'utf8')).toBe('held\n');
+    expect(tryHoldExclusiveLock(lock)).toBeUndefined();
+    child.kill('SIGKILL');
+    await exited;
+    const after = tryHoldExclusiveLock(lock);
+    expect(after).toBeDefined();
+    after!.release();
   });
 });

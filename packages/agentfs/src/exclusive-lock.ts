@@ -51,3 +51,45 @@ export function withExclusiveLock<T>(lockPath: string, fn: () => T, options: { t
     db.close();
   }
 }
+
+/** A lock held until `release` is called or the process ends. */
+export interface HeldLock {
+  release(): void;
+}
+
+/**
+ * Takes the lock at `lockPath` without waiting and holds it until `release` (or until the process ends, when
+ * the operating system lets it go): undefined when another holder has it, in this process or another. This is
+ * how one process claims a role for its lifetime (one daemon per project) with nothing stale left by a crash.
+ */
+export function tryHoldExclusiveLock(lockPath: string): HeldLock | undefined {
+  let db: Database.Database;
+  try {
+    db = new Database(lockPath);
+  } catch (cause) {
+    throw new AgentFSError('EINVAL', 'lock', lockPath, `cannot open the lock file (${(cause as Error).message})`, { cause });
+  }
+  try {
+    db.pragma('busy_timeout = 0');
+    db.exec('BEGIN EXCLUSIVE');
+  } catch (cause) {
+    db.close();
+    const code = (cause as { code?: string }).code;
+    if (code === 'SQLITE_BUSY') return undefined;
+    if (code !== 'SQLITE_NOTADB' && !code?.startsWith('SQLITE_CORRUPT')) throw cause;
+    rmSync(lockPath, { force: true });
+    return tryHoldExclusiveLock(lockPath);
+  }
+  let held = true;
+  return {
+    release() {
+      if (!held) return;
+      held = false;
+      try {
+        db.exec('ROLLBACK');
+      } finally {
+        db.close();
+      }
+    },
+  };
+}

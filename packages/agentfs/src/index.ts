@@ -43,5 +43,5 @@ export { writeBack, type WriteBackOptions, type WriteBackResult } from './write-
 export { materialize } from './materialize.js';
 export { normalizePath } from './path.js';
 export { S_IFMT, S_IFREG, S_IFDIR, S_IFLNK, type EntryKind } from './mode.js';
-export { SqliteJournalStore } from './journal-store.js';
-export { withExclusiveLock } from './exclusive-lock.js';
+export { SqliteJournalStore, type JournalTable } from './journal-store.js';
+export { withExclusiveLock, tryHoldExclusiveLock, type HeldLock } from './exclusive-lock.js';

@@ -2,21 +2,22 @@ import type Database from 'better-sqlite3';
 import { decodeCanonical, encodeCanonical, type JournalEntry, type JournalKind, type JournalStore } from '@cairn/air';
 import { AgentFSError } from './errors.js';
 
-const DDL = `CREATE TABLE IF NOT EXISTS cairn_journal (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, body BLOB NOT NULL,
-  prev TEXT, hash TEXT NOT NULL UNIQUE)`;
+/** The tables a journal may live in: an agent's own, and the one of a run its process did not live to finish. */
+export type JournalTable = 'cairn_journal' | 'cairn_interrupted_journal';
 
 /**
- * An AIR journal kept in a store's `cairn_journal` table: one row per entry, the body as canonical CBOR. Rows
- * are only ever inserted; `Journal.open` re-verifies the whole chain when it reads them back.
+ * An AIR journal kept in a store's `cairn_journal` table (or `table`): one row per entry, the body as canonical
+ * CBOR. Rows are only ever inserted; `Journal.open` re-verifies the whole chain when it reads them back.
  */
 export class SqliteJournalStore implements JournalStore {
   private readonly insert;
   private readonly select;
 
-  constructor(db: Database.Database) {
-    db.exec(DDL);
-    this.insert = db.prepare('INSERT INTO cairn_journal (seq, kind, body, prev, hash) VALUES (?, ?, ?, ?, ?)');
-    this.select = db.prepare('SELECT seq, kind, body, prev, hash FROM cairn_journal ORDER BY seq');
+  constructor(db: Database.Database, table: JournalTable = 'cairn_journal') {
+    db.exec(`CREATE TABLE IF NOT EXISTS ${table} (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, body BLOB NOT NULL,
+      prev TEXT, hash TEXT NOT NULL UNIQUE)`);
+    this.insert = db.prepare(`INSERT INTO ${table} (seq, kind, body, prev, hash) VALUES (?, ?, ?, ?, ?)`);
+    this.select = db.prepare(`SELECT seq, kind, body, prev, hash FROM ${table} ORDER BY seq`);
   }
 
   append(entry: JournalEntry): void {

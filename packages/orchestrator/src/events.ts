@@ -24,6 +24,7 @@ export type CairnEvent =
   | (AgentBase & { type: 'agent.restored' })
   | (AgentBase & { type: 'agent.replied'; feedback: string })
   | (AgentBase & { type: 'agent.failed'; code: string; reason: string })
+  | (AgentBase & { type: 'agent.requeued'; reason: string })
   | (AgentBase & { type: 'agent.decided'; reviews: string; decision: string; note: string; thread?: string })
   | (Base & { type: 'inbox.received'; agentId: string; thread: string })
   | (Base & { type: 'inbox.processed'; agentId?: string; result: InboxResult })

@@ -39,11 +39,12 @@ export { proposalOnText, type ProposalOnText } from './review/file-proposal.js';
 export { EventBus, type CairnEvent, type CairnEventType } from './events.js';
 export { CairnError, isCairnError, type CairnErrorCode } from './errors.js';
 export { openProject, Project, DEFAULT_MODEL, DEFAULT_LIMITS, DEFAULT_BUDGETS, type ProjectOptions } from './project.js';
-export { projectLayout, cairnHomeDir, type ProjectLayout } from './layout.js';
+export { projectLayout, cairnHomeDir, ensurePrivateDir, type ProjectLayout } from './layout.js';
 export { DaemonClient, connectDaemon } from './daemon/client.js';
 export {
   startDaemon,
   readPidFile,
+  daemonHoldsProject,
   CAIRN_VERSION,
   type RunningDaemon,
   type DaemonOptions,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { realpathSync } from 'node:fs';
+import { chmodSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 
@@ -90,4 +90,15 @@ function realPathOf(path: string): string {
   } catch {
     return path;
   }
+}
+
+/**
+ * Makes a folder only this user can enter (0700), with the folders above it, and narrows one of this user's
+ * that is wider: a daemon's socket, pid file and log live there.
+ */
+export function ensurePrivateDir(path: string): void {
+  mkdirSync(path, { recursive: true, mode: 0o700 });
+  const stats = statSync(path);
+  const mine = typeof process.getuid !== 'function' || stats.uid === process.getuid();
+  if (mine && (stats.mode & 0o077) !== 0) chmodSync(path, 0o700);
 }

@@ -17,6 +17,8 @@ export interface ProjectCore {
   clock: () => number;
   /** `pid:token` of this process, written into the agents it runs. */
   owner: string;
+  /** True in a process that runs the whole queue (a daemon): an agent it was running when it died runs again. */
+  rerunsInterrupted: boolean;
   defaultModel: string;
   sandbox(): Sandbox;
   modelClient(): ModelClient;

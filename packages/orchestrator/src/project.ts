@@ -5,6 +5,7 @@ import { AgentFS, isAgentFSError, type Overlay, SqliteJournalStore, stateOf } fr
 import { createSandbox, type Sandbox } from '@cairn/sandbox';
 import { ReceiptSigner } from './adapters/receipt-signer.js';
 import { toAgentInfo } from './agents/agent-info.js';
+import { claimOrphan, INTERRUPTED, interruptedJournal, mayRerun, restartOverlay } from './agents/interrupted.js';
 import { runAgent } from './agents/agent-runner.js';
 import type { AgentRecord, AgentStore } from './agents/agent-store.js';
 import { Scheduler, type QueueScope } from './agents/scheduler.js';
@@ -79,7 +80,7 @@ export interface ProjectOptions {
   cairnHome?: string;
   /** Agents running at once in this process (default 3). */
   poolSize?: number;
-  /** `all`: run every queued agent (a daemon); `own` (default): only those this process spawned. */
+  /** `all`: run every queued agent (a daemon); `own` (default): only those this process created; `none`: none. */
   queue?: QueueScope;
   /** Ollama's address (default: `OLLAMA_HOST`, or `http://127.0.0.1:11434`). */
   ollamaHost?: string;
@@ -136,6 +137,7 @@ export class Project implements CairnApi {
       signer,
       clock,
       owner,
+      rerunsInterrupted: options.queue === 'all',
       defaultModel: options.defaultModel ?? DEFAULT_MODEL,
       sandbox: () => (this.sandboxInstance ??= createSandbox({ poolSize: this.poolSize })),
       modelClient: () =>
@@ -163,7 +165,7 @@ export class Project implements CairnApi {
       (id) => runAgent(this.core, id),
     );
     recoverPendingWrites(this.core);
-    this.failOrphans();
+    this.recoverOrphans();
     this.scheduler.kick();
   }
 
@@ -467,6 +469,11 @@ export class Project implements CairnApi {
       const broken = verifyJournal(entries, record.journalHead);
       const view: JournalView = { agentId: id, rows: journalRows(entries), entries: entries.length, verified: broken === undefined };
       if (broken !== undefined) view.broken = broken;
+      const earlier = interruptedJournal(overlay.upper.db);
+      if (earlier.length > 0) {
+        const earlierBroken = verifyJournal(earlier, undefined);
+        view.interrupted = { rows: journalRows(earlier), entries: earlier.length, verified: earlierBroken === undefined };
+      }
       return view;
     });
   }
@@ -604,39 +611,49 @@ export class Project implements CairnApi {
     return (queued[0]?.queueSeq ?? 0) - 1;
   }
 
-  /** Running agents whose process is gone are failed as interrupted; their journal stays as it is. */
-  private failOrphans(): void {
+  /**
+   * Running agents whose process is gone: one a queue ran goes back to the front of the queue once, on a fresh
+   * overlay that keeps the interrupted run's journal; any other is failed as interrupted, its journal kept.
+   */
+  private recoverOrphans(): void {
     for (const record of this.store.list(['running'])) {
       const pid = Number((record.owner ?? '').split(':')[0]);
       if (record.owner !== undefined && Number.isSafeInteger(pid) && pid > 0 && processAlive(pid)) continue;
+      if (!claimOrphan(this.store, record, this.core.owner)) continue;
       try {
-        const failed = this.store.transition(
-          record.id,
-          ['running'],
-          'failed',
-          {
-            owner: undefined,
-            failure: {
-              code: 'interrupted',
-              message: 'the process running the agent stopped before it finished',
-              hint: 'spawn the task again',
-            },
-            reason: 'the process running the agent stopped before it finished',
-          },
-          'fail',
-        );
-        this.recordChanged(failed);
-        this.emit({
-          type: 'agent.failed',
-          time: iso(this.core.clock()),
-          agentId: record.id,
-          code: 'interrupted',
-          reason: failed.reason ?? '',
-        });
+        if (mayRerun(record)) this.rerun(record);
+        else this.failInterrupted(record);
       } catch (error) {
         if (!isCairnError(error, 'CAIRN_INVALID_STATE')) throw error;
       }
     }
+  }
+
+  private rerun(record: AgentRecord): void {
+    restartOverlay(this.layout.overlayPath(record.id), this.stable);
+    const queued = this.store.transition(
+      record.id,
+      ['running'],
+      'queued',
+      { owner: undefined, interruptions: (record.interruptions ?? 0) + 1, queueSeq: this.frontSeq(), changes: undefined },
+      'run again',
+    );
+    this.recordChanged(queued);
+    this.emit({ type: 'agent.requeued', time: iso(this.core.clock()), agentId: record.id, reason: `${INTERRUPTED}; it runs again` });
+  }
+
+  private failInterrupted(record: AgentRecord): void {
+    const again = (record.interruptions ?? 0) > 0;
+    const message = again ? `${INTERRUPTED}, and again when it ran a second time` : INTERRUPTED;
+    const failed = this.store.transition(
+      record.id,
+      ['running'],
+      'failed',
+      { owner: undefined, failure: { code: 'interrupted', message, hint: 'spawn the task again' }, reason: message },
+      'fail',
+    );
+    this.recordChanged(failed);
+    this.emit({ type: 'agent.failed', time: iso(this.core.clock()), agentId: record.id, code: 'interrupted', reason: message });
   }
 
   private withOverlay<T>(id: string, fn: (overlay: Overlay) => T): Promise<T> {

@@ -312,6 +312,8 @@ export interface JournalView {
   verified: boolean;
   /** Where the chain breaks, when it does. */
   broken?: { seq: number; reason: string };
+  /** The run the agent's process did not live to finish, when a queue ran the agent again from the start. */
+  interrupted?: { rows: JournalRow[]; entries: number; verified: boolean };
 }
 
 /** Options of `events()`. */

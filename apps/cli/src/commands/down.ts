@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { connectDaemon, processAlive, projectLayout, readPidFile } from '@cairn/orchestrator';
+import { connectDaemon, daemonHoldsProject, processAlive, projectLayout, readPidFile } from '@cairn/orchestrator';
 import type { CommandContext } from '../context.js';
 
 const STOP_TIMEOUT_MS = 180_000;
@@ -11,7 +11,12 @@ export async function downCommand(ctx: CommandContext): Promise<number> {
   const pidFile = readPidFile(layout.pidPath);
   const client = await connectDaemon(layout.root, layout.socketPath);
   if (client === undefined) {
-    if (pidFile !== undefined && !processAlive(pidFile.pid)) {
+    if (pidFile !== undefined && daemonHoldsProject(layout) && processAlive(pidFile.pid)) {
+      // a daemon still importing the project holds it but does not answer yet: ask it to stop
+      process.kill(pidFile.pid, 'SIGTERM');
+      return awaitExit(ctx, pidFile.pid);
+    }
+    if (pidFile !== undefined) {
       rmSync(layout.pidPath, { force: true });
       rmSync(layout.socketPath, { force: true });
       out.result(true, { stopped: false, cleaned: true, pid: pidFile.pid });
@@ -25,13 +30,18 @@ export async function downCommand(ctx: CommandContext): Promise<number> {
   const health = await client.health();
   await client.shutdown();
   await client.close();
+  return awaitExit(ctx, health.pid);
+}
+
+async function awaitExit(ctx: CommandContext, pid: number): Promise<number> {
+  const { out } = ctx;
   const deadline = Date.now() + STOP_TIMEOUT_MS;
-  while (processAlive(health.pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-  if (processAlive(health.pid)) {
-    out.error('CAIRN_DAEMON', `the daemon (pid ${health.pid}) did not stop in time`, `stop it with \`kill ${health.pid}\``);
+  while (processAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  if (processAlive(pid)) {
+    out.error('CAIRN_DAEMON', `the daemon (pid ${pid}) did not stop in time`, `stop it with \`kill ${pid}\``);
     return 1;
   }
-  out.result(true, { stopped: true, pid: health.pid });
-  out.line(`stopped the daemon (pid ${health.pid})`);
+  out.result(true, { stopped: true, pid });
+  out.line(`stopped the daemon (pid ${pid})`);
   return 0;
 }

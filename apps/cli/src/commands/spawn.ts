@@ -27,7 +27,7 @@ export async function spawnCommand(
   const { out } = ctx;
   const task = taskOf(words);
   const options = spawnOptionsOf(flags);
-  const conn = await connect(ctx.root);
+  const conn = await connect(ctx.root, { runs: mode === 'spawn' });
   try {
     if (!conn.daemon) noteSkipped(out, await conn.api.sync());
     const runsHere = !conn.daemon && mode === 'spawn';

@@ -1,8 +1,15 @@
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { projectLayout, readPidFile, socketAnswers, startDaemon, type CairnEvent } from '@cairn/orchestrator';
+import {
+  daemonHoldsProject,
+  ensurePrivateDir,
+  projectLayout,
+  readPidFile,
+  socketAnswers,
+  startDaemon,
+  type CairnEvent,
+} from '@cairn/orchestrator';
 import cliProgress from 'cli-progress';
 import type { CommandContext } from '../context.js';
 import { describeEvent } from '../render/events.js';
@@ -71,17 +78,9 @@ export async function upCommand(ctx: CommandContext, flags: { detach?: boolean }
 async function detach(ctx: CommandContext): Promise<number> {
   const { out } = ctx;
   const layout = projectLayout(ctx.root);
-  if (await socketAnswers(layout.socketPath)) {
-    const running = readPidFile(layout.pidPath);
-    out.error(
-      'CAIRN_DAEMON',
-      `a daemon already serves ${layout.root}${running === undefined ? '' : ` (pid ${running.pid})`}`,
-      'stop it with `cairn down`',
-    );
-    return 1;
-  }
-  mkdirSync(dirname(layout.logPath), { recursive: true });
-  const log = openSync(layout.logPath, 'a');
+  ensurePrivateDir(layout.home);
+  if (daemonHoldsProject(layout)) return alreadyRunning(ctx, layout);
+  const log = openSync(layout.logPath, 'a', 0o600);
   const bin = fileURLToPath(new URL('../../bin/cairn.mjs', import.meta.url));
   const child = spawn(process.execPath, [bin, 'up', '--project', layout.root], {
     detached: true,
@@ -104,6 +103,8 @@ async function detach(ctx: CommandContext): Promise<number> {
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  // a daemon started at the same moment won the project: this one said so in its log and left
+  if (exited !== undefined && daemonHoldsProject(layout)) return alreadyRunning(ctx, layout);
   const tail = readTail(layout.logPath);
   out.error(
     'CAIRN_DAEMON',
@@ -111,6 +112,16 @@ async function detach(ctx: CommandContext): Promise<number> {
     `see its log: ${layout.logPath}${tail === '' ? '' : `\n${tail}`}`,
   );
   if (exited === undefined) child.kill('SIGTERM');
+  return 1;
+}
+
+function alreadyRunning(ctx: CommandContext, layout: ReturnType<typeof projectLayout>): number {
+  const running = readPidFile(layout.pidPath);
+  ctx.out.error(
+    'CAIRN_DAEMON',
+    `a daemon already serves ${layout.root}${running === undefined ? '' : ` (pid ${running.pid})`}`,
+    'stop it with `cairn down`',
+  );
   return 1;
 }
 

@@ -33,6 +33,8 @@ export function describeEvent(event: CairnEvent, paint: Paint): string {
       return `${who}revising: ${event.feedback}`;
     case 'agent.failed':
       return `${who}${paint.red('failed')}: ${event.reason} ${paint.dim(`(${event.code})`)}`;
+    case 'agent.requeued':
+      return `${who}${paint.yellow('queued again')}: ${event.reason}`;
     case 'agent.decided':
       return `${who}${paint.magenta('decided')} ${event.decision} on ${event.reviews}${event.thread === undefined ? '' : ` (${event.thread})`}`;
     case 'inbox.received':

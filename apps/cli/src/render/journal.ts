@@ -3,8 +3,30 @@ import type { Paint } from '../output.js';
 
 /** `cairn log`: the journal as a table (time, effect, path, decision, bytes, tokens), then whether its chain verifies. */
 export function renderJournal(view: JournalView, paint: Paint, width = process.stdout.columns ?? 120): string[] {
+  const lines: string[] = [];
+  if (view.interrupted !== undefined) {
+    lines.push(paint.yellow('an earlier run, cut off when the process running it stopped (the agent then ran again from the start):'));
+    lines.push(...renderRows(view.interrupted.rows, paint, width));
+    lines.push(
+      view.interrupted.verified
+        ? paint.dim(`  ${view.interrupted.entries} entries, the hash chain is whole`)
+        : paint.red(`  ${view.interrupted.entries} entries, the hash chain is BROKEN`),
+    );
+    lines.push('', paint.yellow('the run that counts:'));
+  }
+  lines.push(...renderRows(view.rows, paint, width));
+  lines.push('');
+  lines.push(
+    view.verified
+      ? paint.green(`journal verified: ${view.entries} entries, the hash chain is whole and reaches the recorded head`)
+      : paint.red(`journal BROKEN at entry ${view.broken?.seq}: ${view.broken?.reason}`),
+  );
+  return lines;
+}
+
+function renderRows(journalRows: JournalView['rows'], paint: Paint, width: number): string[] {
   const header = ['TIME', 'SEQ', 'EFFECT', 'PATH', 'DECISION', 'BYTES', 'TOKENS'];
-  const rows = view.rows.map((row) => [
+  const rows = journalRows.map((row) => [
     row.time.slice(11, 19),
     String(row.seq),
     row.effect ?? row.kind,
@@ -30,11 +52,5 @@ export function renderJournal(view: JournalView, paint: Paint, width = process.s
     const text = row[7]!.length > room ? row[7]!.slice(0, room - 1) + '…' : row[7]!;
     lines.push(text === '' ? coloured : `${coloured}  ${paint.dim(text)}`);
   }
-  lines.push('');
-  lines.push(
-    view.verified
-      ? paint.green(`journal verified: ${view.entries} entries, the hash chain is whole and reaches the recorded head`)
-      : paint.red(`journal BROKEN at entry ${view.broken?.seq}: ${view.broken?.reason}`),
-  );
   return lines;
 }

@@ -1,10 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** `../shared/vectors` beside the repository; undefined when it is absent (tests then skip, saying why). */
-export const VECTORS_DIR = fileURLToPath(new URL('../../../../../shared/vectors/', import.meta.url));
-export const HAVE_VECTORS = existsSync(VECTORS_DIR);
-export const NO_VECTORS_REASON = `shared conformance vectors not found at ${VECTORS_DIR}`;
+/** The public conformance vectors kept in this package (`test/vectors/`, with their sources and licences). */
+export const VECTORS_DIR = fileURLToPath(new URL('../../test/vectors/', import.meta.url));
 
 /** Reads and parses a vector file. */
 export function readVectors<T>(name: string): T {

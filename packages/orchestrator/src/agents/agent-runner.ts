@@ -23,7 +23,7 @@ export const REVISION_STARTED = 'cairn/RevisionStarted@1';
 export async function runAgent(core: ProjectCore, id: string): Promise<void> {
   let record: AgentRecord;
   try {
-    record = core.store.transition(id, ['queued'], 'running', { owner: core.owner }, 'start');
+    record = core.store.transition(id, ['queued'], 'running', { owner: core.owner, rerunOnInterrupt: core.rerunsInterrupted }, 'start');
   } catch {
     return;
   }

@@ -26,6 +26,10 @@ export interface AgentRecord {
   updatedAt: number;
   /** `pid:token` of the process running the agent, while it runs. */
   owner?: string;
+  /** Set when a queue (a daemon) runs the agent: it runs again if that process dies before the agent ends. */
+  rerunOnInterrupt?: boolean;
+  /** How many times the process running the agent died before the agent ended. */
+  interruptions?: number;
   summary?: string;
   changes?: ChangeInfo[];
   failure?: AgentFailure;

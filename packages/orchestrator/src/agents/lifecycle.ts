@@ -3,7 +3,7 @@ import type { AgentState } from '../types.js';
 /** The transitions an agent may make, and the operation that makes each. */
 const LEGAL: Readonly<Record<AgentState, readonly AgentState[]>> = {
   queued: ['running', 'rejected', 'failed'],
-  running: ['reviewing', 'failed', 'decided'],
+  running: ['reviewing', 'failed', 'decided', 'queued'],
   reviewing: ['queued', 'running', 'accepted', 'rejected'],
   accepted: ['reviewing'],
   rejected: ['queued', 'reviewing', 'failed'],

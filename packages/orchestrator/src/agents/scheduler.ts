@@ -1,5 +1,8 @@
-/** Which queued agents a scheduler may start: all of them (a daemon), or only its own process's (a CLI). */
-export type QueueScope = 'all' | 'own';
+/**
+ * Which queued agents a scheduler may start: all of them (a daemon), only its own process's (a CLI that
+ * spawns), or none (a process that only records agents for a daemon to run).
+ */
+export type QueueScope = 'all' | 'own' | 'none';
 
 /**
  * A FIFO queue drained into a bounded pool. The queue itself lives in bin.db (queued agents in order);
@@ -25,7 +28,7 @@ export class Scheduler {
 
   /** Fills free slots with the queued agents first in line. */
   kick(): void {
-    if (this.closed) return;
+    if (this.closed || this.scope === 'none') return;
     for (const id of this.nextQueued()) {
       if (this.running.size >= this.poolSize) return;
       if (this.running.has(id) || (this.scope === 'own' && !this.own.has(id))) continue;

@@ -1,12 +1,14 @@
 import { request } from 'node:http';
-import { statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isCairnError } from '../errors.js';
 import type { CairnEvent } from '../events.js';
 import { makeTempProject, SAMPLE_FILES, type TempProject } from '../test-support/temp-project.js';
 import { connectDaemon, DaemonClient } from './client.js';
-import { startDaemon, type RunningDaemon } from './run-daemon.js';
+import { projectLayout } from '../layout.js';
+import { daemonHoldsProject, startDaemon, type RunningDaemon } from './run-daemon.js';
 
 let temp: TempProject;
 let daemon: RunningDaemon | undefined;
@@ -125,5 +127,79 @@ describe('the daemon', () => {
     expect(readFileSync(join(signals, 'failed', 'accept-zzzz.reason'), 'utf8')).toMatch(/no agent/);
     await stream.return?.();
     await client.close();
+  });
+
+  it('of three daemons started at once exactly one serves; the others are refused before opening anything', async () => {
+    temp = makeTempProject(SAMPLE_FILES);
+    const starts = await Promise.allSettled([0, 1, 2].map(() => startDaemon(temp.root, { cairnHome: temp.home })));
+    const served = starts.filter((s): s is PromiseFulfilledResult<RunningDaemon> => s.status === 'fulfilled');
+    expect(served).toHaveLength(1);
+    daemon = served[0]!.value;
+    for (const refused of starts.filter((s): s is PromiseRejectedResult => s.status === 'rejected')) {
+      expect(isCairnError(refused.reason, 'CAIRN_DAEMON')).toBe(true);
+      expect((refused.reason as Error).message).toBe(`a daemon already serves ${temp.root} (pid ${process.pid})`);
+    }
+    const layout = projectLayout(temp.root, temp.home);
+    expect(daemonHoldsProject(layout)).toBe(true);
+    expect(JSON.parse((await get(daemon.socketPath, '/health')).body)).toMatchObject({ ok: true });
+    await daemon.stop();
+    daemon = undefined;
+    expect(daemonHoldsProject(layout)).toBe(false);
+  });
+
+  it('keeps its socket in a folder only its user can enter, even one made wider before it started', async () => {
+    temp = makeTempProject(SAMPLE_FILES);
+    const folder = dirname(projectLayout(temp.root, temp.home).socketPath);
+    mkdirSync(folder, { recursive: true });
+    chmodSync(folder, 0o755);
+    daemon = await startDaemon(temp.root, { cairnHome: temp.home });
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
+    expect(statSync(daemon.socketPath).mode & 0o777).toBe(0o600);
+  });
+
+  it('answers a body over 1 MB with 413 before reading it, and cuts off requests that never finish', async () => {
+    temp = makeTempProject(SAMPLE_FILES);
+    daemon = await startDaemon(temp.root, { cairnHome: temp.home });
+    const socketPath = daemon.socketPath;
+    // 50 MB announced, a few bytes sent: the answer comes without the rest.
+    const tooLarge = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        { socketPath, path: '/agents/x/reply', method: 'POST', headers: { host: 'cairn', 'content-length': String(50 << 20) } },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => {
+            resolve({ status: res.statusCode ?? 0, body });
+            req.destroy();
+          });
+        },
+      );
+      req.on('error', (error) => (error.message.includes('socket hang up') ? undefined : reject(error)));
+      req.write('{"feedback": "');
+    });
+    expect(tooLarge.status).toBe(413);
+    expect(JSON.parse(tooLarge.body)).toMatchObject({ code: 'CAIRN_INVALID_ARGUMENT', message: 'the request body is larger than 1 MB' });
+    // Half-sent requests: the daemon closes every one of them within seconds (Node's defaults wait minutes).
+    const sockets = await Promise.all(
+      Array.from(
+        { length: 50 },
+        () =>
+          new Promise<import('node:net').Socket>((resolve, reject) => {
+            const socket = connect(socketPath, () => {
+              socket.write('POST /agents HTTP/1.1\r\nHost: cairn\r\nContent-Length: 100\r\n\r\n{"ta');
+              socket.resume();
+              resolve(socket);
+            });
+            socket.on('error', reject);
+          }),
+      ),
+    );
+    const closed = await Promise.all(
+      sockets.map(
+        (socket) => new Promise<boolean>((resolve) => socket.once('close', () => resolve(true)).once('error', () => resolve(true))),
+      ),
+    );
+    expect(closed.every(Boolean)).toBe(true);
+    expect(JSON.parse((await get(socketPath, '/health')).body)).toMatchObject({ ok: true });
   });
 });

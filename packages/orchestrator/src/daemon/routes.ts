@@ -1,4 +1,5 @@
 import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { stream } from 'hono/streaming';
 import { CairnError, isCairnError, type CairnErrorCode } from '../errors.js';
 import type { AgentState, CairnApi, ReviewOptions, SpawnOptions } from '../types.js';
@@ -13,6 +14,10 @@ const STATUS: Partial<Record<CairnErrorCode, 400 | 404 | 409 | 422 | 500 | 503>>
   CAIRN_BUSY: 409,
   CAIRN_CLOSED: 503,
 };
+
+/** The largest request body a route reads: 1 MB, or 8 MB where it may carry a program (spawn, review). */
+const MAX_BODY = 1 << 20;
+const MAX_PROGRAM_BODY = 8 << 20;
 
 const STATES: readonly AgentState[] = ['queued', 'running', 'reviewing', 'accepted', 'rejected', 'failed', 'decided'];
 
@@ -45,6 +50,21 @@ export function daemonRoutes(api: CairnApi, identity: DaemonIdentity, shutdown: 
       },
       404,
     ),
+  );
+
+  const limited = (maxSize: number) =>
+    bodyLimit({
+      maxSize,
+      onError: (c) =>
+        c.json(
+          { code: 'CAIRN_INVALID_ARGUMENT', message: `the request body is larger than ${maxSize >> 20} MB`, hint: 'send less at once' },
+          413,
+        ),
+    });
+  const small = limited(MAX_BODY);
+  const large = limited(MAX_PROGRAM_BODY);
+  app.use('*', (c, next) =>
+    (c.req.method === 'POST' && (c.req.path === '/agents' || c.req.path.endsWith('/review')) ? large : small)(c, next),
   );
 
   app.get('/health', (c) => c.json({ ok: true, ...identity }));

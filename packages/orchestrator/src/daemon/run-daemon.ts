@@ -1,11 +1,12 @@
-import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type HeldLock, tryHoldExclusiveLock } from '@cairn/agentfs';
 import { CairnError } from '../errors.js';
 import type { CairnEvent } from '../events.js';
-import { projectLayout } from '../layout.js';
+import { ensurePrivateDir, projectLayout, type ProjectLayout } from '../layout.js';
 import { openProject, type Project, type ProjectOptions } from '../project.js';
 import type { SyncSummary } from '../types.js';
-import { serveApi, socketAnswers, type DaemonServer } from './server.js';
+import { serveApi, type DaemonServer } from './server.js';
 import { watchSignals, type SignalWatcher } from './signals.js';
 import type { ProjectWatcher } from '../sync/watcher.js';
 import { watchInbox, type InboxWatcher } from '../inbox/inbox-watcher.js';
@@ -46,17 +47,11 @@ export interface DaemonPidFile {
  */
 export async function startDaemon(root: string, options: DaemonOptions = {}): Promise<RunningDaemon> {
   const layout = projectLayout(root, options.cairnHome);
-  const running = readPidFile(layout.pidPath);
-  if (await socketAnswers(layout.socketPath)) {
-    throw new CairnError(
-      'CAIRN_DAEMON',
-      `a daemon already serves ${layout.root}${running === undefined ? '' : ` (pid ${running.pid})`} on ${layout.socketPath}`,
-      { hint: 'stop it with `cairn down`' },
-    );
-  }
-  if (running !== undefined) rmSync(layout.pidPath, { force: true });
-  const project = openProject(layout.root, { ...options, queue: 'all' });
-  const events = options.onEvent === undefined ? undefined : forward(project, options.onEvent);
+  const lock = await claimDaemon(layout);
+  const startedAt = new Date().toISOString();
+  const pidFile: DaemonPidFile = { pid: process.pid, socket: layout.socketPath, root: layout.root, startedAt };
+  let project: Project | undefined;
+  let events: AsyncIterator<CairnEvent> | undefined;
   let watcher: ProjectWatcher | undefined;
   let signals: SignalWatcher | undefined;
   let inbox: InboxWatcher | undefined;
@@ -66,41 +61,84 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      await server?.close();
-      await signals?.close();
-      await inbox?.close();
-      await watcher?.close();
-      await project.close();
-      await events?.return?.();
-      rmSync(layout.pidPath, { force: true });
-      resolveStopped();
+      try {
+        await server?.close();
+        await signals?.close();
+        await inbox?.close();
+        await watcher?.close();
+        await project?.close();
+        await events?.return?.();
+      } finally {
+        if (readPidFile(layout.pidPath)?.pid === process.pid) rmSync(layout.pidPath, { force: true });
+        lock.release();
+        resolveStopped();
+      }
     })());
   try {
+    writePidFile(layout.pidPath, pidFile);
+    project = openProject(layout.root, { ...options, queue: 'all' });
+    if (options.onEvent !== undefined) events = forward(project, options.onEvent);
     const sync = await project.sync();
     watcher = project.watch(options.debounceMs === undefined ? {} : { debounceMs: options.debounceMs });
     await watcher.ready;
-    const startedAt = new Date().toISOString();
+    const open = project;
     server = await serveApi(
-      project,
+      open,
       layout.socketPath,
       { pid: process.pid, root: layout.root, version: CAIRN_VERSION, startedAt },
       () => void stop(),
     );
-    mkdirSync(dirname(layout.pidPath), { recursive: true });
-    const pidFile: DaemonPidFile = { pid: process.pid, socket: layout.socketPath, root: layout.root, startedAt };
-    writeFileSync(layout.pidPath, JSON.stringify(pidFile) + '\n');
-    signals = watchSignals(project, layout.signalsDir, (event) => project.notify(event));
+    signals = watchSignals(open, layout.signalsDir, (event) => open.notify(event));
     await signals.ready;
-    inbox = watchInbox(project, layout.inboxDir, (error) =>
-      project.notify({ type: 'error', time: new Date().toISOString(), code: 'inbox', message: error.message }),
+    inbox = watchInbox(open, layout.inboxDir, (error) =>
+      open.notify({ type: 'error', time: new Date().toISOString(), code: 'inbox', message: error.message }),
     );
     await inbox.ready;
-    project.startQueue();
-    return { project, socketPath: layout.socketPath, sync, stopped, stop };
+    open.startQueue();
+    return { project: open, socketPath: layout.socketPath, sync, stopped, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/**
+ * Claims the project for this process's daemon: a lock in the project's home that the operating system lets
+ * go when the process ends, so of daemons started at once exactly one wins, before any of them opens a
+ * database, and a daemon that was killed leaves nothing that blocks the next.
+ */
+async function claimDaemon(layout: ProjectLayout): Promise<HeldLock> {
+  ensurePrivateDir(layout.home);
+  const lockPath = join(layout.home, 'daemon.lock');
+  // a probe (`daemonHoldsProject`) holds the lock for an instant; a daemon holds it for good
+  for (let tries = 0; tries < 10; tries++) {
+    const lock = tryHoldExclusiveLock(lockPath);
+    if (lock !== undefined) return lock;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const running = readPidFile(layout.pidPath);
+  throw new CairnError('CAIRN_DAEMON', `a daemon already serves ${layout.root}${running === undefined ? '' : ` (pid ${running.pid})`}`, {
+    hint: 'stop it with `cairn down`',
+  });
+}
+
+/** Writes the pid file whole or not at all, so a reader never sees half of it. */
+function writePidFile(path: string, pidFile: DaemonPidFile): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, JSON.stringify(pidFile) + '\n');
+  renameSync(temporary, path);
+}
+
+/**
+ * True while a daemon holds the project, starting or serving: its lock is taken. (A pid file alone can be
+ * left by a daemon that was killed, and its pid reused.)
+ */
+export function daemonHoldsProject(layout: Pick<ProjectLayout, 'home'>): boolean {
+  if (!existsSync(layout.home)) return false;
+  const lock = tryHoldExclusiveLock(join(layout.home, 'daemon.lock'));
+  if (lock === undefined) return true;
+  lock.release();
+  return false;
 }
 
 /** The pid file of a project's daemon, if one was written. */

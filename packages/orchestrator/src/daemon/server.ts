@@ -1,11 +1,15 @@
-import { chmodSync, lstatSync, mkdirSync, rmSync, type Stats } from 'node:fs';
+import { chmodSync, lstatSync, rmSync, type Stats } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { dirname } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { CairnError } from '../errors.js';
+import { ensurePrivateDir } from '../layout.js';
 import type { CairnApi } from '../types.js';
 import { daemonRoutes, type DaemonIdentity } from './routes.js';
+
+/** How long a client may take to send a whole request (headers and body). */
+const REQUEST_TIMEOUT_MS = 10_000;
 
 /** A daemon's API server, listening on its Unix socket. */
 export interface DaemonServer {
@@ -19,11 +23,15 @@ export interface DaemonServer {
  * is refused with the reason.
  */
 export async function serveApi(api: CairnApi, socketPath: string, identity: DaemonIdentity, shutdown: () => void): Promise<DaemonServer> {
-  mkdirSync(dirname(socketPath), { recursive: true, mode: 0o700 });
+  ensurePrivateDir(dirname(socketPath));
   await clearStaleSocket(socketPath);
   const app = daemonRoutes(api, identity, shutdown);
-  const server = createServer(getRequestListener(app.fetch));
-  server.keepAliveTimeout = 60_000;
+  // Requests must arrive whole within seconds (a half-sent one is cut off); answers such as the event stream may
+  // last as long as they need. Node checks these bounds every `connectionsCheckingInterval`.
+  const server = createServer(
+    { headersTimeout: REQUEST_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000, keepAliveTimeout: 5000 },
+    getRequestListener(app.fetch),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(socketPath, () => {

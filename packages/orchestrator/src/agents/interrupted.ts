@@ -1,0 +1,84 @@
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { type AgentFS, Overlay, SqliteJournalStore } from '@cairn/agentfs';
+import type { JournalEntry } from '@cairn/air';
+import type { AgentRecord, AgentStore } from './agent-store.js';
+
+/** How many times a queue runs an agent again after the process running it stopped. */
+export const RERUNS_AFTER_INTERRUPT = 1;
+
+/** Why an interrupted agent failed, or that it runs again. */
+export const INTERRUPTED = 'the process running the agent stopped before it finished';
+
+/**
+ * True when an agent interrupted by the death of its process may run again from a fresh overlay: a queue (a
+ * daemon) ran it, this was its first stretch (a revision's overlay holds the proposal under review, which a
+ * fresh start would lose), and it was not interrupted before.
+ */
+export function mayRerun(record: AgentRecord): boolean {
+  return (
+    record.rerunOnInterrupt === true &&
+    (record.interruptions ?? 0) < RERUNS_AFTER_INTERRUPT &&
+    record.runs === 0 &&
+    record.journalHead === undefined
+  );
+}
+
+/**
+ * Takes over a running agent whose process is gone, so no other process recovers it at the same time: true
+ * when this process now owns it.
+ */
+export function claimOrphan(store: AgentStore, record: AgentRecord, owner: string): boolean {
+  return store.database
+    .transaction(() => {
+      const current = store.get(record.id);
+      if (current?.state !== 'running' || current.owner !== record.owner) return false;
+      store.update(record.id, { owner }, ['running']);
+      return true;
+    })
+    .immediate();
+}
+
+/**
+ * Replaces an agent's overlay with an empty one that keeps the interrupted run's journal
+ * (`cairn_interrupted_journal`), for `cairn log`. The new database is built beside the old and renamed over
+ * it, so a crash at any point leaves one or the other whole; run again, it finishes the job.
+ */
+export function restartOverlay(path: string, stable: AgentFS): void {
+  if (!existsSync(path)) return;
+  const old = Overlay.open(path, stable);
+  let entries: JournalEntry[];
+  try {
+    if (hasTable(old.upper.db, 'cairn_interrupted_journal') && !hasRows(old.upper.db, 'cairn_journal')) return;
+    entries = [...new SqliteJournalStore(old.upper.db).entries()];
+    // an empty write-ahead log: nothing of the old database can be applied to the new one under its name
+    old.upper.db.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    old.close();
+  }
+  const fresh = `${path}.rerun`;
+  for (const suffix of ['', '-wal', '-shm']) rmSync(fresh + suffix, { force: true });
+  const next = Overlay.open(fresh, stable);
+  try {
+    const kept = new SqliteJournalStore(next.upper.db, 'cairn_interrupted_journal');
+    next.upper.transaction(() => {
+      for (const entry of entries) kept.append(entry);
+    });
+  } finally {
+    next.close();
+  }
+  renameSync(fresh, path);
+}
+
+/** The journal of an agent's run that was interrupted, when its overlay keeps one. */
+export function interruptedJournal(db: AgentFS['db']): JournalEntry[] {
+  if (!hasTable(db, 'cairn_interrupted_journal')) return [];
+  return [...new SqliteJournalStore(db, 'cairn_interrupted_journal').entries()];
+}
+
+function hasTable(db: AgentFS['db'], name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
+function hasRows(db: AgentFS['db'], table: 'cairn_journal'): boolean {
+  return hasTable(db, table) && db.prepare(`SELECT 1 FROM ${table} LIMIT 1`).get() !== undefined;
+}
