@@ -104,6 +104,9 @@ export function unwritable(path: string): string | undefined {
     accessSync(path, constants.W_OK | (isFolder(path) ? constants.X_OK : 0));
     return undefined;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EROFS' ? 'the file system is read-only' : 'permission denied';
+    const code = (error as NodeJS.ErrnoException).code;
+    // gone since it was listed (a database's -wal and -shm files come and go as processes close it)
+    if (code === 'ENOENT') return undefined;
+    return code === 'EROFS' ? 'the file system is read-only' : 'permission denied';
   }
 }

@@ -71,7 +71,7 @@ describe('tryHoldExclusiveLock', () => {
       import { tryHoldExclusiveLock } from '@cairn/agentfs';
       const [lock, log] = process.argv.slice(1);
       const held = tryHoldExclusiveLock(lock);
-      appendFileSync(log, held === undefined ? 'refused\n' : 'held\n');
+      appendFileSync(log, held === undefined ? 'refused\\n' : 'held\\n');
       setInterval(() => {}, 1000);
     `;
     const child = spawn(process.execPath, ['--input-type=module', '-e', holder, lock, log], { cwd: PACKAGE_DIR, stdio: 'inherit' });
