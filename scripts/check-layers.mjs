@@ -21,6 +21,32 @@ export const LAYERS = {
   '@cairn/integration-tests': 4,
 };
 
+/**
+ * Folders of a package's src/, lowest first: a file may import files of its own folder and of folders before
+ * it, never after (tests may import anything). Files directly in src/ (the public entry) sit above them all.
+ */
+export const FOLDERS = {
+  '@cairn/orchestrator': [
+    'api',
+    'events',
+    'workspace',
+    'governance',
+    'model',
+    'run',
+    'tools',
+    'programs',
+    'agents',
+    'review',
+    'sync',
+    'replay',
+    'inbox',
+    'project',
+    'daemon',
+    'testing',
+    'test-support',
+  ],
+};
+
 const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm;
 
 function listWorkspacePackages() {
@@ -53,8 +79,59 @@ function sourceFiles(dir) {
   return out;
 }
 
+/** The folder of a file under src/ ('' for the package's entry files), and its rank in the package's order. */
+function folderOf(srcDir, file, order) {
+  const parts = relative(srcDir, file).split('/');
+  const folder = parts.length > 1 ? parts[0] : '';
+  return { folder, rank: folder === '' ? order.length : order.indexOf(folder) };
+}
+
+const isTest = (file) => /\.test(-d)?\.ts$/.test(file);
+
+/** Folder-order and cycle problems inside one package whose folders are ordered in FOLDERS. */
+function findFolderProblems(pkg, srcDir, files, order) {
+  const problems = [];
+  const graph = new Map();
+  for (const file of files) {
+    if (isTest(file)) continue;
+    const where = relative(ROOT, file);
+    const from = folderOf(srcDir, file, order);
+    if (from.rank < 0)
+      problems.push(`${where}: folder ${from.folder}/ of ${pkg.json.name} has no place in FOLDERS (scripts/check-layers.mjs)`);
+    const edges = [];
+    for (const match of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+      const spec = match[1] ?? match[2] ?? match[3];
+      if (!spec.startsWith('.')) continue;
+      const target = resolve(file, '..', spec).replace(/\.js$/, '.ts');
+      edges.push(target);
+      const to = folderOf(srcDir, target, order);
+      if (from.rank >= 0 && to.rank > from.rank)
+        problems.push(`${where}: ${from.folder || 'src'}/ imports ${relative(srcDir, target)}, a folder above it (points up)`);
+    }
+    graph.set(file, edges);
+  }
+  // cycles: a depth-first search that reports each cycle once, by its first file
+  const state = new Map();
+  const stack = [];
+  const visit = (file) => {
+    state.set(file, 'open');
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!graph.has(next)) continue;
+      if (state.get(next) === 'open') {
+        const cycle = stack.slice(stack.indexOf(next)).map((f) => relative(srcDir, f));
+        problems.push(`${relative(ROOT, next)}: import cycle ${[...cycle, cycle[0]].join(' -> ')}`);
+      } else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(file, 'done');
+  };
+  for (const file of graph.keys()) if (!state.has(file)) visit(file);
+  return problems;
+}
+
 /** Every violation in the workspace, as `file: message` lines. */
-export function findViolations(packages = listWorkspacePackages()) {
+export function findViolations(packages = listWorkspacePackages(), folders = FOLDERS) {
   const problems = [];
   const names = new Set(packages.map((p) => p.json.name));
   for (const pkg of packages) {
@@ -71,6 +148,7 @@ export function findViolations(packages = listWorkspacePackages()) {
     } catch {
       continue;
     }
+    if (folders[name] !== undefined) problems.push(...findFolderProblems(pkg, srcDir, files, folders[name]));
     for (const file of files) {
       const text = readFileSync(file, 'utf8');
       const where = relative(ROOT, file);

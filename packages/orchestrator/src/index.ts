@@ -20,8 +20,6 @@ export type {
   SyncSummary,
   JournalRow,
   JournalView,
-  EventOptions,
-  CairnApi,
   FileProposal,
   InboxStatus,
   InboxOutcomeKind,
@@ -32,14 +30,15 @@ export type {
   InboxLogView,
   ReviewOptions,
   RepairOutcome,
-} from './types.js';
+} from './api/types.js';
+export type { CairnApi, EventOptions } from './api/cairn-api.js';
 export { decisionCarriedOut } from './inbox/outcomes.js';
 export { loadInboxSettings, type InboxSettings, type NamedReviewer, type CustomHandler } from './inbox/inbox-settings.js';
-export { proposalOnText, type ProposalOnText } from './review/file-proposal.js';
-export { EventBus, type CairnEvent, type CairnEventType } from './events.js';
-export { CairnError, isCairnError, type CairnErrorCode } from './errors.js';
-export { openProject, Project, DEFAULT_MODEL, DEFAULT_LIMITS, DEFAULT_BUDGETS, type ProjectOptions } from './project.js';
-export { projectLayout, cairnHomeDir, ensurePrivateDir, type ProjectLayout } from './layout.js';
+export { proposalOnText, type ProposalOnText } from './workspace/file-proposal.js';
+export type { CairnEvent, CairnEventType } from './api/events.js';
+export { CairnError, isCairnError, type CairnErrorCode } from './api/errors.js';
+export { openProject, Project, DEFAULT_MODEL, DEFAULT_LIMITS, DEFAULT_BUDGETS, type ProjectOptions } from './project/project.js';
+export { projectLayout, cairnHomeDir, ensurePrivateDir, type ProjectLayout } from './workspace/layout.js';
 export { DaemonClient, connectDaemon } from './daemon/client.js';
 export {
   startDaemon,
@@ -55,8 +54,9 @@ export type { DaemonIdentity } from './daemon/routes.js';
 export type { ProjectWatcher } from './sync/watcher.js';
 export { loadProjectGovernance, type ManifestProblem, type ProjectGovernance } from './governance/project-manifest.js';
 export { PROTECTED_READ_PATTERNS, PROTECTED_WRITE_PATTERNS } from './governance/default-manifest.js';
-export { TOOL_NAMES, createModelClient, type ModelClient, type ModelFault } from './model/index.js';
-export { processAlive } from './process-alive.js';
-export { repairProject, RECOVERED_REASON } from './review/repair.js';
-export { REPAIR_HINT } from './review/bin-damage.js';
+export { createModelClient, type ModelClient, type ModelFault } from './model/ollama-client.js';
+export { TOOL_NAMES } from './tools/tool-docs.js';
+export { processAlive } from './workspace/process-alive.js';
+export { repairProject, RECOVERED_REASON } from './project/repair-project.js';
+export { REPAIR_HINT } from './agents/bin-damage.js';
 export { readSkippedEntries } from './sync/skipped.js';

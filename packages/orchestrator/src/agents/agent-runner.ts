@@ -1,13 +1,13 @@
-import { modelCaller } from '../adapters/model-adapter.js';
+import { modelCaller } from '../run/model-adapter.js';
 import { compileGovernance, compileGovernanceJson, type CompiledGovernance } from '../governance/compile.js';
 import { FS_GRANT, LLM_GRANT } from '../governance/default-manifest.js';
 import { runAttempts, type AttemptsOutcome } from '../programs/attempts.js';
-import type { ProjectCore } from '../project-core.js';
-import { createAgentKernel } from '../run/agent-kernel.js';
-import { AgentWorkspace } from '../run/agent-workspace.js';
-import type { RunLimits } from '../run/program-run.js';
+import type { ProjectCore } from './project-core.js';
+import { createAgentKernel } from '../governance/agent-kernel.js';
+import { AgentWorkspace } from '../workspace/agent-workspace.js';
+import type { RunLimits } from '../programs/program-run.js';
 import type { ReviewContext, RunContext } from '../run/run-context.js';
-import type { AgentFailure, ChangeInfo } from '../types.js';
+import type { AgentFailure, ChangeInfo } from '../api/types.js';
 import type { AgentRecord } from './agent-store.js';
 
 /** Journal schemas of Cairn's own entries that are inputs of a replay. */

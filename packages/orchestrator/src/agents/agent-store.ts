@@ -1,6 +1,6 @@
 import { AgentFS } from '@cairn/agentfs';
-import { CairnError } from '../errors.js';
-import type { AgentBudgets, AgentFailure, AgentInfo, AgentLimits, AgentState, ChangeInfo, ProgramLang } from '../types.js';
+import { CairnError } from '../api/errors.js';
+import type { AgentBudgets, AgentFailure, AgentInfo, AgentLimits, AgentState, ChangeInfo, ProgramLang } from '../api/types.js';
 import { newAgentId } from './agent-id.js';
 import { canTransition } from './lifecycle.js';
 

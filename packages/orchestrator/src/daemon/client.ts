@@ -1,18 +1,16 @@
 import { existsSync } from 'node:fs';
 import { Agent, request, type Dispatcher } from 'undici';
-import { CairnError, type CairnErrorCode } from '../errors.js';
-import type { CairnEvent } from '../events.js';
+import { CairnError, type CairnErrorCode } from '../api/errors.js';
+import type { CairnEvent } from '../api/events.js';
 import type {
   AcceptOptions,
   AcceptOutcome,
   AgentFilter,
   AgentInfo,
   AgentState,
-  CairnApi,
   ChangeInfo,
   FileProposal,
   CollectOutcome,
-  EventOptions,
   JournalView,
   ReplayOutcome,
   SpawnOptions,
@@ -22,7 +20,8 @@ import type {
   InboxProcessOutcome,
   InboxThread,
   ReviewOptions,
-} from '../types.js';
+} from '../api/types.js';
+import type { CairnApi, EventOptions } from '../api/cairn-api.js';
 import type { DaemonIdentity } from './routes.js';
 import { socketAnswers } from './server.js';
 

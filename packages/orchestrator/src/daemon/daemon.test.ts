@@ -3,11 +3,11 @@ import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isCairnError } from '../errors.js';
-import type { CairnEvent } from '../events.js';
+import { isCairnError } from '../api/errors.js';
+import type { CairnEvent } from '../api/events.js';
 import { makeTempProject, SAMPLE_FILES, type TempProject } from '../test-support/temp-project.js';
 import { connectDaemon, DaemonClient } from './client.js';
-import { projectLayout } from '../layout.js';
+import { projectLayout } from '../workspace/layout.js';
 import { daemonHoldsProject, startDaemon, type RunningDaemon } from './run-daemon.js';
 
 let temp: TempProject;

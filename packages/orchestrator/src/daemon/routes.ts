@@ -1,8 +1,9 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { stream } from 'hono/streaming';
-import { CairnError, isCairnError, type CairnErrorCode } from '../errors.js';
-import type { AgentState, CairnApi, ReviewOptions, SpawnOptions } from '../types.js';
+import { CairnError, isCairnError, type CairnErrorCode } from '../api/errors.js';
+import type { AgentState, ReviewOptions, SpawnOptions } from '../api/types.js';
+import type { CairnApi } from '../api/cairn-api.js';
 
 const STATUS: Partial<Record<CairnErrorCode, 400 | 404 | 409 | 422 | 500 | 503>> = {
   CAIRN_NOT_FOUND: 404,

@@ -1,11 +1,11 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type HeldLock, tryHoldExclusiveLock } from '@cairn/agentfs';
-import { CairnError } from '../errors.js';
-import type { CairnEvent } from '../events.js';
-import { ensurePrivateDir, projectLayout, type ProjectLayout } from '../layout.js';
-import { openProject, type Project, type ProjectOptions } from '../project.js';
-import type { SyncSummary } from '../types.js';
+import { CairnError } from '../api/errors.js';
+import type { CairnEvent } from '../api/events.js';
+import { ensurePrivateDir, projectLayout, type ProjectLayout } from '../workspace/layout.js';
+import { openProject, type Project, type ProjectOptions } from '../project/project.js';
+import type { SyncSummary } from '../api/types.js';
 import { serveApi, type DaemonServer } from './server.js';
 import { watchSignals, type SignalWatcher } from './signals.js';
 import type { ProjectWatcher } from '../sync/watcher.js';

@@ -3,9 +3,9 @@ import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { dirname } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
-import { CairnError } from '../errors.js';
-import { ensurePrivateDir } from '../layout.js';
-import type { CairnApi } from '../types.js';
+import { CairnError } from '../api/errors.js';
+import { ensurePrivateDir } from '../workspace/layout.js';
+import type { CairnApi } from '../api/cairn-api.js';
 import { daemonRoutes, type DaemonIdentity } from './routes.js';
 
 /** How long a client may take to send a whole request (headers and body). */

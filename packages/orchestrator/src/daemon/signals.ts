@@ -1,9 +1,10 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { watch } from 'chokidar';
-import { isCairnError } from '../errors.js';
-import type { CairnEvent } from '../events.js';
-import type { CairnApi, SpawnOptions } from '../types.js';
+import { isCairnError } from '../api/errors.js';
+import type { CairnEvent } from '../api/events.js';
+import type { SpawnOptions } from '../api/types.js';
+import type { CairnApi } from '../api/cairn-api.js';
 
 /** A watcher of the signals folder. */
 export interface SignalWatcher {

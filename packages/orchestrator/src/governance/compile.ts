@@ -1,5 +1,5 @@
 import { validateManifest, type CapGrantJson, type DefPolicyNode, type World } from '@cairn/air';
-import { CairnError } from '../errors.js';
+import { CairnError } from '../api/errors.js';
 import type { GovernanceSource } from './default-manifest.js';
 
 /** A validated governance: the world the kernel checks against, its grants and policy. */

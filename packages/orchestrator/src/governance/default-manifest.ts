@@ -1,5 +1,5 @@
 import type { CapGrantJson, DefPolicyNode, ManifestNode, PolicyRule } from '@cairn/air';
-import type { AgentBudgets } from '../types.js';
+import type { AgentBudgets } from '../api/types.js';
 
 /** Paths no agent may write by default: version control, Cairn's own files, secrets, CI configuration. */
 export const PROTECTED_WRITE_PATTERNS: readonly string[] = [

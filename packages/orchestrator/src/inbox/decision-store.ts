@@ -1,5 +1,5 @@
 import type { AgentFS } from '@cairn/agentfs';
-import type { InboxOutcomeKind } from '../types.js';
+import type { InboxOutcomeKind } from '../api/types.js';
 
 type Database = AgentFS['db'];
 

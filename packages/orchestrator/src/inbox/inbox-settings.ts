@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { parseActor, type Actor } from '@cairn/triage';
-import { CairnError } from '../errors.js';
-import type { ProgramLang } from '../types.js';
+import { CairnError } from '../api/errors.js';
+import type { ProgramLang } from '../api/types.js';
 
 /** A reviewer the project names in `.cairn/config.json`: its program (or model) and whether it may approve. */
 export interface NamedReviewer {

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { watch } from 'chokidar';
-import type { CairnApi } from '../types.js';
+import type { CairnApi } from '../api/cairn-api.js';
 
 /** A watcher of the inbox folder. */
 export interface InboxWatcher {

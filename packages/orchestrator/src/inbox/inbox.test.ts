@@ -3,12 +3,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { parseAuditLog, parseThread } from '@cairn/triage';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Project } from '../project.js';
+import type { Project } from '../project/project.js';
 import { makeTempProject, SAMPLE_FILES, type TempProject } from '../test-support/temp-project.js';
 import { DecisionStore } from './decision-store.js';
 import { decisionKey } from './inbox.js';
 import { acceptProposal } from '../review/accept.js';
-import type { ProjectCore } from '../project-core.js';
+import type { ProjectCore } from '../agents/project-core.js';
 
 const USE_CONST = `
 const text = await read_file('src/greet.js');

@@ -3,9 +3,9 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatTriage, parseThread, type Actor, type Thread, type Triage } from '@cairn/triage';
 import type { AgentRecord, AgentStore } from '../agents/agent-store.js';
-import type { CairnEvent } from '../events.js';
-import type { ProjectLayout } from '../layout.js';
-import type { InboxDiagnostic, InboxResult, InboxThread } from '../types.js';
+import type { CairnEvent } from '../api/events.js';
+import type { ProjectLayout } from '../workspace/layout.js';
+import type { InboxDiagnostic, InboxResult, InboxThread } from '../api/types.js';
 import { appendAudit } from './audit.js';
 import { DecisionStore, type DecisionRow } from './decision-store.js';
 import {

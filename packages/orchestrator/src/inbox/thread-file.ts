@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { formatTriage, parseActor, parseBranchName, parseTimestamp, type Triage } from '@cairn/triage';
-import { CairnError } from '../errors.js';
-import type { ChangeInfo } from '../types.js';
+import { CairnError } from '../api/errors.js';
+import type { ChangeInfo } from '../api/types.js';
 
 /** Lines of a proposal's diff written into its thread; the rest is left to `cairn diff`. */
 const MAX_DIFF_LINES = 400;

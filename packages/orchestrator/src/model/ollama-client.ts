@@ -1,5 +1,10 @@
 import { Ollama } from 'ollama';
-import type { ChatMessage } from './prompt.js';
+
+/** One chat message for the model. */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
 
 /** The address Ollama listens on unless `OLLAMA_HOST` says otherwise. */
 export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';

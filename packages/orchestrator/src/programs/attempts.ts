@@ -1,8 +1,8 @@
 import type { ProgramError, Sandbox } from '@cairn/sandbox';
-import { formatRepairReport } from '../model/index.js';
-import { rollbackRun, runProgram, type ProgramRunResult, type RunLimits } from '../run/program-run.js';
+import { formatRepairReport } from '../model/repair-report.js';
+import { rollbackRun, runProgram, type ProgramRunResult, type RunLimits } from './program-run.js';
 import type { RunContext } from '../run/run-context.js';
-import type { AgentFailure, ProgramLang } from '../types.js';
+import type { AgentFailure, ProgramLang } from '../api/types.js';
 import { generateProgram } from './generate-program.js';
 
 /** What one stretch of an agent's work (its first start, or a revision) sets out to do. */

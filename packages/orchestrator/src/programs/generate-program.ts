@@ -1,9 +1,10 @@
-import { buildProgramPrompt, extractProgram } from '../model/index.js';
+import { extractProgram } from '../model/extract-program.js';
+import { buildProgramPrompt } from './prompt.js';
 import { governedModelEffect } from '../run/governed-effect.js';
 import type { RunContext } from '../run/run-context.js';
 import { modelParams } from '../tools/ask-llm.js';
 import { buildToolbox } from '../tools/toolbox.js';
-import type { AgentFailure, ProgramLang } from '../types.js';
+import type { AgentFailure, ProgramLang } from '../api/types.js';
 
 /** What asking the model for a program came to. */
 export type Generation =

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentFS } from '@cairn/agentfs';
-import type { Project } from '../project.js';
+import type { Project } from '../project/project.js';
 import { makeTempProject, SAMPLE_FILES, type TempProject } from '../test-support/temp-project.js';
 
 const PROGRAM = `

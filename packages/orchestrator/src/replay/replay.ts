@@ -4,18 +4,19 @@ import { AgentFS, Ledger, Overlay } from '@cairn/agentfs';
 import { Journal, MemoryJournalStore, receiptFromRecord, type JournalEntry, type Receipt } from '@cairn/air';
 import { AGENT_STARTED, REVISION_STARTED } from '../agents/agent-runner.js';
 import type { AgentRecord } from '../agents/agent-store.js';
-import { CairnError, isCairnError } from '../errors.js';
+import { CairnError, isCairnError } from '../api/errors.js';
 import { compileGovernanceJson } from '../governance/compile.js';
 import { FS_GRANT, LLM_GRANT } from '../governance/default-manifest.js';
 import { runAttempts } from '../programs/attempts.js';
-import type { ProjectCore } from '../project-core.js';
-import { createAgentKernel, spentFromJournal } from '../run/agent-kernel.js';
-import { AgentWorkspace } from '../run/agent-workspace.js';
-import { BlobStore } from '../run/blob-store.js';
+import type { ProjectCore } from '../agents/project-core.js';
+import { createAgentKernel } from '../governance/agent-kernel.js';
+import { spentFromJournal } from '../workspace/journal-spend.js';
+import { AgentWorkspace } from '../workspace/agent-workspace.js';
+import { BlobStore } from '../workspace/blob-store.js';
 import type { RunContext } from '../run/run-context.js';
-import { TouchedLog } from '../run/touched-log.js';
-import { resolutionKey, type ResolvedPath } from '../tools/resolve-path.js';
-import type { ReplayOutcome } from '../types.js';
+import { TouchedLog } from '../workspace/touched-log.js';
+import { resolutionKey, type ResolvedPath } from '../run/resolve-path.js';
+import type { ReplayOutcome } from '../api/types.js';
 import { buildReplayBase } from './replay-base.js';
 
 interface Segment {

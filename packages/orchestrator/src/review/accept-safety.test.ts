@@ -3,8 +3,8 @@ import { lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, statSync, sym
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isCairnError } from '../errors.js';
-import type { Project } from '../project.js';
+import { isCairnError } from '../api/errors.js';
+import type { Project } from '../project/project.js';
 import { makeTempProject, type TempProject } from '../test-support/temp-project.js';
 
 const CHILD = fileURLToPath(new URL('../../test/fixtures/accept-child.mjs', import.meta.url));

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { importPath, stateOf, type AcceptResult, type EntryState, type Overlay } from '@cairn/agentfs';
-import { CairnError } from '../errors.js';
-import type { ProjectCore } from '../project-core.js';
-import type { AcceptOptions, AcceptOutcome, ConflictInfo } from '../types.js';
+import { CairnError } from '../api/errors.js';
+import type { ProjectCore } from '../agents/project-core.js';
+import type { AcceptOptions, AcceptOutcome, ConflictInfo } from '../api/types.js';
 import { toAgentInfo } from '../agents/agent-info.js';
-import { normalizeLexically } from '../tools/resolve-path.js';
-import { withAgentOverlay } from './agent-overlay.js';
+import { normalizeLexically } from '../run/resolve-path.js';
+import { withAgentOverlay } from '../workspace/agent-overlay.js';
 import { completeOperation } from './complete-operation.js';
 import { PendingWrites } from './pending-writes.js';
-import { withProjectLock } from './project-lock.js';
+import { withProjectLock } from '../workspace/project-lock.js';
 
 /**
  * Accepts an agent's proposal (all of it, or the given paths) into stable.db and the working tree together.

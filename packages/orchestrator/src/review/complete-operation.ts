@@ -11,13 +11,13 @@ import {
   type EntryState,
 } from '@cairn/agentfs';
 import type { AgentRecord } from '../agents/agent-store.js';
-import type { ProjectCore } from '../project-core.js';
-import type { ChangeInfo } from '../types.js';
+import type { ProjectCore } from '../agents/project-core.js';
+import type { ChangeInfo } from '../api/types.js';
 import { PendingWrites, type PendingKind, type PendingWrite } from './pending-writes.js';
 import { reproposeInOverlay } from './repropose.js';
-import { processAlive } from '../process-alive.js';
-import { withAgentOverlay } from './agent-overlay.js';
-import { withProjectLock } from './project-lock.js';
+import { processAlive } from '../workspace/process-alive.js';
+import { withAgentOverlay } from '../workspace/agent-overlay.js';
+import { withProjectLock } from '../workspace/project-lock.js';
 
 /** What finishing an operation did on disk. */
 export interface CompletedOperation {

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { AgentFS, AgentFSError, Ledger } from '@cairn/agentfs';
 import { toAgentInfo } from '../agents/agent-info.js';
-import { CairnError } from '../errors.js';
-import type { ProjectCore } from '../project-core.js';
-import type { AgentInfo, CollectOutcome } from '../types.js';
-import { damagedProposal } from './agent-overlay.js';
+import { CairnError } from '../api/errors.js';
+import type { ProjectCore } from '../agents/project-core.js';
+import type { AgentInfo, CollectOutcome } from '../api/types.js';
+import { damagedProposal } from '../workspace/agent-overlay.js';
 
 /** The reason recorded when none is given. */
 const DEFAULT_REASON = 'rejected';

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { importPath, stateOf, undoAccept, type EntryState, type PreImage } from '@cairn/agentfs';
 import { toAgentInfo } from '../agents/agent-info.js';
-import { CairnError } from '../errors.js';
-import type { ProjectCore } from '../project-core.js';
-import type { UndoOutcome } from '../types.js';
+import { CairnError } from '../api/errors.js';
+import type { ProjectCore } from '../agents/project-core.js';
+import type { UndoOutcome } from '../api/types.js';
 import { PendingWrites } from './pending-writes.js';
 import { completeOperation } from './complete-operation.js';
 import { ancestorsOf } from './accept.js';
-import { withProjectLock } from './project-lock.js';
+import { withProjectLock } from '../workspace/project-lock.js';
 
 const UNDO_REASONS = { changed: 'changed-since-accept', kind: 'kind-changed-since-accept', 'not-empty': 'not-empty' } as const;
 

@@ -1,6 +1,6 @@
 import { encodeCanonical, type CborValue, type Receipt } from '@cairn/air';
-import { FS_ADAPTER, LLM_ADAPTER } from '../adapters/receipt-signer.js';
-import type { EffectResult } from '../adapters/fs-effects.js';
+import { FS_ADAPTER, LLM_ADAPTER } from '../workspace/journal-spend.js';
+import type { EffectResult } from './fs-effects.js';
 import { FS_GRANT, LLM_GRANT } from '../governance/default-manifest.js';
 import { denialMessage, idempotencyKey, isBudgetDenial, type RunContext } from './run-context.js';
 

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { ToolCalls } from '@cairn/agentfs';
 import type { CborValue, Denial, EffectKernel, Journal, Receipt } from '@cairn/air';
-import type { ReceiptSigner } from '../adapters/receipt-signer.js';
-import type { EffectResult, FsView } from '../adapters/fs-effects.js';
-import type { CairnEvent } from '../events.js';
-import type { ResolvedPath } from '../tools/resolve-path.js';
-import type { BlobStore } from './blob-store.js';
+import type { ReceiptSigner } from '../governance/receipt-signer.js';
+import type { EffectResult, FsView } from './fs-effects.js';
+import type { CairnEvent } from '../api/events.js';
+import type { ResolvedPath } from './resolve-path.js';
+import type { BlobStore } from '../workspace/blob-store.js';
 
 /** Recorded receipts a replay answers with instead of performing effects, by intent hash. */
 export interface RecordedReceipts {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { AgentFS, skippedEntries, type SkippedEntry } from '@cairn/agentfs';
-import { projectLayout } from '../layout.js';
+import { projectLayout } from '../workspace/layout.js';
 
 /**
  * The entries of the working tree the last import left out (unreadable, or a name that is not UTF-8), as

@@ -1,7 +1,7 @@
 import { importTree } from '@cairn/agentfs';
-import type { ProjectCore } from '../project-core.js';
+import type { ProjectCore } from '../agents/project-core.js';
 import { recoverPendingWrites } from '../review/complete-operation.js';
-import type { SyncSummary } from '../types.js';
+import type { SyncSummary } from '../api/types.js';
 
 /**
  * Brings stable.db up to date with the working tree (an incremental import: files whose size and mtime

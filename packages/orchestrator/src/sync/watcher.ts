@@ -2,7 +2,7 @@ import { relative, sep } from 'node:path';
 import type { Stats } from 'node:fs';
 import { IgnoreRules, importPath, importTree, isProtectedName } from '@cairn/agentfs';
 import { watch } from 'chokidar';
-import type { ProjectCore } from '../project-core.js';
+import type { ProjectCore } from '../agents/project-core.js';
 
 /** A running watcher of the working tree. */
 export interface ProjectWatcher {

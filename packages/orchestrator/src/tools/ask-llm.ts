@@ -1,6 +1,6 @@
 import type { CborValue } from '@cairn/air';
 import { MAX_TOKENS_PER_CALL } from '../governance/default-manifest.js';
-import { buildAskPrompt } from '../model/index.js';
+import type { ChatMessage } from '../model/ollama-client.js';
 import type { RunContext } from '../run/run-context.js';
 
 /** The answer length `ask_llm` asks for, unless fewer tokens are left. */
@@ -16,4 +16,10 @@ export function modelParams(ctx: RunContext, messages: unknown, maxTokens: numbe
   const left = ctx.tokensLeft();
   const cap = Math.min(maxTokens, MAX_TOKENS_PER_CALL, left === undefined ? Number.MAX_SAFE_INTEGER : Math.max(1, Number(left)));
   return { provider: 'ollama', model: ctx.model, temperature, max_tokens: cap, input_ref: ctx.view.blobs.putJson(messages) };
+}
+
+/** The chat of an `ask_llm` call: the program's question, with its context after it. */
+export function buildAskPrompt(prompt: string, context: string): ChatMessage[] {
+  const content = context === '' ? prompt : `${prompt}\n\nContext:\n${context}`;
+  return [{ role: 'user', content }];
 }

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CairnEvent } from '../events.js';
-import type { Project } from '../project.js';
+import type { CairnEvent } from '../api/events.js';
+import type { Project } from '../project/project.js';
 import { makeTempProject, type TempProject } from '../test-support/temp-project.js';
-import { nameLimitProblem } from './resolve-path.js';
+import { nameLimitProblem } from '../run/resolve-path.js';
 
 let temp: TempProject;
 let project: Project;

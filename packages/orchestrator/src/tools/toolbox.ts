@@ -1,12 +1,12 @@
 import type { CborValue } from '@cairn/air';
 import type { ToolHandler } from '@cairn/sandbox';
 import { formatTriage, parseTriage } from '@cairn/triage';
-import { performList, performRead, performSearch, performWrite, type WriteOp } from '../adapters/fs-effects.js';
-import { contentHash } from '../run/blob-store.js';
+import { performList, performRead, performSearch, performWrite, type WriteOp } from '../run/fs-effects.js';
+import { contentHash } from '../workspace/blob-store.js';
 import { governedFsEffect, governedModelEffect, type EffectOutcome } from '../run/governed-effect.js';
 import type { RunContext } from '../run/run-context.js';
 import { askParams } from './ask-llm.js';
-import { nameLimitProblem, normalizeLexically, resolutionKey, resolveToolPath, type ResolvedPath } from './resolve-path.js';
+import { nameLimitProblem, normalizeLexically, resolutionKey, resolveToolPath, type ResolvedPath } from '../run/resolve-path.js';
 
 /** A tool call the program made wrongly, or that was refused: it reaches the program as a catchable error. */
 export class ToolError extends Error {

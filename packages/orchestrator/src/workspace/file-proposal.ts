@@ -1,6 +1,6 @@
 import { mergeText, type Overlay } from '@cairn/agentfs';
-import { CairnError } from '../errors.js';
-import type { FileProposal } from '../types.js';
+import { CairnError } from '../api/errors.js';
+import type { FileProposal } from '../api/types.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

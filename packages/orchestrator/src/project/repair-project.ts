@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import { AgentFS, Ledger } from '@cairn/agentfs';
 import { AGENT_STARTED } from '../agents/agent-runner.js';
 import { AgentStore, type AgentRecord } from '../agents/agent-store.js';
-import { CairnError } from '../errors.js';
-import { projectLayout, type ProjectLayout } from '../layout.js';
-import { DEFAULT_BUDGETS, DEFAULT_LIMITS } from '../project.js';
-import { AgentWorkspace } from '../run/agent-workspace.js';
-import type { AgentState, ChangeInfo, ProgramLang, RepairOutcome } from '../types.js';
-import { isDatabaseDamage } from './bin-damage.js';
-import { PendingWrites } from './pending-writes.js';
-import { withProjectLock } from './project-lock.js';
+import { CairnError } from '../api/errors.js';
+import { projectLayout, type ProjectLayout } from '../workspace/layout.js';
+import { DEFAULT_BUDGETS, DEFAULT_LIMITS } from './project.js';
+import { AgentWorkspace } from '../workspace/agent-workspace.js';
+import type { AgentState, ChangeInfo, ProgramLang, RepairOutcome } from '../api/types.js';
+import { isDatabaseDamage } from '../agents/bin-damage.js';
+import { PendingWrites } from '../review/pending-writes.js';
+import { withProjectLock } from '../workspace/project-lock.js';
 
 /** The reason given to an agent whose fate its database cannot tell. */
 export const RECOVERED_REASON = 'recovered by cairn repair';

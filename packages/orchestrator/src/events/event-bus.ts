@@ -1,40 +1,4 @@
-import type { AgentState, ChangeInfo, ConflictInfo, InboxDiagnostic, InboxResult } from './types.js';
-
-interface Base {
-  /** ISO 8601. */
-  time: string;
-}
-interface AgentBase extends Base {
-  agentId: string;
-}
-
-/** Everything the orchestrator reports; every surface renders these and nothing else. */
-export type CairnEvent =
-  | (AgentBase & { type: 'agent.queued'; task: string })
-  | (AgentBase & { type: 'agent.started'; run: number })
-  | (AgentBase & { type: 'agent.generating'; model: string; round: number })
-  | (AgentBase & { type: 'agent.repairing'; round: number; problem: string })
-  | (AgentBase & { type: 'agent.tool-called'; tool: string; path?: string; ok: boolean; message?: string })
-  | (AgentBase & { type: 'agent.denied'; tool: string; effect: string; path?: string; reason: string })
-  | (AgentBase & { type: 'agent.log'; message: string })
-  | (AgentBase & { type: 'agent.submitted'; summary: string; changes: ChangeInfo[] })
-  | (AgentBase & { type: 'agent.accepted'; applied: string[]; conflicts: ConflictInfo[]; state: AgentState })
-  | (AgentBase & { type: 'agent.undone'; restored: string[] })
-  | (AgentBase & { type: 'agent.rejected'; reason: string })
-  | (AgentBase & { type: 'agent.restored' })
-  | (AgentBase & { type: 'agent.replied'; feedback: string })
-  | (AgentBase & { type: 'agent.failed'; code: string; reason: string })
-  | (AgentBase & { type: 'agent.requeued'; reason: string })
-  | (AgentBase & { type: 'agent.decided'; reviews: string; decision: string; note: string; thread?: string })
-  | (Base & { type: 'inbox.received'; agentId: string; thread: string })
-  | (Base & { type: 'inbox.processed'; agentId?: string; result: InboxResult })
-  | (Base & { type: 'inbox.invalid'; agentId?: string; thread: string; diagnostics: InboxDiagnostic[] })
-  | (Base & { type: 'sync.progress'; phase: 'scan' | 'import' | 'prune'; done: number; total: number; bytes: number })
-  | (Base & { type: 'sync.changed'; paths: string[] })
-  | (Base & { type: 'error'; agentId?: string; code: string; message: string });
-
-/** The `type` of every event. */
-export type CairnEventType = CairnEvent['type'];
+import type { CairnEvent } from '../api/events.js';
 
 type Listener = (event: CairnEvent) => void;
 

@@ -1,9 +1,9 @@
 import { type AgentFS, Overlay, SqliteJournalStore } from '@cairn/agentfs';
 import { Journal, type JournalEntry, type JournalStore } from '@cairn/air';
-import { CairnError } from '../errors.js';
+import { CairnError } from '../api/errors.js';
 import { BlobStore } from './blob-store.js';
 import { TouchedLog } from './touched-log.js';
-import { addSpend, type JournalSpend } from './agent-kernel.js';
+import { addSpend, type JournalSpend } from './journal-spend.js';
 
 /**
  * The agent's journal store, watched: what the agent has spent and its first entry (its governance) are kept

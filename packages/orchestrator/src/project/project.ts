@@ -3,43 +3,44 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { join, resolve } from 'node:path';
 import { AgentFS, isAgentFSError, type Overlay, SqliteJournalStore, stateOf } from '@cairn/agentfs';
 import { createSandbox, type Sandbox } from '@cairn/sandbox';
-import { ReceiptSigner } from './adapters/receipt-signer.js';
-import { toAgentInfo } from './agents/agent-info.js';
-import { claimOrphan, INTERRUPTED, interruptedJournal, mayRerun, restartOverlay } from './agents/interrupted.js';
-import { runAgent } from './agents/agent-runner.js';
-import type { AgentRecord, AgentStore } from './agents/agent-store.js';
-import { Scheduler, type QueueScope } from './agents/scheduler.js';
-import { writeStateSnapshot } from './agents/state-snapshot.js';
-import { CairnError, isCairnError } from './errors.js';
-import { EventBus, type CairnEvent } from './events.js';
-import { compileGovernance } from './governance/compile.js';
-import { defaultGovernance, type GovernanceSource } from './governance/default-manifest.js';
-import { loadProjectGovernance, tightenGovernance } from './governance/project-manifest.js';
-import { projectLayout, type ProjectLayout } from './layout.js';
-import { createModelClient, type ModelClient } from './model/index.js';
-import type { ProjectCore } from './project-core.js';
-import { acceptProposal, projectPath } from './review/accept.js';
-import { withAgentOverlay } from './review/agent-overlay.js';
-import { openAgentStore } from './review/bin-damage.js';
-import { readFileProposal } from './review/file-proposal.js';
-import { recoverPendingWrites } from './review/complete-operation.js';
-import { journalRows, verifyJournal } from './review/journal-view.js';
-import { removePreview, writePreview } from './review/previews.js';
-import { collectRejected, rejectAgent, restoreAgent } from './review/retire.js';
-import { undoAccepts } from './review/undo.js';
-import { replayAgent } from './replay/replay.js';
-import { syncProject } from './sync/sync.js';
-import { watchProject, type ProjectWatcher } from './sync/watcher.js';
-import { processAlive } from './process-alive.js';
-import { currentPerson } from './inbox/actors.js';
-import { auditPath, readAudit } from './inbox/audit.js';
-import { Inbox } from './inbox/inbox.js';
-import { loadInboxSettings } from './inbox/inbox-settings.js';
-import { decisionCarriedOut } from './inbox/outcomes.js';
-import { processThread, type InboxExecutor, type ProcessContext } from './inbox/process-inbox.js';
-import { oneLine, threadNames } from './inbox/thread-file.js';
+import { ReceiptSigner } from '../governance/receipt-signer.js';
+import { toAgentInfo } from '../agents/agent-info.js';
+import { claimOrphan, INTERRUPTED, interruptedJournal, mayRerun, restartOverlay } from '../agents/interrupted.js';
+import { runAgent } from '../agents/agent-runner.js';
+import type { AgentRecord, AgentStore } from '../agents/agent-store.js';
+import { Scheduler, type QueueScope } from '../agents/scheduler.js';
+import { writeStateSnapshot } from '../workspace/state-snapshot.js';
+import { CairnError, isCairnError } from '../api/errors.js';
+import type { CairnEvent } from '../api/events.js';
+import { EventBus } from '../events/event-bus.js';
+import { compileGovernance } from '../governance/compile.js';
+import { defaultGovernance, type GovernanceSource } from '../governance/default-manifest.js';
+import { loadProjectGovernance, tightenGovernance } from '../governance/project-manifest.js';
+import { projectLayout, type ProjectLayout } from '../workspace/layout.js';
+import { createModelClient, type ModelClient } from '../model/ollama-client.js';
+import type { ProjectCore } from '../agents/project-core.js';
+import { acceptProposal, projectPath } from '../review/accept.js';
+import { withAgentOverlay } from '../workspace/agent-overlay.js';
+import { openAgentStore } from '../agents/bin-damage.js';
+import { readFileProposal } from '../workspace/file-proposal.js';
+import { recoverPendingWrites } from '../review/complete-operation.js';
+import { journalRows, verifyJournal } from '../review/journal-view.js';
+import { removePreview, writePreview } from '../workspace/previews.js';
+import { collectRejected, rejectAgent, restoreAgent } from '../review/retire.js';
+import { undoAccepts } from '../review/undo.js';
+import { replayAgent } from '../replay/replay.js';
+import { syncProject } from '../sync/sync.js';
+import { watchProject, type ProjectWatcher } from '../sync/watcher.js';
+import { processAlive } from '../workspace/process-alive.js';
+import { currentPerson } from '../inbox/actors.js';
+import { auditPath, readAudit } from '../inbox/audit.js';
+import { Inbox } from '../inbox/inbox.js';
+import { loadInboxSettings } from '../inbox/inbox-settings.js';
+import { decisionCarriedOut } from '../inbox/outcomes.js';
+import { processThread, type InboxExecutor, type ProcessContext } from '../inbox/process-inbox.js';
+import { oneLine, threadNames } from '../inbox/thread-file.js';
 import { parseAuditLog, parseReason, parseTriage, triage, type Actor, type Triage } from '@cairn/triage';
-import type { ProposalForReview } from './run/run-context.js';
+import type { ProposalForReview } from '../run/run-context.js';
 import type {
   AcceptOptions,
   AcceptOutcome,
@@ -48,7 +49,6 @@ import type {
   AgentInfo,
   AgentLimits,
   AgentState,
-  CairnApi,
   ChangeInfo,
   FileProposal,
   CollectOutcome,
@@ -57,13 +57,13 @@ import type {
   InboxResult,
   InboxThread,
   ReviewOptions,
-  EventOptions,
   JournalView,
   ReplayOutcome,
   SpawnOptions,
   SyncSummary,
   UndoOutcome,
-} from './types.js';
+} from '../api/types.js';
+import type { CairnApi, EventOptions } from '../api/cairn-api.js';
 
 /** The model a model-written agent uses unless told otherwise. */
 export const DEFAULT_MODEL = 'qwen2.5-coder:7b';

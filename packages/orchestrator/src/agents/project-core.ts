@@ -1,12 +1,12 @@
 import type { AgentFS } from '@cairn/agentfs';
 import type { Sandbox } from '@cairn/sandbox';
-import type { ReceiptSigner } from './adapters/receipt-signer.js';
-import type { AgentRecord, AgentStore } from './agents/agent-store.js';
-import type { CairnEvent } from './events.js';
-import type { GovernanceSource } from './governance/default-manifest.js';
-import type { ProjectLayout } from './layout.js';
-import type { ModelClient } from './model/index.js';
-import type { ProposalForReview } from './run/run-context.js';
+import type { ReceiptSigner } from '../governance/receipt-signer.js';
+import type { AgentRecord, AgentStore } from './agent-store.js';
+import type { CairnEvent } from '../api/events.js';
+import type { GovernanceSource } from '../governance/default-manifest.js';
+import type { ProjectLayout } from '../workspace/layout.js';
+import type { ModelClient } from '../model/ollama-client.js';
+import type { ProposalForReview } from '../run/run-context.js';
 
 /** What the parts of a project share: stores, keys, the sandbox, the model, the clock and the event sink. */
 export interface ProjectCore {

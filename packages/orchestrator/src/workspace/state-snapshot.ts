@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeAtomically } from '../review/previews.js';
-import type { AgentInfo } from '../types.js';
+import { writeAtomically } from './previews.js';
+import type { AgentInfo } from '../api/types.js';
 
 /** `state/agents.json`: every agent and the queue, rewritten atomically on each transition, for tools that read files. */
 export function writeStateSnapshot(

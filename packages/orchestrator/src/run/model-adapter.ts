@@ -1,7 +1,7 @@
 import type { CborValue } from '@cairn/air';
-import type { ModelClient } from '../model/index.js';
-import type { BlobStore } from '../run/blob-store.js';
-import type { ModelCall } from '../run/run-context.js';
+import type { ModelClient } from '../model/ollama-client.js';
+import type { BlobStore } from '../workspace/blob-store.js';
+import type { ModelCall } from './run-context.js';
 import type { EffectResult } from './fs-effects.js';
 
 /**

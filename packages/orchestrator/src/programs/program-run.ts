@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { stateOf, type EntryState } from '@cairn/agentfs';
 import type { CallRecord, ProgramError, RunStatus, Sandbox } from '@cairn/sandbox';
-import type { FsView } from '../adapters/fs-effects.js';
+import type { FsView } from '../run/fs-effects.js';
 import { buildToolbox } from '../tools/toolbox.js';
-import type { ProgramLang } from '../types.js';
-import type { RunContext } from './run-context.js';
+import type { ProgramLang } from '../api/types.js';
+import type { RunContext } from '../run/run-context.js';
 
 /** Limits of one program run. */
 export interface RunLimits {

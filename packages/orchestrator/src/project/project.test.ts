@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isCairnError } from './errors.js';
-import type { CairnEvent } from './events.js';
+import { isCairnError } from '../api/errors.js';
+import type { CairnEvent } from '../api/events.js';
 import type { Project } from './project.js';
-import { makeTempProject, SAMPLE_FILES, type TempProject } from './test-support/temp-project.js';
+import { makeTempProject, SAMPLE_FILES, type TempProject } from '../test-support/temp-project.js';
 
 const RENAME_VAR = `
 const text = await read_file('src/greet.js');

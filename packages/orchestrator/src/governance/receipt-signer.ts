@@ -1,11 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { receiptSigningBytes, type AdapterKey, type Receipt } from '@cairn/air';
-import { CairnError } from '../errors.js';
-
-/** The adapters that run inside the orchestrator's process, and sign what they did. */
-export const FS_ADAPTER = 'cairn.fs';
-export const LLM_ADAPTER = 'cairn.llm';
+import { CairnError } from '../api/errors.js';
+import { FS_ADAPTER, LLM_ADAPTER } from '../workspace/journal-spend.js';
 
 /**
  * Signs receipts with HMAC-SHA-256 under the project's receipt key. The adapters and the kernel share one

@@ -1,10 +1,5 @@
-import { renderToolDeclarations } from './tool-docs.js';
-
-/** One chat message for the model. */
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
+import type { ChatMessage } from '../model/ollama-client.js';
+import { renderToolDeclarations } from '../tools/tool-docs.js';
 
 /** What a program prompt is built from. */
 export interface ProgramPromptInput {
@@ -121,12 +116,6 @@ export function buildProgramPrompt(input: ProgramPromptInput): ChatMessage[] {
     { role: 'system', content: system },
     { role: 'user', content: parts.join('\n') },
   ];
-}
-
-/** The chat for the `ask_llm` tool: the prompt, with the context below it when there is one. */
-export function buildAskPrompt(prompt: string, context: string): ChatMessage[] {
-  const content = context === '' ? prompt : `${prompt}\n\nContext:\n${context}`;
-  return [{ role: 'user', content }];
 }
 
 function fence(lang: 'js' | 'py', program: string): string {

@@ -2,9 +2,9 @@ import { isAgentFSError, stateOf, type OverlayFileSystem } from '@cairn/agentfs'
 import { fsPathExcluded, type CborValue } from '@cairn/air';
 import picomatch from 'picomatch';
 import { RE2JS } from 're2js';
-import type { BlobStore } from '../run/blob-store.js';
-import type { TouchedLog } from '../run/touched-log.js';
-import { walkTree } from '../tools/tree-walk.js';
+import type { BlobStore } from '../workspace/blob-store.js';
+import type { TouchedLog } from '../workspace/touched-log.js';
+import { walkTree } from './tree-walk.js';
 
 /** What an fs effect did: a receipt payload, `ok` or `error`. */
 export interface EffectResult {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { isAgentFSError, withExclusiveLock } from '@cairn/agentfs';
-import { CairnError } from '../errors.js';
-import type { ProjectLayout } from '../layout.js';
+import { CairnError } from '../api/errors.js';
+import type { ProjectLayout } from './layout.js';
 
 /**
  * Runs an operation that changes stable.db and the working tree together (an accept, an undo, the recovery of
