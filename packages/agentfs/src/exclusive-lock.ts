@@ -80,11 +80,9 @@ export function tryHoldExclusiveLock(lockPath: string): HeldLock | undefined {
     rmSync(lockPath, { force: true });
     return tryHoldExclusiveLock(lockPath);
   }
-  let held = true;
-  return {
+  const lock: HeldLock = {
     release() {
-      if (!held) return;
-      held = false;
+      if (!holding.delete(lock)) return;
       try {
         db.exec('ROLLBACK');
       } finally {
@@ -92,4 +90,9 @@ export function tryHoldExclusiveLock(lockPath: string): HeldLock | undefined {
       }
     },
   };
+  holding.add(lock);
+  return lock;
 }
+
+/** Locks held for good: kept reachable here, since a connection the garbage collector closes lets its lock go. */
+const holding = new Set<HeldLock>();

@@ -37,7 +37,9 @@ export { loadInboxSettings, type InboxSettings, type NamedReviewer, type CustomH
 export { proposalOnText, type ProposalOnText } from './workspace/file-proposal.js';
 export type { CairnEvent, CairnEventType } from './api/events.js';
 export { CairnError, isCairnError, type CairnErrorCode } from './api/errors.js';
-export { openProject, Project, DEFAULT_MODEL, DEFAULT_LIMITS, DEFAULT_BUDGETS, type ProjectOptions } from './project/project.js';
+export { openProject, type ProjectOptions } from './project/open-project.js';
+export type { Project } from './project/project.js';
+export { DEFAULT_MODEL, DEFAULT_LIMITS, DEFAULT_BUDGETS } from './api/spawn-options.js';
 export { projectLayout, cairnHomeDir, ensurePrivateDir, type ProjectLayout } from './workspace/layout.js';
 export { DaemonClient, connectDaemon } from './daemon/client.js';
 export {

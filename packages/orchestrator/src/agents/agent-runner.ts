@@ -1,5 +1,6 @@
 import { modelCaller } from '../run/model-adapter.js';
 import { compileGovernance, compileGovernanceJson, type CompiledGovernance } from '../governance/compile.js';
+import { governanceFor } from '../governance/project-governance.js';
 import { FS_GRANT, LLM_GRANT } from '../governance/default-manifest.js';
 import { runAttempts, type AttemptsOutcome } from '../programs/attempts.js';
 import type { ProjectCore } from './project-core.js';
@@ -9,10 +10,8 @@ import type { RunLimits } from '../programs/program-run.js';
 import type { ReviewContext, RunContext } from '../run/run-context.js';
 import type { AgentFailure, ChangeInfo } from '../api/types.js';
 import type { AgentRecord } from './agent-store.js';
-
-/** Journal schemas of Cairn's own entries that are inputs of a replay. */
-export const AGENT_STARTED = 'cairn/AgentStarted@1';
-export const REVISION_STARTED = 'cairn/RevisionStarted@1';
+import { proposalForReview } from './proposal-reader.js';
+import { appendCairnEntry, governanceRefOf, runStartsOf, SCHEMAS } from '../workspace/journal-entries.js';
 
 /**
  * Runs one stretch of an agent's life: claims it (queued → running), opens its overlay and journal, builds
@@ -22,14 +21,19 @@ export const REVISION_STARTED = 'cairn/RevisionStarted@1';
  */
 export async function runAgent(core: ProjectCore, id: string): Promise<void> {
   let record: AgentRecord;
+  const started = core.clock();
   try {
-    record = core.store.transition(id, ['queued'], 'running', { owner: core.owner, rerunOnInterrupt: core.rerunsInterrupted }, 'start');
+    record = core.lifecycle.move(
+      id,
+      ['queued'],
+      'running',
+      { owner: core.owner, rerunOnInterrupt: core.rerunsInterrupted },
+      'start',
+      (moved) => ({ type: 'agent.started', time: iso(started), agentId: id, run: moved.runs + 1 }),
+    );
   } catch {
     return;
   }
-  core.recordChanged(record);
-  const started = core.clock();
-  core.emit({ type: 'agent.started', time: iso(started), agentId: id, run: record.runs + 1 });
   let workspace: AgentWorkspace | undefined;
   try {
     workspace = AgentWorkspace.open(id, core.layout.overlayPath(id), core.stable, record.journalHead);
@@ -55,7 +59,7 @@ async function runStretch(core: ProjectCore, record: AgentRecord, workspace: Age
   const repairsLeft = Math.max(0, record.budgets.repairs - spent.repairs);
   const segment = { first_run: record.runs + 1, repairs_left: repairsLeft, calls_left: Math.max(0, record.budgets.calls - spent.calls) };
   if (first) {
-    governance = compileGovernance(core.governanceFor(record));
+    governance = compileGovernance(governanceFor(core.layout, record));
     const value = {
       ...segment,
       agent: record.id,
@@ -65,11 +69,11 @@ async function runStretch(core: ProjectCore, record: AgentRecord, workspace: Age
       model: record.model ?? '',
       governance_ref: blobs.put(governance.json),
     };
-    workspace.transaction(() => journal.append('DomainEventAppended', { schema: AGENT_STARTED, value, origin: 'cairn' }));
+    workspace.transaction(() => appendCairnEntry(journal, SCHEMAS.agentStarted, value));
   } else {
     governance = governanceOf(workspace);
     const value = { ...segment, feedback: record.feedback ?? '' };
-    workspace.transaction(() => journal.append('DomainEventAppended', { schema: REVISION_STARTED, value, origin: 'cairn' }));
+    workspace.transaction(() => appendCairnEntry(journal, SCHEMAS.revisionStarted, value));
   }
   const kernel = createAgentKernel(governance, journal, core.signer, workspace.spent(), () => BigInt(started) * 1_000_000n);
   const fsParams = governance.grants.find((g) => g.name === FS_GRANT)?.params as
@@ -78,7 +82,7 @@ async function runStretch(core: ProjectCore, record: AgentRecord, workspace: Age
   const model = record.model ?? core.defaultModel;
   const review: ReviewContext | undefined =
     record.role === 'reviewer' && record.reviews !== undefined
-      ? { reviews: record.reviews, proposal: () => core.proposalForReview(record.reviews!) }
+      ? { reviews: record.reviews, proposal: () => proposalForReview(core, record.reviews!) }
       : undefined;
   const contextFor = (run: number): RunContext => {
     const ctx: RunContext = {
@@ -161,22 +165,15 @@ function budgetFailure(budget: string, amount: string): AgentFailure {
 
 /** The governance an agent started under, from its first journal entry. */
 export function governanceOf(workspace: AgentWorkspace): CompiledGovernance {
-  const first = workspace.firstEntry();
-  const value = first?.body as { schema?: string; value?: { governance_ref?: string } } | undefined;
-  if (value?.schema !== AGENT_STARTED || typeof value.value?.governance_ref !== 'string')
-    throw new Error("the journal does not start with the agent's governance");
-  return compileGovernanceJson(workspace.blobs.text(value.value.governance_ref));
+  const ref = governanceRefOf(workspace.firstEntry());
+  if (ref === undefined) throw new Error("the journal does not start with the agent's governance");
+  return compileGovernanceJson(workspace.blobs.text(ref));
 }
 
 /** The program of the agent's last run, from its journal. */
 function lastProgram(workspace: AgentWorkspace): string | undefined {
-  const entries = workspace.journal.entries();
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const body = entries[i]!.body as { schema?: string; value?: { program_ref?: string } };
-    if (body.schema === 'cairn/RunStarted@1' && typeof body.value?.program_ref === 'string')
-      return workspace.blobs.text(body.value.program_ref);
-  }
-  return undefined;
+  const last = runStartsOf(workspace.journal.entries()).at(-1);
+  return last === undefined ? undefined : workspace.blobs.text(last.programRef);
 }
 
 async function finish(
@@ -211,55 +208,58 @@ async function finish(
   const head = workspace.head();
   const common = { owner: undefined, runs: record.runs + outcome.runs, spent, changes, journalHead: head, feedback: undefined };
   if (failure !== undefined) {
-    const failed = core.store.transition(record.id, ['running'], 'failed', { ...common, failure, reason: failure.message }, 'fail');
-    core.recordChanged(failed);
-    core.emit({ type: 'agent.failed', time: iso(core.clock()), agentId: record.id, code: failure.code, reason: failure.message });
+    const { code, message } = failure;
+    core.lifecycle.move(record.id, ['running'], 'failed', { ...common, failure, reason: message }, 'fail', (_, time) => ({
+      type: 'agent.failed',
+      time,
+      agentId: record.id,
+      code,
+      reason: message,
+    }));
     return;
   }
   if (reviewer) {
     const decision = outcome.decision!;
-    const written = core.reviewerDecided(record, decision);
-    if ('thread' in written) await core.afterDecision(written.thread);
+    const written = await core.decisions.record(record, decision);
     const reason =
       'thread' in written
         ? `decided ${decision.decision} in ${written.thread}`
         : `decided ${decision.decision}; not written: ${written.why}`;
-    const decided = core.store.transition(
+    const thread = 'thread' in written ? { thread: written.thread } : {};
+    core.lifecycle.move(
       record.id,
       ['running'],
       'decided',
-      {
-        ...common,
-        summary: reason,
-        decision: { ...decision, ...('thread' in written ? { thread: written.thread } : {}) },
-        failure: undefined,
-        reason,
-      },
+      { ...common, summary: reason, decision: { ...decision, ...thread }, failure: undefined, reason },
       'decide',
+      (_, time) => ({
+        type: 'agent.decided',
+        time,
+        agentId: record.id,
+        reviews: record.reviews ?? '',
+        decision: decision.decision,
+        note: decision.note,
+        ...thread,
+      }),
     );
-    core.recordChanged(decided);
-    core.emit({
-      type: 'agent.decided',
-      time: iso(core.clock()),
-      agentId: record.id,
-      reviews: record.reviews ?? '',
-      decision: decision.decision,
-      note: decision.note,
-      ...('thread' in written ? { thread: written.thread } : {}),
-    });
     return;
   }
   const summary =
     outcome.summary ?? `changed ${changes.length} file${changes.length === 1 ? '' : 's'} (the program did not call submit_result)`;
-  const reviewing = core.store.transition(
+  core.lifecycle.move(
     record.id,
     ['running'],
     'reviewing',
     { ...common, summary, failure: undefined, reason: undefined },
     'submit',
+    (_, time) => ({
+      type: 'agent.submitted',
+      time,
+      agentId: record.id,
+      summary,
+      changes,
+    }),
   );
-  core.recordChanged(reviewing);
-  core.emit({ type: 'agent.submitted', time: iso(core.clock()), agentId: record.id, summary, changes });
 }
 
 function spendOf(workspace: AgentWorkspace): { tokens: number; bytes: number } {
@@ -283,9 +283,13 @@ function fail(
       runs: current.runs + outcome.runs,
       journalHead: workspace?.head() ?? current.journalHead,
     };
-    const failed = core.store.transition(id, ['running'], 'failed', patch, 'fail');
-    core.recordChanged(failed);
-    core.emit({ type: 'agent.failed', time: iso(core.clock()), agentId: id, code: failure.code, reason: failure.message });
+    core.lifecycle.move(id, ['running'], 'failed', patch, 'fail', (_, time) => ({
+      type: 'agent.failed',
+      time,
+      agentId: id,
+      code: failure.code,
+      reason: failure.message,
+    }));
   } catch (error) {
     core.emit({ type: 'error', time: iso(core.clock()), agentId: id, code: 'internal', message: (error as Error).message });
   }

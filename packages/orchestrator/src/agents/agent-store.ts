@@ -1,25 +1,17 @@
 import { AgentFS } from '@cairn/agentfs';
 import { CairnError } from '../api/errors.js';
-import type { AgentBudgets, AgentFailure, AgentInfo, AgentLimits, AgentState, ChangeInfo, ProgramLang } from '../api/types.js';
+import type { AgentSpec } from '../api/spawn-options.js';
+import type { AgentFailure, AgentInfo, AgentState, ChangeInfo } from '../api/types.js';
 import { newAgentId } from './agent-id.js';
 import { canTransition } from './lifecycle.js';
 
 /** What an agent may spend, and has spent. */
 export type Spent = AgentInfo['spent'];
 
-/** An agent as bin.db keeps it. Times are Unix milliseconds. */
-export interface AgentRecord {
+/** An agent as bin.db keeps it: its spec, and where it stands. Times are Unix milliseconds. */
+export interface AgentRecord extends AgentSpec {
   id: string;
-  task: string;
   state: AgentState;
-  origin: 'code' | 'model';
-  lang: ProgramLang;
-  model?: string;
-  /** The user's program, for `code` agents. */
-  code?: string;
-  limits: AgentLimits;
-  budgets: AgentBudgets;
-  scope?: string[];
   /** Order in the queue: spawn goes before every queued agent, queue after. */
   queueSeq: number;
   createdAt: number;

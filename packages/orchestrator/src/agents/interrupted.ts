@@ -1,7 +1,11 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { type AgentFS, Overlay, SqliteJournalStore } from '@cairn/agentfs';
 import type { JournalEntry } from '@cairn/air';
+import { processAlive } from '../workspace/process-alive.js';
+import { isCairnError } from '../api/errors.js';
+import { frontSeq } from './agent-commands.js';
 import type { AgentRecord, AgentStore } from './agent-store.js';
+import type { ProjectCore } from './project-core.js';
 
 /** How many times a queue runs an agent again after the process running it stopped. */
 export const RERUNS_AFTER_INTERRUPT = 1;
@@ -10,11 +14,52 @@ export const RERUNS_AFTER_INTERRUPT = 1;
 export const INTERRUPTED = 'the process running the agent stopped before it finished';
 
 /**
+ * Running agents whose process is gone: one a queue ran goes back to the front of the queue once, on a fresh
+ * overlay that keeps the interrupted run's journal; any other is failed as interrupted, its journal kept.
+ */
+export function recoverOrphans(core: ProjectCore): void {
+  for (const record of core.store.list(['running'])) {
+    const pid = Number((record.owner ?? '').split(':')[0]);
+    if (record.owner !== undefined && Number.isSafeInteger(pid) && pid > 0 && processAlive(pid)) continue;
+    if (!claimOrphan(core.store, record, core.owner)) continue;
+    try {
+      if (mayRerun(record)) rerun(core, record);
+      else failInterrupted(core, record);
+    } catch (error) {
+      if (!isCairnError(error, 'CAIRN_INVALID_STATE')) throw error;
+    }
+  }
+}
+
+function rerun(core: ProjectCore, record: AgentRecord): void {
+  restartOverlay(core.layout.overlayPath(record.id), core.stable);
+  const patch = { owner: undefined, interruptions: (record.interruptions ?? 0) + 1, queueSeq: frontSeq(core.store), changes: undefined };
+  core.lifecycle.move(record.id, ['running'], 'queued', patch, 'run again', (_, time) => ({
+    type: 'agent.requeued',
+    time,
+    agentId: record.id,
+    reason: `${INTERRUPTED}; it runs again`,
+  }));
+}
+
+function failInterrupted(core: ProjectCore, record: AgentRecord): void {
+  const message = (record.interruptions ?? 0) > 0 ? `${INTERRUPTED}, and again when it ran a second time` : INTERRUPTED;
+  const failure = { code: 'interrupted', message, hint: 'spawn the task again' };
+  core.lifecycle.move(record.id, ['running'], 'failed', { owner: undefined, failure, reason: message }, 'fail', (_, time) => ({
+    type: 'agent.failed',
+    time,
+    agentId: record.id,
+    code: 'interrupted',
+    reason: message,
+  }));
+}
+
+/**
  * True when an agent interrupted by the death of its process may run again from a fresh overlay: a queue (a
  * daemon) ran it, this was its first stretch (a revision's overlay holds the proposal under review, which a
  * fresh start would lose), and it was not interrupted before.
  */
-export function mayRerun(record: AgentRecord): boolean {
+function mayRerun(record: AgentRecord): boolean {
   return (
     record.rerunOnInterrupt === true &&
     (record.interruptions ?? 0) < RERUNS_AFTER_INTERRUPT &&
@@ -27,7 +72,7 @@ export function mayRerun(record: AgentRecord): boolean {
  * Takes over a running agent whose process is gone, so no other process recovers it at the same time: true
  * when this process now owns it.
  */
-export function claimOrphan(store: AgentStore, record: AgentRecord, owner: string): boolean {
+function claimOrphan(store: AgentStore, record: AgentRecord, owner: string): boolean {
   return store.database
     .transaction(() => {
       const current = store.get(record.id);
@@ -43,7 +88,7 @@ export function claimOrphan(store: AgentStore, record: AgentRecord, owner: strin
  * (`cairn_interrupted_journal`), for `cairn log`. The new database is built beside the old and renamed over
  * it, so a crash at any point leaves one or the other whole; run again, it finishes the job.
  */
-export function restartOverlay(path: string, stable: AgentFS): void {
+function restartOverlay(path: string, stable: AgentFS): void {
   if (!existsSync(path)) return;
   const old = Overlay.open(path, stable);
   let entries: JournalEntry[];

@@ -1,14 +1,26 @@
 import type { AgentFS } from '@cairn/agentfs';
 import type { Sandbox } from '@cairn/sandbox';
-import type { ReceiptSigner } from '../governance/receipt-signer.js';
-import type { AgentRecord, AgentStore } from './agent-store.js';
 import type { CairnEvent } from '../api/events.js';
-import type { GovernanceSource } from '../governance/default-manifest.js';
-import type { ProjectLayout } from '../workspace/layout.js';
+import type { ReceiptSigner } from '../governance/receipt-signer.js';
 import type { ModelClient } from '../model/ollama-client.js';
-import type { ProposalForReview } from '../run/run-context.js';
+import type { ProjectLayout } from '../workspace/layout.js';
+import type { AgentLifecycle } from './agent-lifecycle.js';
+import type { AgentRecord, AgentStore } from './agent-store.js';
 
-/** What the parts of a project share: stores, keys, the sandbox, the model, the clock and the event sink. */
+/** Where a reviewer's decision went: the thread it was written into, or why it was not. */
+export type DecisionWritten = { thread: string } | { why: string };
+
+/** What a reviewer agent's decision is handed to once its program has made it (the review inbox). */
+export interface ReviewerDecisions {
+  /** Writes the decision into the reviewed agent's thread and carries it out under the protocol. */
+  record(reviewer: AgentRecord, decision: { decision: string; note: string }): Promise<DecisionWritten>;
+}
+
+/**
+ * What the rooms of a project share, wired once by `openProject`: its layout and stores, the receipt key, the
+ * clock, the sandbox and the model (made on first use), the event sink and the record lifecycle. Services a
+ * room needs from a room above it are passed in here, never reached for.
+ */
 export interface ProjectCore {
   layout: ProjectLayout;
   stable: AgentFS;
@@ -23,14 +35,7 @@ export interface ProjectCore {
   sandbox(): Sandbox;
   modelClient(): ModelClient;
   emit(event: CairnEvent): void;
-  /** The governance a new agent gets: the defaults, tightened by the project's manifest. */
-  governanceFor(record: AgentRecord): GovernanceSource;
-  /** Called after every change of an agent's record: keeps the state snapshot, previews and inbox threads current. */
-  recordChanged(record: AgentRecord): void;
-  /** The proposal a reviewer reads with `get_proposal()`. */
-  proposalForReview(agentId: string): ProposalForReview;
-  /** Writes a reviewer's decision into the reviewed agent's thread: the thread's name, or why not. */
-  reviewerDecided(reviewer: AgentRecord, decision: { decision: string; note: string }): { thread: string } | { why: string };
-  /** Processes a thread a decision was just written into (as the daemon would on the file's change). */
-  afterDecision(thread: string): Promise<void>;
+  lifecycle: AgentLifecycle;
+  /** Where reviewers' decisions go; none in a process that does not keep the inbox. */
+  decisions: ReviewerDecisions;
 }

@@ -3,12 +3,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { parseAuditLog, parseThread } from '@cairn/triage';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Project } from '../project/project.js';
+import { wireProject } from '../project/open-project.js';
+import { Project } from '../project/project.js';
 import { makeTempProject, SAMPLE_FILES, type TempProject } from '../test-support/temp-project.js';
 import { DecisionStore } from './decision-store.js';
 import { decisionKey } from './inbox.js';
 import { acceptProposal } from '../review/accept.js';
-import type { ProjectCore } from '../agents/project-core.js';
 
 const USE_CONST = `
 const text = await read_file('src/greet.js');
@@ -391,8 +391,9 @@ describe('once and only once', () => {
     const parsed = parseThread(readFileSync(join(project.layout.inboxDir, name), 'utf8'));
     if (!parsed.ok) throw new Error('thread does not parse');
     const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
-    const internals = project as unknown as { store: { database: never }; core: ProjectCore };
-    new DecisionStore(internals.store.database).put({
+    // the process that died: the project's services, opened beside this one as another process opens them
+    const died = wireProject(project.root, { cairnHome: temp.home });
+    new DecisionStore(died.core.store.database).put({
       key: decisionKey(name, parsed.value),
       thread: name,
       agentId: id,
@@ -407,7 +408,8 @@ describe('once and only once', () => {
       before: { state: 'reviewing', runs: 1, updatedAt: 0, claimedAt: Date.now() },
     });
     // the dead process got as far as the accept itself
-    expect(acceptProposal(internals.core, id, {}).ok).toBe(true);
+    expect(acceptProposal(died.core, id, {}).ok).toBe(true);
+    await new Project(died).close();
     const rerun = await project.processInbox();
     expect(rerun.results).toEqual([expect.objectContaining({ thread: name, outcome: 'merged', executed: '✓ merged', movedTo: name })]);
     expect((await project.history(id, 50)).filter((e) => e.type === 'agent.accepted')).toHaveLength(1);

@@ -7,7 +7,8 @@ import type { InboxResult } from '../api/types.js';
 import type { DecisionOutcome, DecisionRow } from './decision-store.js';
 import { decisionKey, type Inbox } from './inbox.js';
 import type { CustomHandler, InboxSettings } from './inbox-settings.js';
-import { feedbackOf, oneLine } from './thread-file.js';
+import { oneLine } from '../api/one-line.js';
+import { feedbackOf } from './thread-file.js';
 
 /** What carrying out decisions takes: the orchestrator's own operations, without the inbox bookkeeping of the public API. */
 export interface InboxExecutor {

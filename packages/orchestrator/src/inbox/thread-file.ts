@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import { formatTriage, parseActor, parseBranchName, parseTimestamp, type Triage } from '@cairn/triage';
 import { CairnError } from '../api/errors.js';
 import type { ChangeInfo } from '../api/types.js';
+import { oneLine } from '../api/one-line.js';
 
 /** Lines of a proposal's diff written into its thread; the rest is left to `cairn diff`. */
 const MAX_DIFF_LINES = 400;
@@ -100,11 +101,6 @@ export function composeThread(source: ThreadSource, received: number): string {
 /** Lines that would read back as a triage heading or as the header's rule are escaped, so a thread parses whatever the proposal holds. */
 function safe(lines: readonly string[]): string[] {
   return lines.map((line) => (TRIAGE_LINE.test(line) || RULE.test(line) ? `\\${line}` : line));
-}
-
-/** Text on one line: runs of whitespace (newlines included) become one space. */
-export function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 /**

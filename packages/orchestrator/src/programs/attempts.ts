@@ -4,6 +4,7 @@ import { rollbackRun, runProgram, type ProgramRunResult, type RunLimits } from '
 import type { RunContext } from '../run/run-context.js';
 import type { AgentFailure, ProgramLang } from '../api/types.js';
 import { generateProgram } from './generate-program.js';
+import { appendCairnEntry, SCHEMAS } from '../workspace/journal-entries.js';
 
 /** What one stretch of an agent's work (its first start, or a revision) sets out to do. */
 export interface AttemptPlan {
@@ -73,9 +74,7 @@ export async function runAttempts(plan: AttemptPlan, host: AttemptHost): Promise
       const checked = host.sandbox.check(code, plan.lang === 'py' ? 'python' : 'js');
       if (!checked.ok) {
         const report = formatRepairReport({ kind: 'check', problems: checked.problems, program: code });
-        ctx.transaction(() =>
-          ctx.journal.append('DomainEventAppended', { schema: 'cairn/ProgramRefused@1', value: { run, report }, origin: 'cairn' }),
-        );
+        ctx.transaction(() => appendCairnEntry(ctx.journal, SCHEMAS.programRefused, { run, report }));
         if (!repairAllowed(plan, outcome, host, report))
           return {
             ...outcome,
@@ -108,7 +107,7 @@ export async function runAttempts(plan: AttemptPlan, host: AttemptHost): Promise
     if (!repairAllowed(plan, outcome, host, report)) return { ...outcome, failure };
     ctx.transaction(() => {
       rollbackRun(ctx.view);
-      ctx.journal.append('DomainEventAppended', { schema: 'cairn/RunRolledBack@1', value: { run }, origin: 'cairn' });
+      appendCairnEntry(ctx.journal, SCHEMAS.runRolledBack, { run });
     });
     previous = { program: code!, report };
   }

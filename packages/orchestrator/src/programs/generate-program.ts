@@ -5,6 +5,7 @@ import type { RunContext } from '../run/run-context.js';
 import { modelParams } from '../tools/ask-llm.js';
 import { buildToolbox } from '../tools/toolbox.js';
 import type { AgentFailure, ProgramLang } from '../api/types.js';
+import { appendCairnEntry, SCHEMAS } from '../workspace/journal-entries.js';
 
 /** What asking the model for a program came to. */
 export type Generation =
@@ -51,7 +52,7 @@ export async function generateProgram(
   const answer = ctx.blobs.text(String(outcome.payload.output_ref));
   const extracted = extractProgram(answer, lang);
   const value = extracted.ok ? { program_ref: ctx.view.blobs.put(extracted.code) } : { problem: extracted.problem };
-  ctx.transaction(() => ctx.journal.append('DomainEventAppended', { schema: 'cairn/ProgramExtracted@1', value, origin: 'cairn' }));
+  ctx.transaction(() => appendCairnEntry(ctx.journal, SCHEMAS.programExtracted, value));
   return extracted.ok ? { type: 'program', code: extracted.code } : { type: 'unusable', answer, problem: extracted.problem };
 }
 

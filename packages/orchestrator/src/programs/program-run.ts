@@ -5,6 +5,7 @@ import type { FsView } from '../run/fs-effects.js';
 import { buildToolbox } from '../tools/toolbox.js';
 import type { ProgramLang } from '../api/types.js';
 import type { RunContext } from '../run/run-context.js';
+import { appendCairnEntry, SCHEMAS } from '../workspace/journal-entries.js';
 
 /** Limits of one program run. */
 export interface RunLimits {
@@ -47,10 +48,12 @@ export async function runProgram(
   const seed = runSeed(ctx.agentId, ctx.run);
   const programRef = ctx.view.blobs.put(program.code);
   ctx.transaction(() =>
-    ctx.journal.append('DomainEventAppended', {
-      schema: 'cairn/RunStarted@1',
-      value: { run: ctx.run, program_ref: programRef, lang: program.lang, seed, clock_ms: clockMs },
-      origin: 'cairn',
+    appendCairnEntry(ctx.journal, SCHEMAS.runStarted, {
+      run: ctx.run,
+      program_ref: programRef,
+      lang: program.lang,
+      seed,
+      clock_ms: clockMs,
     }),
   );
   const result = await sandbox.run({
@@ -65,9 +68,7 @@ export async function runProgram(
   const digest = touchedDigest(ctx.view);
   const outcome: Record<string, unknown> = { run: ctx.run, status: result.status, calls: result.stats.calls, digest };
   if (result.error !== undefined) outcome.error = `${result.error.name}: ${result.error.message}`.slice(0, 2000);
-  ctx.transaction(() =>
-    ctx.journal.append('DomainEventAppended', { schema: 'cairn/RunEnded@1', value: outcome as never, origin: 'cairn' }),
-  );
+  ctx.transaction(() => appendCairnEntry(ctx.journal, SCHEMAS.runEnded, outcome));
   const run: ProgramRunResult = {
     status: result.status,
     calls: result.stats.calls,

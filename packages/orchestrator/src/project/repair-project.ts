@@ -1,16 +1,16 @@
 import { existsSync, lstatSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentFS, Ledger } from '@cairn/agentfs';
-import { AGENT_STARTED } from '../agents/agent-runner.js';
 import { AgentStore, type AgentRecord } from '../agents/agent-store.js';
 import { CairnError } from '../api/errors.js';
 import { projectLayout, type ProjectLayout } from '../workspace/layout.js';
-import { DEFAULT_BUDGETS, DEFAULT_LIMITS } from './project.js';
+import { DEFAULT_BUDGETS, DEFAULT_LIMITS } from '../api/spawn-options.js';
 import { AgentWorkspace } from '../workspace/agent-workspace.js';
 import type { AgentState, ChangeInfo, ProgramLang, RepairOutcome } from '../api/types.js';
 import { isDatabaseDamage } from '../agents/bin-damage.js';
 import { PendingWrites } from '../review/pending-writes.js';
 import { withProjectLock } from '../workspace/project-lock.js';
+import { cairnEntry, runStartOf, SCHEMAS } from '../workspace/journal-entries.js';
 
 /** The reason given to an agent whose fate its database cannot tell. */
 export const RECOVERED_REASON = 'recovered by cairn repair';
@@ -243,9 +243,8 @@ function recoverRecord(id: string, path: string, stable: AgentFS, clock: () => n
   }
   try {
     const record = { ...base };
-    const started = (workspace.firstEntry()?.body ?? {}) as { schema?: string; value?: Record<string, unknown> };
-    if (started.schema === AGENT_STARTED && started.value !== undefined) {
-      const v = started.value;
+    const v = cairnEntry(workspace.firstEntry(), SCHEMAS.agentStarted);
+    if (v !== undefined) {
       if (typeof v.task === 'string') record.task = v.task;
       if (v.origin === 'code' || v.origin === 'model') record.origin = v.origin;
       if (v.lang === 'js' || v.lang === 'py') record.lang = v.lang as ProgramLang;
@@ -253,13 +252,13 @@ function recoverRecord(id: string, path: string, stable: AgentFS, clock: () => n
     }
     let submitted: string | undefined;
     for (const entry of workspace.journal.entries()) {
-      const body = entry.body as { schema?: string; value?: Record<string, unknown> };
-      if (body.schema === 'cairn/RunStarted@1') {
+      const start = runStartOf(entry);
+      if (start !== undefined) {
         record.runs++;
-        if (record.origin === 'code' && record.code === undefined && typeof body.value?.program_ref === 'string')
-          record.code = workspace.blobs.text(body.value.program_ref);
+        if (record.origin === 'code' && record.code === undefined) record.code = workspace.blobs.text(start.programRef);
       }
-      if (body.schema === 'cairn/ToolCalled@1' && body.value?.tool === 'submit_result') submitted = String(body.value.summary ?? '');
+      const called = cairnEntry(entry, SCHEMAS.toolCalled);
+      if (called?.tool === 'submit_result') submitted = String(called.summary ?? '');
     }
     record.spent = { ...record.spent, ...workspace.spent() };
     const head = workspace.head();

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { AgentFS, Ledger, Overlay } from '@cairn/agentfs';
 import { Journal, MemoryJournalStore, receiptFromRecord, type JournalEntry, type Receipt } from '@cairn/air';
-import { AGENT_STARTED, REVISION_STARTED } from '../agents/agent-runner.js';
 import type { AgentRecord } from '../agents/agent-store.js';
 import { CairnError, isCairnError } from '../api/errors.js';
 import { compileGovernanceJson } from '../governance/compile.js';
@@ -18,6 +17,7 @@ import { TouchedLog } from '../workspace/touched-log.js';
 import { resolutionKey, type ResolvedPath } from '../run/resolve-path.js';
 import type { ReplayOutcome } from '../api/types.js';
 import { buildReplayBase } from './replay-base.js';
+import { cairnEntry, governanceRefOf, runStartsOf, SCHEMAS, startsStretch, type RunStart } from '../workspace/journal-entries.js';
 
 interface Segment {
   index: number;
@@ -57,9 +57,8 @@ async function replayRecorded(core: ProjectCore, record: AgentRecord, recorded: 
   const entries = recorded.journal.entries();
   const segments = segmentsOf(entries);
   const first = segments[0];
-  if (first === undefined || (first.entry.body as { schema?: string }).schema !== AGENT_STARTED)
-    return refused("the journal does not start with the agent's start");
-  const governanceRef = (first.entry.body as { value: { governance_ref: string } }).value.governance_ref;
+  const governanceRef = governanceRefOf(first?.entry);
+  if (governanceRef === undefined) return refused("the journal does not start with the agent's start");
   const governance = compileGovernanceJson(recorded.blobs.text(governanceRef));
   const receipts = receiptsOf(entries);
   const recordedPaths = pathsOf(entries);
@@ -187,14 +186,7 @@ function overlayFile(core: ProjectCore, record: AgentRecord): string {
 function segmentsOf(entries: readonly JournalEntry[]): Segment[] {
   const segments: Segment[] = [];
   for (const entry of entries) {
-    const body = entry.body as { schema?: string; value?: Segment['value'] };
-    if (
-      entry.kind === 'DomainEventAppended' &&
-      (body.schema === AGENT_STARTED || body.schema === REVISION_STARTED) &&
-      body.value !== undefined
-    ) {
-      segments.push({ index: segments.length, entry, value: body.value });
-    }
+    if (startsStretch(entry)) segments.push({ index: segments.length, entry, value: (entry.body as { value: Segment['value'] }).value });
   }
   return segments;
 }
@@ -222,44 +214,32 @@ function receiptsOf(entries: readonly JournalEntry[]): Map<string, Receipt> {
 function pathsOf(entries: readonly JournalEntry[]): Map<string, ResolvedPath> {
   const paths = new Map<string, ResolvedPath>();
   for (const entry of entries) {
-    const body = entry.body as {
-      schema?: string;
-      value?: { run?: number; raw?: string; mode?: 'follow' | 'entry'; path?: string; reason?: string };
-    };
-    const v = body.value;
-    if (v?.run === undefined || v.raw === undefined || v.mode === undefined) continue;
-    if (body.schema === 'cairn/PathResolved@1' && v.path !== undefined)
-      paths.set(resolutionKey(v.run, v.mode, v.raw), { type: 'resolved', path: v.path });
-    if (body.schema === 'cairn/ToolRefused@1' && v.reason !== undefined)
-      paths.set(resolutionKey(v.run, v.mode, v.raw), { type: 'refused', reason: v.reason });
+    const resolved = cairnEntry(entry, SCHEMAS.pathResolved);
+    const refusal = cairnEntry(entry, SCHEMAS.toolRefused);
+    const v = resolved ?? refusal;
+    if (typeof v?.run !== 'number' || typeof v.raw !== 'string' || (v.mode !== 'follow' && v.mode !== 'entry')) continue;
+    if (typeof resolved?.path === 'string') paths.set(resolutionKey(v.run, v.mode, v.raw), { type: 'resolved', path: resolved.path });
+    if (typeof refusal?.reason === 'string') paths.set(resolutionKey(v.run, v.mode, v.raw), { type: 'refused', reason: refusal.reason });
   }
   return paths;
 }
 
-function runStarted(entries: readonly JournalEntry[], run: number): { program_ref: string; clock_ms: number } | undefined {
-  for (const entry of entries) {
-    const body = entry.body as { schema?: string; value?: { run?: number; program_ref?: string; clock_ms?: number } };
-    if (body.schema === 'cairn/RunStarted@1' && body.value?.run === run) return body.value as { program_ref: string; clock_ms: number };
-  }
-  return undefined;
+function runStarted(entries: readonly JournalEntry[], run: number): RunStart | undefined {
+  return runStartsOf(entries).find((start) => start.run === run);
 }
 
 function clockOf(entries: readonly JournalEntry[], run: number): number {
-  return Number(runStarted(entries, run)?.clock_ms ?? 0);
+  return runStarted(entries, run)?.clockMs ?? 0;
 }
 
 function programOf(recorded: AgentWorkspace, entries: readonly JournalEntry[], run: number): string | undefined {
   const started = runStarted(entries, run);
-  return started === undefined ? undefined : recorded.blobs.text(started.program_ref);
+  return started === undefined ? undefined : recorded.blobs.text(started.programRef);
 }
 
 function lastProgramBefore(recorded: AgentWorkspace, entries: readonly JournalEntry[], seq: number): string | undefined {
-  for (let i = Math.min(seq, entries.length) - 1; i >= 0; i--) {
-    const body = entries[i]!.body as { schema?: string; value?: { program_ref?: string } };
-    if (body.schema === 'cairn/RunStarted@1' && typeof body.value?.program_ref === 'string')
-      return recorded.blobs.text(body.value.program_ref);
-  }
-  return undefined;
+  const last = runStartsOf(entries.slice(0, Math.min(seq, entries.length))).at(-1);
+  return last === undefined ? undefined : recorded.blobs.text(last.programRef);
 }
 
 /** The first entry where the replay's journal and the recorded one differ. */
@@ -300,8 +280,8 @@ function summarize(entry: JournalEntry): unknown {
 function digestOf(entries: readonly JournalEntry[]): string {
   const hash = createHash('sha256');
   for (const entry of entries) {
-    const body = entry.body as { schema?: string; value?: { run?: number; digest?: string } };
-    if (body.schema === 'cairn/RunEnded@1') hash.update(`${body.value?.run}:${body.value?.digest}\n`);
+    const ended = cairnEntry(entry, SCHEMAS.runEnded);
+    if (ended !== undefined) hash.update(`${String(ended.run)}:${String(ended.digest)}\n`);
   }
   return `sha256:${hash.digest('hex')}`;
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AgentFS, readDiskState, sameState, stateOf } from '@cairn/agentfs';
 import { describe, expect, it } from 'vitest';
-import { openProject } from '../project/project.js';
+import { openProject } from '../project/open-project.js';
 import { makeTempProject } from '../test-support/temp-project.js';
 
 const CHILD = fileURLToPath(new URL('../../test/fixtures/accept-child.mjs', import.meta.url));

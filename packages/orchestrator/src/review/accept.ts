@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { importPath, stateOf, type AcceptResult, type EntryState, type Overlay } from '@cairn/agentfs';
 import { CairnError } from '../api/errors.js';
+import { projectPath } from '../api/project-path.js';
 import type { ProjectCore } from '../agents/project-core.js';
 import type { AcceptOptions, AcceptOutcome, ConflictInfo } from '../api/types.js';
 import { toAgentInfo } from '../agents/agent-info.js';
-import { normalizeLexically } from '../run/resolve-path.js';
 import { withAgentOverlay } from '../workspace/agent-overlay.js';
 import { completeOperation } from './complete-operation.js';
 import { PendingWrites } from './pending-writes.js';
@@ -75,7 +75,7 @@ function acceptLocked(core: ProjectCore, agentId: string, options: AcceptOptions
   );
   const moved = new Set(completed.yielded);
   const after = completed.agent ?? core.store.require(agentId);
-  core.recordChanged(after);
+  core.lifecycle.changed(after);
   const conflicts: ConflictInfo[] = [
     ...result.conflicts.map((c) => ({
       path: c.path,
@@ -93,7 +93,7 @@ function acceptLocked(core: ProjectCore, agentId: string, options: AcceptOptions
   const applied = result.applied.filter((a) => !moved.has(a.path)).map((a) => ({ path: a.path, how: a.how }));
   core.emit({
     type: 'agent.accepted',
-    time: new Date(core.clock()).toISOString(),
+    time: core.lifecycle.now(),
     agentId,
     applied: applied.map((a) => a.path),
     conflicts,
@@ -125,16 +125,6 @@ export function ancestorsOf(paths: readonly string[]): string[] {
     for (let i = 1; i < parts.length; i++) ancestors.add(parts.slice(0, i).join('/'));
   }
   return [...ancestors].sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1));
-}
-
-/** A path argument as a project-relative path; one that leaves the project is refused. */
-export function projectPath(raw: string): string {
-  const path = typeof raw === 'string' ? normalizeLexically(raw) : undefined;
-  if (path === undefined)
-    throw new CairnError('CAIRN_INVALID_PATH', `${JSON.stringify(raw)} is not a path inside the project`, {
-      hint: 'give paths relative to the project root, without ..',
-    });
-  return path;
 }
 
 const KIND_WORDS: Record<string, string> = { file: 'a file', dir: 'a folder', symlink: 'a symbolic link', absent: 'nothing' };

@@ -144,7 +144,7 @@ function recoverLocked(core: ProjectCore): { operations: number; yielded: string
     const first = writes[0]!;
     const completed = completeOperation(core, opId, first.kind, first.agentId, writes);
     yielded.push(...completed.yielded);
-    if (completed.agent !== undefined) core.recordChanged(completed.agent);
+    if (completed.agent !== undefined) core.lifecycle.changed(completed.agent);
   }
   return { operations: byOp.size, yielded };
 }

@@ -40,15 +40,14 @@ export function rejectAgent(core: ProjectCore, agentId: string, reason: string |
       ledger.close();
     }
   }
-  const rejected = core.store.transition(
+  const rejected = core.lifecycle.move(
     agentId,
     [record.state],
     'rejected',
     { reason: text, rejectedFrom: record.state, ledgerId, owner: undefined },
     'reject',
+    (_, time) => ({ type: 'agent.rejected', time, agentId, reason: text }),
   );
-  core.recordChanged(rejected);
-  core.emit({ type: 'agent.rejected', time: new Date(core.clock()).toISOString(), agentId, reason: text });
   return toAgentInfo(rejected);
 }
 
@@ -80,15 +79,14 @@ export function restoreAgent(core: ProjectCore, agentId: string): AgentInfo {
     }
   }
   const back = record.rejectedFrom ?? 'reviewing';
-  const restored = core.store.transition(
+  const restored = core.lifecycle.move(
     agentId,
     ['rejected'],
     back,
     { reason: back === 'failed' ? record.failure?.message : undefined, ledgerId: undefined, rejectedFrom: undefined },
     'restore',
+    (_, time) => ({ type: 'agent.restored', time, agentId }),
   );
-  core.recordChanged(restored);
-  core.emit({ type: 'agent.restored', time: new Date(core.clock()).toISOString(), agentId });
   return toAgentInfo(restored);
 }
 

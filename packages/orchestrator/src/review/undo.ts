@@ -68,8 +68,8 @@ function undoLocked(core: ProjectCore, agentId: string, options: { force?: boole
   for (const path of completed.yielded)
     conflicts.push({ path, reason: completed.failed.find((f) => f.path === path)?.reason ?? 'changed-on-disk' });
   const after = completed.agent ?? core.store.require(agentId);
-  core.recordChanged(after);
+  core.lifecycle.changed(after);
   const restoredPaths = completed.written;
-  core.emit({ type: 'agent.undone', time: new Date(core.clock()).toISOString(), agentId, restored: restoredPaths });
+  core.emit({ type: 'agent.undone', time: core.lifecycle.now(), agentId, restored: restoredPaths });
   return { ok: conflicts.length === 0, restored: restoredPaths, conflicts, agent: toAgentInfo(after) };
 }

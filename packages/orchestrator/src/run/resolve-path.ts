@@ -1,3 +1,4 @@
+import { normalProjectPath } from '@cairn/air';
 import { isAgentFSError, type OverlayFileSystem } from '@cairn/agentfs';
 
 /**
@@ -13,7 +14,7 @@ export type ResolvedPath = { type: 'resolved'; path: string } | { type: 'lexical
 /** Resolves a tool's path argument; `entry` resolves the parent only (delete and move act on a link itself). */
 export function resolveToolPath(fs: OverlayFileSystem, raw: unknown, mode: 'follow' | 'entry', name = 'path'): ResolvedPath {
   if (typeof raw !== 'string') return { type: 'refused', reason: `${name} must be a string, not ${describe(raw)}` };
-  const lexical = normalizeLexically(raw);
+  const lexical = normalProjectPath(raw);
   if (lexical === undefined) return { type: 'lexical', path: raw };
   if (lexical === '') return { type: 'resolved', path: '' };
   try {
@@ -29,18 +30,6 @@ export function resolveToolPath(fs: OverlayFileSystem, raw: unknown, mode: 'foll
     if (isAgentFSError(error, 'ENOENT') || isAgentFSError(error, 'ENOTDIR')) return { type: 'resolved', path: lexical };
     throw error;
   }
-}
-
-/** `a/./b//c/` → `a/b/c`; undefined for an absolute path, a `..` segment, a NUL or a backslash. */
-export function normalizeLexically(raw: string): string | undefined {
-  if (raw.includes('\0') || raw.includes('\\') || raw.startsWith('/')) return undefined;
-  const parts: string[] = [];
-  for (const part of raw.split('/')) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') return undefined;
-    parts.push(part);
-  }
-  return parts.join('/');
 }
 
 function relative(storePath: string): string {

@@ -1,7 +1,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { openProject, type Project, type ProjectOptions } from '../project/project.js';
+import { openProject, type ProjectOptions } from '../project/open-project.js';
+import type { Project } from '../project/project.js';
 
 /** A project folder and a `$CAIRN_HOME` in a temp dir, removed by `cleanup`. */
 export interface TempProject {

@@ -6,7 +6,9 @@ import { contentHash } from '../workspace/blob-store.js';
 import { governedFsEffect, governedModelEffect, type EffectOutcome } from '../run/governed-effect.js';
 import type { RunContext } from '../run/run-context.js';
 import { askParams } from './ask-llm.js';
-import { nameLimitProblem, normalizeLexically, resolutionKey, resolveToolPath, type ResolvedPath } from '../run/resolve-path.js';
+import { normalProjectPath } from '@cairn/air';
+import { nameLimitProblem, resolutionKey, resolveToolPath, type ResolvedPath } from '../run/resolve-path.js';
+import { appendCairnEntry, SCHEMAS } from '../workspace/journal-entries.js';
 
 /** A tool call the program made wrongly, or that was refused: it reaches the program as a catchable error. */
 export class ToolError extends Error {
@@ -198,36 +200,30 @@ function resolvePath(ctx: RunContext, raw: unknown, mode: 'follow' | 'entry', na
       if (recorded.type === 'resolved') notePath(ctx, raw, mode, recorded.path);
       return recorded;
     }
-    const lexical = normalizeLexically(raw);
+    const lexical = normalProjectPath(raw);
     return lexical === undefined ? { type: 'lexical', path: raw } : { type: 'resolved', path: lexical };
   }
   const resolved = resolveToolPath(ctx.view.fs, raw, mode, name);
-  if (resolved.type === 'resolved' && typeof raw === 'string' && resolved.path !== normalizeLexically(raw))
+  if (resolved.type === 'resolved' && typeof raw === 'string' && resolved.path !== normalProjectPath(raw))
     notePath(ctx, raw, mode, resolved.path);
   return resolved;
 }
 
 function notePath(ctx: RunContext, raw: string, mode: 'follow' | 'entry', path: string): void {
-  ctx.transaction(() =>
-    ctx.journal.append('DomainEventAppended', {
-      schema: 'cairn/PathResolved@1',
-      value: { run: ctx.run, raw, mode, path },
-      origin: 'agent',
-    }),
-  );
+  ctx.transaction(() => appendCairnEntry(ctx.journal, SCHEMAS.pathResolved, { run: ctx.run, raw, mode, path }, 'agent'));
 }
 
 /** A call Cairn refuses before it becomes an effect (a path that cannot be followed): journaled, then thrown. */
 function refuse(ctx: RunContext, tool: string, reason: string, raw?: unknown, mode?: 'follow' | 'entry'): never {
   const value: Record<string, CborValue> = { tool, reason, run: ctx.run };
   if (typeof raw === 'string' && mode !== undefined) Object.assign(value, { raw, mode });
-  ctx.transaction(() => ctx.journal.append('DomainEventAppended', { schema: 'cairn/ToolRefused@1', value, origin: 'agent' }));
+  ctx.transaction(() => appendCairnEntry(ctx.journal, SCHEMAS.toolRefused, value, 'agent'));
   ctx.emit({ type: 'agent.denied', time: new Date(ctx.clock()).toISOString(), agentId: ctx.agentId, tool, effect: 'cairn.path', reason });
   throw new ToolError(`${tool}: ${reason}`);
 }
 
 function note(ctx: RunContext, value: Record<string, CborValue>): void {
-  ctx.transaction(() => ctx.journal.append('DomainEventAppended', { schema: 'cairn/ToolCalled@1', value, origin: 'agent' }));
+  ctx.transaction(() => appendCairnEntry(ctx.journal, SCHEMAS.toolCalled, value, 'agent'));
 }
 
 /** A long path argument cut for an error message. */

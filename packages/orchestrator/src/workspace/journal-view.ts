@@ -1,5 +1,6 @@
 import { receiptFromRecord, verifyChain, type JournalEntry } from '@cairn/air';
 import type { JournalRow } from '../api/types.js';
+import { runStartsOf, SCHEMAS } from './journal-entries.js';
 
 type Body = Record<string, unknown>;
 
@@ -67,13 +68,13 @@ export function journalRows(entries: readonly JournalEntry[]): JournalRow[] {
       case 'DomainEventAppended': {
         const value = (body.value ?? {}) as Body;
         switch (body.schema) {
-          case 'cairn/AgentStarted@1':
+          case SCHEMAS.agentStarted:
             row({ kind: 'start', detail: String(value.task ?? '') });
             break;
-          case 'cairn/RevisionStarted@1':
+          case SCHEMAS.revisionStarted:
             row({ kind: 'revision', detail: String(value.feedback ?? '') });
             break;
-          case 'cairn/RunStarted@1':
+          case SCHEMAS.runStarted:
             clock = Number(value.clock_ms ?? clock);
             rows.push({
               seq: entry.seq,
@@ -83,17 +84,17 @@ export function journalRows(entries: readonly JournalEntry[]): JournalRow[] {
               detail: `run ${String(value.run)} (${String(value.lang)})`,
             });
             break;
-          case 'cairn/RunEnded@1':
+          case SCHEMAS.runEnded:
             row({
               kind: 'run',
               decision: String(value.status),
               detail: `run ${String(value.run)}: ${String(value.calls)} calls${value.error === undefined ? '' : `; ${String(value.error)}`}`,
             });
             break;
-          case 'cairn/RunRolledBack@1':
+          case SCHEMAS.runRolledBack:
             row({ kind: 'run', decision: 'rolled back', detail: `run ${String(value.run)}` });
             break;
-          case 'cairn/ToolCalled@1':
+          case SCHEMAS.toolCalled:
             row({
               kind: 'tool',
               effect: String(value.tool),
@@ -101,17 +102,17 @@ export function journalRows(entries: readonly JournalEntry[]): JournalRow[] {
               ...(value.message === undefined && value.summary === undefined ? {} : { detail: String(value.message ?? value.summary) }),
             });
             break;
-          case 'cairn/ToolRefused@1':
+          case SCHEMAS.toolRefused:
             row({ kind: 'denied', effect: String(value.tool), decision: 'refused', detail: String(value.reason) });
             break;
-          case 'cairn/ProgramExtracted@1':
+          case SCHEMAS.programExtracted:
             row({
               kind: 'program',
               decision: value.problem === undefined ? 'extracted' : 'unusable',
               ...(value.problem === undefined ? {} : { detail: String(value.problem) }),
             });
             break;
-          case 'cairn/ProgramRefused@1':
+          case SCHEMAS.programRefused:
             row({ kind: 'program', decision: 'refused', detail: String(value.report ?? '').split('\n')[0]! });
             break;
           default:
@@ -127,12 +128,7 @@ export function journalRows(entries: readonly JournalEntry[]): JournalRow[] {
 }
 
 function firstRunClock(entries: readonly JournalEntry[]): number {
-  for (const entry of entries) {
-    const body = entry.body as Body;
-    if (entry.kind === 'DomainEventAppended' && body.schema === 'cairn/RunStarted@1')
-      return Number((body.value as Body | undefined)?.clock_ms ?? 0);
-  }
-  return 0;
+  return runStartsOf(entries)[0]?.clockMs ?? 0;
 }
 
 /** Verifies the chain of a journal and, when given, that it reaches the recorded head. */

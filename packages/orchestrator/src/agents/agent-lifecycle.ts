@@ -1,0 +1,54 @@
+import type { AgentState } from '../api/types.js';
+import type { CairnEvent } from '../api/events.js';
+import type { AgentPatch, AgentRecord, AgentStore } from './agent-store.js';
+
+/** Called with an agent's record after every change to it. */
+export type RecordObserver = (record: AgentRecord) => void;
+
+/**
+ * Every change of an agent's record goes through here: the store's compare-and-set, then the observers that
+ * keep files beside the record current (previews, inbox threads, the state snapshot), then the event.
+ */
+export class AgentLifecycle {
+  private readonly observers = new Set<RecordObserver>();
+
+  constructor(
+    private readonly store: AgentStore,
+    private readonly emit: (event: CairnEvent) => void,
+    private readonly clock: () => number,
+  ) {}
+
+  /** Calls `observer` after every change of a record, until the returned function is called. */
+  observe(observer: RecordObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
+
+  /**
+   * Moves an agent from one of `from` to `to` with `patch`, tells the observers, and emits the event `eventOf`
+   * makes of the new record (with the time of the move).
+   */
+  move(
+    id: string,
+    from: readonly AgentState[],
+    to: AgentState,
+    patch: AgentPatch,
+    verb: string,
+    eventOf?: (record: AgentRecord, time: string) => CairnEvent,
+  ): AgentRecord {
+    const record = this.store.transition(id, from, to, patch, verb);
+    this.changed(record);
+    if (eventOf !== undefined) this.emit(eventOf(record, this.now()));
+    return record;
+  }
+
+  /** Tells the observers of a record changed without a move (created, or patched in place). */
+  changed(record: AgentRecord): void {
+    for (const observer of [...this.observers]) observer(record);
+  }
+
+  /** The current time as events carry it. */
+  now(): string {
+    return new Date(this.clock()).toISOString();
+  }
+}

@@ -1,0 +1,100 @@
+import { CairnError } from './errors.js';
+import { projectPath } from './project-path.js';
+import type { AgentBudgets, AgentLimits, ProgramLang, SpawnOptions } from './types.js';
+
+/** The model a model-written agent uses unless told otherwise. */
+export const DEFAULT_MODEL = 'qwen2.5-coder:7b';
+
+/** Limits of one program run, unless a spawn sets its own. */
+export const DEFAULT_LIMITS: AgentLimits = { wallMs: 60_000, cpuMs: 30_000, memoryMb: 128 };
+
+/** What an agent may spend over its life, unless a spawn sets its own. */
+export const DEFAULT_BUDGETS: AgentBudgets = { tokens: 200_000, bytes: 64 * 1024 * 1024, calls: 10_000, wallMs: 15 * 60_000, repairs: 3 };
+
+/** The longest task Cairn takes, in characters. */
+const MAX_TASK = 20_000;
+
+/** What a new agent is: its task, where its program comes from, and its limits and budgets, defaults filled in. */
+export interface AgentSpec {
+  task: string;
+  origin: 'code' | 'model';
+  lang: ProgramLang;
+  model?: string;
+  /** The user's program, for `code` agents. */
+  code?: string;
+  limits: AgentLimits;
+  budgets: AgentBudgets;
+  scope?: string[];
+}
+
+/**
+ * Spawn options read from untrusted input (a request body, a file signal, a caller in plain JavaScript): every
+ * field is checked, and a wrong one is refused with `CAIRN_INVALID_ARGUMENT` naming it. The one parser of the
+ * API, the daemon's routes and the signals.
+ */
+export function parseSpawnOptions(input: unknown): SpawnOptions {
+  if (input === undefined) return {};
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) invalid('spawn options must be an object');
+  const value = input as Record<string, unknown>;
+  const options: SpawnOptions = {};
+  if (value.code !== undefined) {
+    if (typeof value.code !== 'string') invalid("code must be the program's source text");
+    if (value.code.trim() === '') invalid('the program is empty');
+    options.code = value.code;
+  }
+  if (value.lang !== undefined) {
+    if (value.lang !== 'js' && value.lang !== 'py') invalid(`unknown language "${String(value.lang)}" (js or py)`);
+    options.lang = value.lang;
+  }
+  if (value.model !== undefined) {
+    if (typeof value.model !== 'string' || value.model.trim() === '') invalid('the model name is empty');
+    options.model = value.model;
+  }
+  if (value.limits !== undefined) options.limits = numbers<AgentLimits>(value.limits, 'limit', Object.keys(DEFAULT_LIMITS), []);
+  if (value.budgets !== undefined)
+    options.budgets = numbers<AgentBudgets>(value.budgets, 'budget', Object.keys(DEFAULT_BUDGETS), ['repairs']);
+  if (value.scope !== undefined) {
+    if (!Array.isArray(value.scope) || value.scope.some((p) => typeof p !== 'string')) invalid('scope must be a list of paths');
+    options.scope = (value.scope as string[]).map(projectPath);
+  }
+  return options;
+}
+
+/** A new agent's spec from its task and spawn options (checked as `parseSpawnOptions` checks them). */
+export function agentSpec(task: unknown, input: SpawnOptions | undefined): AgentSpec {
+  if (typeof task !== 'string' || task.trim() === '')
+    throw new CairnError('CAIRN_INVALID_ARGUMENT', 'a task is required: say what the agent should do', {
+      hint: 'cairn spawn "add docstrings to src/util.py"',
+    });
+  if (task.length > MAX_TASK) invalid(`the task is ${task.length} characters long; keep it under ${MAX_TASK}`);
+  const options = parseSpawnOptions(input);
+  const spec: AgentSpec = {
+    task: task.trim(),
+    origin: options.code === undefined ? 'model' : 'code',
+    lang: options.lang ?? 'js',
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
+  };
+  if (options.code !== undefined) spec.code = options.code;
+  else spec.model = options.model?.trim() ?? DEFAULT_MODEL;
+  if (options.scope !== undefined) spec.scope = [...options.scope];
+  return spec;
+}
+
+function numbers<T extends object>(input: unknown, what: string, known: readonly string[], zeroOk: readonly string[]): Partial<T> {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) invalid(`the ${what}s must be an object of numbers`);
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(input)) {
+    if (value === undefined) continue;
+    if (!known.includes(key)) invalid(`unknown ${what} "${key}" (one of ${known.join(', ')})`);
+    const min = zeroOk.includes(key) ? 0 : 1;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min)
+      invalid(`the ${key} ${what} must be a number of at least ${min} (got ${JSON.stringify(value)})`);
+    out[key] = Math.floor(value);
+  }
+  return out as Partial<T>;
+}
+
+function invalid(message: string): never {
+  throw new CairnError('CAIRN_INVALID_ARGUMENT', message);
+}

@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { createSandbox, type Sandbox } from '@cairn/sandbox';
+import { AgentCommands } from '../agents/agent-commands.js';
+import { AgentLifecycle } from '../agents/agent-lifecycle.js';
+import { runAgent } from '../agents/agent-runner.js';
+import { openAgentStore } from '../agents/bin-damage.js';
+import { keepAgentEvents } from '../agents/event-log.js';
+import { recoverOrphans } from '../agents/interrupted.js';
+import type { ProjectCore, ReviewerDecisions } from '../agents/project-core.js';
+import { type QueueScope, Scheduler } from '../agents/scheduler.js';
+import { CairnError } from '../api/errors.js';
+import { DEFAULT_MODEL } from '../api/spawn-options.js';
+import { EventBus } from '../events/event-bus.js';
+import { ReceiptSigner } from '../governance/receipt-signer.js';
+import { currentPerson } from '../inbox/actors.js';
+import { InboxService } from '../inbox/inbox-service.js';
+import { createModelClient, type ModelClient } from '../model/ollama-client.js';
+import { recoverPendingWrites } from '../review/complete-operation.js';
+import { projectLayout } from '../workspace/layout.js';
+import { Project, type ProjectParts } from './project.js';
+import { openStable, prepareAgentfsDir, requireDirectory } from './project-files.js';
+import { observeRecords } from './record-observers.js';
+
+/** Options of `openProject`. */
+export interface ProjectOptions {
+  /** `$CAIRN_HOME` (default: the environment's, or `~/.cairn`). */
+  cairnHome?: string;
+  /** Agents running at once in this process (default 3). */
+  poolSize?: number;
+  /** `all`: run every queued agent (a daemon); `own` (default): only those this process created; `none`: none. */
+  queue?: QueueScope;
+  /** Ollama's address (default: `OLLAMA_HOST`, or `http://127.0.0.1:11434`). */
+  ollamaHost?: string;
+  /** How long one model answer may take (ms). */
+  modelTimeoutMs?: number;
+  defaultModel?: string;
+  /** Milliseconds since the epoch (injected by tests). */
+  clock?: () => number;
+}
+
+/**
+ * Opens a project for agents: creates `.agentfs/` on first use, wires the project's services once, finishes
+ * any accept a killed process left half done, and recovers agents whose process died while they ran (a
+ * daemon's run again once; others fail as `interrupted`).
+ */
+export function openProject(root: string, options: ProjectOptions = {}): Project {
+  return new Project(wireProject(root, options));
+}
+
+/** The services of an opened project, wired: what `openProject` puts behind its facade. */
+export function wireProject(root: string, options: ProjectOptions = {}): ProjectParts {
+  const layout = projectLayout(resolve(root), options.cairnHome);
+  requireDirectory(layout.root);
+  prepareAgentfsDir(layout);
+  const poolSize = checkPoolSize(options.poolSize ?? 3);
+  const clock = options.clock ?? Date.now;
+  const stable = openStable(layout);
+  const store = openAgentStore(layout.binPath, clock);
+  const bus = new EventBus();
+  bus.subscribe(keepAgentEvents(store));
+  const emit = bus.emit.bind(bus);
+  let sandbox: Sandbox | undefined;
+  let model: ModelClient | undefined;
+  let inbox: InboxService | undefined;
+  const decisions: ReviewerDecisions = { record: (reviewer, decision) => inbox!.record(reviewer, decision) };
+  const core: ProjectCore = {
+    layout,
+    stable,
+    store,
+    signer: ReceiptSigner.forProject(layout.receiptKeyPath),
+    clock,
+    owner: `${process.pid}:${randomBytes(4).toString('hex')}`,
+    rerunsInterrupted: options.queue === 'all',
+    defaultModel: options.defaultModel ?? DEFAULT_MODEL,
+    sandbox: () => (sandbox ??= createSandbox({ poolSize })),
+    modelClient: () => (model ??= createModelClient(modelOptions(options))),
+    emit,
+    lifecycle: new AgentLifecycle(store, emit, clock),
+    decisions,
+  };
+  const scheduler = new Scheduler(
+    poolSize,
+    options.queue ?? 'own',
+    () => store.queued().map((a) => a.id),
+    (id) => runAgent(core, id),
+  );
+  const person = currentPerson();
+  const commands = new AgentCommands(core, scheduler, person);
+  inbox = new InboxService(core, commands, person);
+  const observers = observeRecords(core, inbox);
+  recoverPendingWrites(core);
+  recoverOrphans(core);
+  scheduler.kick();
+  return { core, bus, scheduler, commands, inbox, observers, person, closeSandbox: async () => sandbox?.close() };
+}
+
+function checkPoolSize(size: number): number {
+  if (!Number.isSafeInteger(size) || size < 1)
+    throw new CairnError('CAIRN_INVALID_ARGUMENT', `the pool size must be a positive integer (got ${String(size)})`);
+  return size;
+}
+
+function modelOptions(options: ProjectOptions): { host?: string; timeoutMs?: number } {
+  return {
+    ...(options.ollamaHost === undefined ? {} : { host: options.ollamaHost }),
+    ...(options.modelTimeoutMs === undefined ? {} : { timeoutMs: options.modelTimeoutMs }),
+  };
+}

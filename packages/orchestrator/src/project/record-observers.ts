@@ -1,0 +1,53 @@
+import { toAgentInfo } from '../agents/agent-info.js';
+import type { AgentRecord } from '../agents/agent-store.js';
+import type { ProjectCore } from '../agents/project-core.js';
+import { diffOf } from '../agents/proposal-reader.js';
+import { isCairnError } from '../api/errors.js';
+import type { InboxService } from '../inbox/inbox-service.js';
+import { removePreview, writePreview } from '../workspace/previews.js';
+import { writeStateSnapshot } from '../workspace/state-snapshot.js';
+
+/** The files kept beside agent records, for tools that read files; `flush` writes what is still due. */
+export interface RecordObservers {
+  flush(): void;
+  stop(): void;
+}
+
+/**
+ * Keeps the files beside the records current as agents move: a reviewing agent's preview diff and inbox
+ * thread (a preview is removed once the agent moves on), and `state/agents.json`, rewritten once per burst of
+ * changes. None of these is the truth (the databases are), so failing to write one never fails a move.
+ */
+export function observeRecords(core: ProjectCore, inbox: InboxService): RecordObservers {
+  let snapshotDue = false;
+  const flush = () => {
+    if (!snapshotDue) return;
+    snapshotDue = false;
+    try {
+      const agents = core.store.list().map(toAgentInfo);
+      const queue = core.store.queued().map((a) => a.id);
+      writeStateSnapshot(core.layout.stateDir, core.layout.root, agents, queue, core.clock());
+    } catch {
+      // a convenience copy; the databases stay the truth
+    }
+  };
+  const changed = (record: AgentRecord) => {
+    if (record.state === 'reviewing') writeReviewFiles(core, inbox, record);
+    else removePreview(core.layout.previewsDir, record.id);
+    if (snapshotDue) return;
+    snapshotDue = true;
+    queueMicrotask(flush);
+  };
+  const stop = core.lifecycle.observe(changed);
+  return { flush, stop };
+}
+
+function writeReviewFiles(core: ProjectCore, inbox: InboxService, record: AgentRecord): void {
+  try {
+    const diff = diffOf(core, record.id);
+    writePreview(core.layout.previewsDir, record.id, diff);
+    if (record.role !== 'reviewer') inbox.ensureThread(record, diff);
+  } catch (error) {
+    if (!isCairnError(error)) throw error;
+  }
+}
