@@ -11,3 +11,10 @@ export class SandboxError extends Error {
     this.code = code;
   }
 }
+
+/** True when `error` is a SandboxError (with the given code): by name and code, so it holds across copies of the package and processes. */
+export function isSandboxError(error: unknown, code?: SandboxErrorCode): error is SandboxError {
+  if (typeof error !== 'object' || error === null) return false;
+  const candidate = error as { name?: unknown; code?: unknown };
+  return candidate.name === 'SandboxError' && (code === undefined || candidate.code === code);
+}

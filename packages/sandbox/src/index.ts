@@ -4,4 +4,4 @@ export type { RunResult, RunStatus, RunStats, ProgramError, CallRecord, CheckPro
 export type { ToolHandler } from './run-session.js';
 export { DEFAULT_LIMITS, resolveLimits, type Limits } from './limits.js';
 export type { Engine } from './protocol.js';
-export { SandboxError, type SandboxErrorCode } from './errors.js';
+export { SandboxError, isSandboxError, type SandboxErrorCode } from './errors.js';

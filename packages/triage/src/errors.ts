@@ -11,3 +11,10 @@ export class TriageError extends Error {
     this.code = code;
   }
 }
+
+/** True when `error` is a TriageError (with the given code): by name and code, so it holds across copies of the package and processes. */
+export function isTriageError(error: unknown, code?: TriageErrorCode): error is TriageError {
+  if (typeof error !== 'object' || error === null) return false;
+  const candidate = error as { name?: unknown; code?: unknown };
+  return candidate.name === 'TriageError' && (code === undefined || candidate.code === code);
+}

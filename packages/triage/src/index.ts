@@ -15,4 +15,4 @@ export type { AuditEntry, AuditLog } from './audit-log.js';
 export { formatAuditLog, parseAuditLog } from './audit-log.js';
 export type { Diagnostic, DiagnosticCode } from './diagnostic.js';
 export type { Result } from './result.js';
-export { TriageError, type TriageErrorCode } from './errors.js';
+export { TriageError, isTriageError, type TriageErrorCode } from './errors.js';

@@ -225,33 +225,47 @@ export interface AcceptOptions {
 /** How an applied path reached the working tree. */
 export type AppliedHow = 'fast-forward' | 'merged' | 'already' | 'forced';
 
-/** The outcome of an accept: what reached the working tree, what conflicted; the agent after it. */
-export interface AcceptOutcome {
-  ok: boolean;
-  applied: { path: string; how: AppliedHow }[];
-  conflicts: ConflictInfo[];
-  agent: AgentInfo;
+/** A list with at least one item: what a failed outcome always names. */
+export type NonEmpty<T> = [T, ...T[]];
+
+/**
+ * The outcome of an accept: what reached the working tree, and the agent after it. It is `ok` exactly when
+ * nothing conflicted; otherwise `conflicts` names every path left alone and why.
+ */
+export type AcceptOutcome =
+  | { ok: true; applied: { path: string; how: AppliedHow }[]; conflicts: []; agent: AgentInfo }
+  | { ok: false; applied: { path: string; how: AppliedHow }[]; conflicts: NonEmpty<ConflictInfo>; agent: AgentInfo };
+
+/** A path an undo left alone: the human changed it after the accept. */
+export interface UndoConflictInfo {
+  path: string;
+  reason: string;
 }
 
-/** The outcome of an undo: what was restored, what the human changed since (left alone). */
-export interface UndoOutcome {
-  ok: boolean;
-  restored: string[];
-  conflicts: { path: string; reason: string }[];
-  agent: AgentInfo;
+/** The outcome of an undo: what was restored; `ok` exactly when nothing the human changed since was in the way. */
+export type UndoOutcome =
+  | { ok: true; restored: string[]; conflicts: []; agent: AgentInfo }
+  | { ok: false; restored: string[]; conflicts: NonEmpty<UndoConflictInfo>; agent: AgentInfo };
+
+/** Where a replay first differed from the recorded run. */
+export interface ReplayDivergence {
+  seq: number;
+  reason: string;
+  expected?: unknown;
+  actual?: unknown;
 }
 
-/** The outcome of a replay: reproduced, or the first difference. */
-export interface ReplayOutcome {
-  ok: boolean;
-  /** Journal entries compared. */
+/** What every replay reports: journal entries compared, runs replayed, and the changes' hashes. */
+interface ReplayCounts {
   entries: number;
   runs: number;
   /** Content hash of the changes the replay produced, and of those recorded. */
   changesHash: string;
   recordedChangesHash: string;
-  divergence?: { seq: number; reason: string; expected?: unknown; actual?: unknown };
 }
+
+/** The outcome of a replay: the recorded run reproduced, or the first difference. */
+export type ReplayOutcome = (ReplayCounts & { ok: true }) | (ReplayCounts & { ok: false; divergence: ReplayDivergence });
 
 /** What `collect` deleted for good. */
 export interface CollectOutcome {

@@ -53,8 +53,8 @@ describe('replay', () => {
     temp.write('src/math.js', '// rewritten by the human\n');
     await project.sync();
     const outcome = await project.replay(id);
-    expect(outcome.divergence).toBeUndefined();
-    expect(outcome.ok).toBe(true);
+    expect(outcome).toMatchObject({ ok: true });
+    expect(outcome).not.toHaveProperty('divergence');
     expect(outcome.runs).toBe(1);
     expect(outcome.changesHash).toBe(outcome.recordedChangesHash);
   });
@@ -70,16 +70,14 @@ describe('replay', () => {
     const id = await reviewed(PROGRAM);
     tamper(id, `UPDATE cairn_journal SET body = (SELECT body FROM cairn_journal WHERE seq = 1) WHERE seq = 2`);
     const outcome = await project.replay(id);
-    expect(outcome.ok).toBe(false);
-    expect(outcome.divergence?.reason).toMatch(/refused/);
+    expect(outcome).toMatchObject({ ok: false, divergence: { reason: expect.stringMatching(/refused/) } });
   });
 
   it('refuses a journal cut short', async () => {
     const id = await reviewed(PROGRAM);
     tamper(id, `DELETE FROM cairn_journal WHERE seq = (SELECT MAX(seq) FROM cairn_journal)`);
     const outcome = await project.replay(id);
-    expect(outcome.ok).toBe(false);
-    expect(outcome.divergence?.reason).toMatch(/refused/);
+    expect(outcome).toMatchObject({ ok: false, divergence: { reason: expect.stringMatching(/refused/) } });
   });
 
   it('names the first difference when a recorded result was altered', async () => {

@@ -15,7 +15,7 @@ import { BlobStore } from '../workspace/blob-store.js';
 import type { RunContext } from '../run/run-context.js';
 import { TouchedLog } from '../workspace/touched-log.js';
 import { resolutionKey, type ResolvedPath } from '../run/resolve-path.js';
-import type { ReplayOutcome } from '../api/types.js';
+import type { ReplayDivergence, ReplayOutcome } from '../api/types.js';
 import { buildReplayBase } from './replay-base.js';
 import { cairnEntry, governanceRefOf, runStartsOf, SCHEMAS, startsStretch, type RunStart } from '../workspace/journal-entries.js';
 
@@ -69,7 +69,7 @@ async function replayRecorded(core: ProjectCore, record: AgentRecord, recorded: 
   const fsParams = governance.grants.find((g) => g.name === FS_GRANT)?.params as
     | { read_exclude?: string[]; write_exclude?: string[] }
     | undefined;
-  let divergence: ReplayOutcome['divergence'];
+  let divergence: ReplayDivergence | undefined;
   let runs = 0;
   try {
     for (const segment of segments) {
@@ -146,15 +146,8 @@ async function replayRecorded(core: ProjectCore, record: AgentRecord, recorded: 
   }
   const produced = journal.entries();
   divergence ??= firstDifference(entries, produced);
-  const outcome: ReplayOutcome = {
-    ok: divergence === undefined,
-    entries: entries.length,
-    runs,
-    changesHash: digestOf(produced),
-    recordedChangesHash: digestOf(entries),
-  };
-  if (divergence !== undefined) outcome.divergence = divergence;
-  return outcome;
+  const counts = { entries: entries.length, runs, changesHash: digestOf(produced), recordedChangesHash: digestOf(entries) };
+  return divergence === undefined ? { ok: true, ...counts } : { ok: false, ...counts, divergence };
 }
 
 function refused(reason: string): ReplayOutcome {
@@ -243,7 +236,7 @@ function lastProgramBefore(recorded: AgentWorkspace, entries: readonly JournalEn
 }
 
 /** The first entry where the replay's journal and the recorded one differ. */
-function firstDifference(recorded: readonly JournalEntry[], produced: readonly JournalEntry[]): ReplayOutcome['divergence'] {
+function firstDifference(recorded: readonly JournalEntry[], produced: readonly JournalEntry[]): ReplayDivergence | undefined {
   const length = Math.max(recorded.length, produced.length);
   for (let seq = 0; seq < length; seq++) {
     const expected = recorded[seq];

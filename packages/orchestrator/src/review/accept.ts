@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { importPath, stateOf, type AcceptResult, type EntryState, type Overlay } from '@cairn/agentfs';
 import { CairnError } from '../api/errors.js';
+import { conflictOutcome } from '../api/conflict-outcome.js';
 import { projectPath } from '../api/project-path.js';
 import type { ProjectCore } from '../agents/project-core.js';
 import type { AcceptOptions, AcceptOutcome, ConflictInfo } from '../api/types.js';
@@ -99,7 +100,7 @@ function acceptLocked(core: ProjectCore, agentId: string, options: AcceptOptions
     conflicts,
     state: after.state,
   });
-  return { ok: conflicts.length === 0, applied, conflicts, agent: toAgentInfo(after) };
+  return conflictOutcome(conflicts, { applied, agent: toAgentInfo(after) });
 }
 
 function selectChanges(overlay: Overlay, agentId: string, paths: readonly string[] | undefined): string[] {

@@ -8,6 +8,7 @@ import { PendingWrites } from './pending-writes.js';
 import { completeOperation } from './complete-operation.js';
 import { ancestorsOf } from './accept.js';
 import { withProjectLock } from '../workspace/project-lock.js';
+import { conflictOutcome } from '../api/conflict-outcome.js';
 
 const UNDO_REASONS = { changed: 'changed-since-accept', kind: 'kind-changed-since-accept', 'not-empty': 'not-empty' } as const;
 
@@ -71,5 +72,5 @@ function undoLocked(core: ProjectCore, agentId: string, options: { force?: boole
   core.lifecycle.changed(after);
   const restoredPaths = completed.written;
   core.emit({ type: 'agent.undone', time: core.lifecycle.now(), agentId, restored: restoredPaths });
-  return { ok: conflicts.length === 0, restored: restoredPaths, conflicts, agent: toAgentInfo(after) };
+  return conflictOutcome(conflicts, { restored: restoredPaths, agent: toAgentInfo(after) });
 }
