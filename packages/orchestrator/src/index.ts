@@ -57,7 +57,7 @@ export type { ProjectWatcher } from './sync/watcher.js';
 export { loadProjectGovernance, type ManifestProblem, type ProjectGovernance } from './governance/project-manifest.js';
 export { PROTECTED_READ_PATTERNS, PROTECTED_WRITE_PATTERNS } from './governance/default-manifest.js';
 export { createModelClient, type ModelClient, type ModelFault } from './model/ollama-client.js';
-export { TOOL_NAMES } from './tools/tool-docs.js';
+export { TOOL_NAMES } from './tools/tool-table.js';
 export { processAlive } from './workspace/process-alive.js';
 export { repairProject, RECOVERED_REASON } from './project/repair-project.js';
 export { REPAIR_HINT } from './agents/bin-damage.js';

@@ -1,12 +1,12 @@
 import { modelCaller } from '../run/model-adapter.js';
 import { compileGovernance, compileGovernanceJson, type CompiledGovernance } from '../governance/compile.js';
 import { governanceFor } from '../governance/project-governance.js';
-import { FS_GRANT, LLM_GRANT } from '../governance/default-manifest.js';
 import { runAttempts, type AttemptsOutcome } from '../programs/attempts.js';
 import type { ProjectCore } from './project-core.js';
 import { createAgentKernel } from '../governance/agent-kernel.js';
 import { AgentWorkspace } from '../workspace/agent-workspace.js';
 import type { RunLimits } from '../programs/program-run.js';
+import { buildRunContext, type RunSource } from '../run/build-run-context.js';
 import type { ReviewContext, RunContext } from '../run/run-context.js';
 import type { AgentFailure, ChangeInfo } from '../api/types.js';
 import type { AgentRecord } from './agent-store.js';
@@ -76,47 +76,35 @@ async function runStretch(core: ProjectCore, record: AgentRecord, workspace: Age
     workspace.transaction(() => appendCairnEntry(journal, SCHEMAS.revisionStarted, value));
   }
   const kernel = createAgentKernel(governance, journal, core.signer, workspace.spent(), () => BigInt(started) * 1_000_000n);
-  const fsParams = governance.grants.find((g) => g.name === FS_GRANT)?.params as
-    | { read_exclude?: string[]; write_exclude?: string[] }
-    | undefined;
   const model = record.model ?? core.defaultModel;
   const review: ReviewContext | undefined =
     record.role === 'reviewer' && record.reviews !== undefined
       ? { reviews: record.reviews, proposal: () => proposalForReview(core, record.reviews!) }
       : undefined;
+  const source: RunSource = {
+    agentId: record.id,
+    task: record.task,
+    model,
+    ...(record.feedback === undefined ? {} : { feedback: record.feedback }),
+    ...(review === undefined ? {} : { review }),
+    governance,
+    kernel,
+    journal,
+    blobs,
+    fs: workspace.overlay.fs,
+    viewBlobs: blobs,
+    touched: workspace.touched,
+    transaction: (fn) => workspace.transaction(fn),
+    toolLog: workspace.overlay.tools,
+    signer: core.signer,
+    callModel: modelCaller(core.modelClient(), blobs),
+    emit: (event) => core.emit(event),
+    clockOf: () => core.clock,
+  };
   const contextFor = (run: number): RunContext => {
-    const ctx: RunContext = {
-      agentId: record.id,
-      task: record.task,
-      run,
-      mode: 'live',
-      kernel,
-      journal,
-      blobs,
-      view: {
-        fs: workspace.overlay.fs,
-        blobs,
-        touched: workspace.touched,
-        run,
-        readExclude: fsParams?.read_exclude ?? [],
-        writeExclude: fsParams?.write_exclude ?? [],
-      },
-      transaction: (fn) => workspace.transaction(fn),
-      toolLog: workspace.overlay.tools,
-      signer: core.signer,
-      model,
-      callModel: modelCaller(core.modelClient(), blobs),
-      emit: (event) => core.emit(event),
-      clock: core.clock,
-      calls: 0,
-      tokensLeft: () => kernel.remaining(LLM_GRANT)?.tokens,
-    };
-    if (record.feedback !== undefined) ctx.feedback = record.feedback;
-    if (review !== undefined) {
-      delete review.decision;
-      ctx.review = review;
-    }
-    return ctx;
+    // each attempt decides afresh: a decision of a run that was rolled back does not count
+    if (review !== undefined) delete review.decision;
+    return buildRunContext(source, run);
   };
   const outcome = await runAttempts(
     {

@@ -3,7 +3,7 @@ import { buildProgramPrompt } from './prompt.js';
 import { governedModelEffect } from '../run/governed-effect.js';
 import type { RunContext } from '../run/run-context.js';
 import { modelParams } from '../tools/ask-llm.js';
-import { buildToolbox } from '../tools/toolbox.js';
+import { buildToolbox } from '../tools/tool-table.js';
 import type { AgentFailure, ProgramLang } from '../api/types.js';
 import { appendCairnEntry, SCHEMAS } from '../workspace/journal-entries.js';
 

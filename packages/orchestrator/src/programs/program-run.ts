@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { stateOf, type EntryState } from '@cairn/agentfs';
 import type { CallRecord, ProgramError, RunStatus, Sandbox } from '@cairn/sandbox';
 import type { FsView } from '../run/fs-effects.js';
-import { buildToolbox } from '../tools/toolbox.js';
+import { buildToolbox } from '../tools/tool-table.js';
 import type { ProgramLang } from '../api/types.js';
 import type { RunContext } from '../run/run-context.js';
 import { appendCairnEntry, SCHEMAS } from '../workspace/journal-entries.js';

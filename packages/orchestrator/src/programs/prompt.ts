@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../model/ollama-client.js';
-import { renderToolDeclarations } from '../tools/tool-docs.js';
+import { renderToolDeclarations } from '../tools/tool-table.js';
 
 /** What a program prompt is built from. */
 export interface ProgramPromptInput {

@@ -5,7 +5,7 @@ import { Journal, MemoryJournalStore, receiptFromRecord, type JournalEntry, type
 import type { AgentRecord } from '../agents/agent-store.js';
 import { CairnError, isCairnError } from '../api/errors.js';
 import { compileGovernanceJson } from '../governance/compile.js';
-import { FS_GRANT, LLM_GRANT } from '../governance/default-manifest.js';
+import { buildRunContext, type RunSource } from '../run/build-run-context.js';
 import { runAttempts } from '../programs/attempts.js';
 import type { ProjectCore } from '../agents/project-core.js';
 import { createAgentKernel } from '../governance/agent-kernel.js';
@@ -66,9 +66,6 @@ async function replayRecorded(core: ProjectCore, record: AgentRecord, recorded: 
   const scratch = AgentFS.open(':memory:');
   const scratchBlobs = new BlobStore(scratch);
   const scratchTouched = new TouchedLog(scratch, scratchBlobs);
-  const fsParams = governance.grants.find((g) => g.name === FS_GRANT)?.params as
-    | { read_exclude?: string[]; write_exclude?: string[] }
-    | undefined;
   let divergence: ReplayDivergence | undefined;
   let runs = 0;
   try {
@@ -79,38 +76,26 @@ async function replayRecorded(core: ProjectCore, record: AgentRecord, recorded: 
       const overlay = Overlay.open(':memory:', base);
       try {
         const lastCtx: { ctx?: RunContext } = {};
-        const contextFor = (run: number): RunContext => {
-          const ctx: RunContext = {
-            agentId: record.id,
-            task: record.task,
-            run,
-            mode: 'replay',
-            kernel,
-            journal,
-            blobs: recorded.blobs,
-            view: {
-              fs: overlay.fs,
-              blobs: scratchBlobs,
-              touched: scratchTouched,
-              run,
-              readExclude: fsParams?.read_exclude ?? [],
-              writeExclude: fsParams?.write_exclude ?? [],
-            },
-            transaction: (fn) => overlay.upper.transaction(fn),
-            signer: core.signer,
-            recorded: { take: (hash) => receipts.get(hash) },
-            recordedPaths,
-            model: record.model ?? core.defaultModel,
-            callModel: () => Promise.reject(new Error('a replay never calls the model')),
-            emit: () => undefined,
-            clock: () => clockOf(entries, run),
-            calls: 0,
-            tokensLeft: () => kernel.remaining(LLM_GRANT)?.tokens,
-          };
-          if (segment.value.feedback !== undefined && segment.index > 0) ctx.feedback = segment.value.feedback;
-          lastCtx.ctx = ctx;
-          return ctx;
+        const source: RunSource = {
+          agentId: record.id,
+          task: record.task,
+          model: record.model ?? core.defaultModel,
+          ...(segment.value.feedback !== undefined && segment.index > 0 ? { feedback: segment.value.feedback } : {}),
+          governance,
+          kernel,
+          journal,
+          blobs: recorded.blobs,
+          fs: overlay.fs,
+          viewBlobs: scratchBlobs,
+          touched: scratchTouched,
+          transaction: (fn) => overlay.upper.transaction(fn),
+          signer: core.signer,
+          callModel: () => Promise.reject(new Error('a replay never calls the model')),
+          emit: () => undefined,
+          clockOf: (run) => () => clockOf(entries, run),
+          replay: { receipts: { take: (hash) => receipts.get(hash) }, paths: recordedPaths },
         };
+        const contextFor = (run: number): RunContext => (lastCtx.ctx = buildRunContext(source, run));
         const code = record.origin === 'code' ? programOf(recorded, entries, segment.value.first_run) : undefined;
         const previousProgram =
           record.origin === 'model' && segment.index > 0 ? lastProgramBefore(recorded, entries, segment.entry.seq) : undefined;

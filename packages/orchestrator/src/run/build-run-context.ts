@@ -1,0 +1,78 @@
+import type { ToolCalls } from '@cairn/agentfs';
+import type { EffectKernel, Journal } from '@cairn/air';
+import type { CairnEvent } from '../api/events.js';
+import type { CompiledGovernance } from '../governance/compile.js';
+import { FS_GRANT, LLM_GRANT } from '../governance/default-manifest.js';
+import type { ReceiptSigner } from '../governance/receipt-signer.js';
+import type { BlobStore } from '../workspace/blob-store.js';
+import type { TouchedLog } from '../workspace/touched-log.js';
+import type { OverlayFileSystem } from '@cairn/agentfs';
+import type { ResolvedPath } from './resolve-path.js';
+import type { ModelCall, RecordedReceipts, ReviewContext, RunContext } from './run-context.js';
+
+/** What every run of one stretch of an agent shares, live or replayed. */
+export interface RunSource {
+  agentId: string;
+  task: string;
+  model: string;
+  feedback?: string;
+  review?: ReviewContext;
+  governance: CompiledGovernance;
+  kernel: EffectKernel;
+  journal: Journal;
+  /** Where effect results are looked up (the recording's blobs, in a replay). */
+  blobs: BlobStore;
+  /** The overlay a run works on, with the blobs and touched log its writes go to. */
+  fs: OverlayFileSystem;
+  viewBlobs: BlobStore;
+  touched: TouchedLog;
+  transaction: <T>(fn: () => T) => T;
+  signer: ReceiptSigner;
+  callModel: ModelCall;
+  emit: (event: CairnEvent) => void;
+  /** The clock of a run: the machine's, live; the recorded one, in a replay. */
+  clockOf(run: number): () => number;
+  /** The AgentFS tool-call log, live. */
+  toolLog?: ToolCalls;
+  /** The recording a replay follows instead of live effects. */
+  replay?: { receipts: RecordedReceipts; paths: ReadonlyMap<string, ResolvedPath> };
+}
+
+/** The context of run `run`: live when the source has no recording, a replay when it has one. */
+export function buildRunContext(source: RunSource, run: number): RunContext {
+  const excludes = fsExclusionsOf(source.governance);
+  const ctx: RunContext = {
+    agentId: source.agentId,
+    task: source.task,
+    run,
+    mode: source.replay === undefined ? 'live' : 'replay',
+    kernel: source.kernel,
+    journal: source.journal,
+    blobs: source.blobs,
+    view: { fs: source.fs, blobs: source.viewBlobs, touched: source.touched, run, ...excludes },
+    transaction: source.transaction,
+    signer: source.signer,
+    model: source.model,
+    callModel: source.callModel,
+    emit: source.emit,
+    clock: source.clockOf(run),
+    calls: 0,
+    tokensLeft: () => source.kernel.remaining(LLM_GRANT)?.tokens,
+  };
+  if (source.feedback !== undefined) ctx.feedback = source.feedback;
+  if (source.review !== undefined) ctx.review = source.review;
+  if (source.toolLog !== undefined) ctx.toolLog = source.toolLog;
+  if (source.replay !== undefined) {
+    ctx.recorded = source.replay.receipts;
+    ctx.recordedPaths = source.replay.paths;
+  }
+  return ctx;
+}
+
+/** The paths an agent's file grant keeps it from reading and writing. */
+function fsExclusionsOf(governance: CompiledGovernance): { readExclude: string[]; writeExclude: string[] } {
+  const params = governance.grants.find((g) => g.name === FS_GRANT)?.params as
+    | { read_exclude?: string[]; write_exclude?: string[] }
+    | undefined;
+  return { readExclude: params?.read_exclude ?? [], writeExclude: params?.write_exclude ?? [] };
+}
