@@ -119,7 +119,7 @@ describe('the daemon', () => {
     const { renameSync, existsSync, readFileSync } = await import('node:fs');
     renameSync(join(signals, 'spawn-1.tmp'), join(signals, 'spawn-1'));
     const id = await submitted;
-    expect(typeof id).toBe('string');
+    expect(id).toMatch(/^[0-9a-f]{4,}$/);
     const failedEvent = next((e) => e.type === 'error' && e.message.includes('accept-zzzz')) as Promise<{ message: string } | undefined>;
     writeFileSync(join(signals, 'accept-zzzz'), '');
     expect((await failedEvent)?.message).toMatch(/no agent "zzzz"/);

@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { watch } from 'chokidar';
 import { isCairnError } from '../api/errors.js';
 import type { CairnEvent } from '../api/events.js';
+import { parseSpawnOptions } from '../api/spawn-options.js';
 import type { SpawnOptions } from '../api/types.js';
 import type { CairnApi } from '../api/cairn-api.js';
 
@@ -93,13 +94,9 @@ function parseTask(text: string): { task: string; options: SpawnOptions } {
     if (text === '') throw new SignalError('the signal holds no task');
     return { task: text, options: {} };
   }
-  const body = parseJson(text) as Record<string, unknown>;
-  if (typeof body.task !== 'string') throw new SignalError('the JSON needs a "task" text');
-  const options: SpawnOptions = {};
-  if (typeof body.code === 'string') options.code = body.code;
-  if (body.lang === 'js' || body.lang === 'py') options.lang = body.lang;
-  if (typeof body.model === 'string') options.model = body.model;
-  return { task: body.task, options };
+  const { task, ...options } = parseJson(text) as Record<string, unknown>;
+  if (typeof task !== 'string') throw new SignalError('the JSON needs a "task" text');
+  return { task, options: parseSpawnOptions(options) };
 }
 
 function parseJson(text: string): unknown {

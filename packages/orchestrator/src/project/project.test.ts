@@ -217,7 +217,9 @@ describe('the queue and events', () => {
       if (event.type === 'agent.submitted' || event.type === 'agent.failed') running--;
     }
     expect(most).toBeLessThanOrEqual(2);
-    for (const event of events) expect(typeof event.time).toBe('string');
+    for (const event of events) expect(new Date(event.time).toISOString()).toBe(event.time);
+    const times = events.map((e) => Date.parse(e.time));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
     await stream.return?.();
     await reading;
   });

@@ -162,6 +162,9 @@ export function performWrite(view: FsView, write: WriteOp): EffectResult {
     if (write.to === write.path || write.to.startsWith(write.path + '/')) return failed(`cannot move ${write.path} into itself`, 'EINVAL');
     for (const p of [write.path, ...below]) keep(p);
     for (const p of [write.to, ...below.map((p) => write.to + p.slice(write.path.length))]) keep(p);
+    // the target's folders are made as needed, as write_file makes a file's
+    const folder = write.to.includes('/') ? write.to.slice(0, write.to.lastIndexOf('/')) : '';
+    if (folder !== '') fs.mkdir('/' + folder, { recursive: true, noFollow: true });
     fs.rename('/' + write.path, '/' + write.to, { noFollow: true });
     return { status: 'ok', payload: { op: 'move', path: write.path, to: write.to, size: 0, created: target.kind === 'absent' } };
   } catch (error) {

@@ -4,8 +4,11 @@ import { dirname, join } from 'node:path';
 import { openProject, type ProjectOptions } from '../project/open-project.js';
 import type { Project } from '../project/project.js';
 
-/** A project folder and a `$CAIRN_HOME` in a temp dir, removed by `cleanup`. */
-export interface TempProject {
+/**
+ * A project folder and a `$CAIRN_HOME` in a temp dir, removed by `cleanup`; `await using` closes every project
+ * opened through it and removes it all.
+ */
+export interface TempProject extends AsyncDisposable {
   root: string;
   home: string;
   write(path: string, content: string): void;
@@ -21,6 +24,7 @@ export function makeTempProject(files: Record<string, string> = {}): TempProject
   const root = join(base, 'project');
   const home = join(base, 'home');
   mkdirSync(root, { recursive: true });
+  const projects: Project[] = [];
   const project: TempProject = {
     root,
     home,
@@ -30,8 +34,16 @@ export function makeTempProject(files: Record<string, string> = {}): TempProject
     },
     read: (path) => readFileSync(join(root, path), 'utf8'),
     exists: (path) => existsSync(join(root, path)),
-    open: (options = {}) => openProject(root, { cairnHome: home, ...options }),
+    open: (options = {}) => {
+      const opened = openProject(root, { cairnHome: home, ...options });
+      projects.push(opened);
+      return opened;
+    },
     cleanup: () => rmSync(base, { recursive: true, force: true }),
+    async [Symbol.asyncDispose]() {
+      for (const opened of projects.splice(0)) await opened.close();
+      project.cleanup();
+    },
   };
   for (const [path, content] of Object.entries(files)) project.write(path, content);
   return project;

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { makeRunFixture } from '../test-support/run-fixture.js';
+import { buildToolbox, renderToolDeclarations, TOOL_NAMES, TOOLS } from './tool-table.js';
+
+const FILES = { 'src/a.js': 'const a = 1;\n', 'src/b.js': 'const b = 2;\n', '.env': 'SECRET=1\n', 'README.md': '# hi\n' };
+
+describe('the tool table', () => {
+  it('gives the sandbox exactly the tools the prompt declares, by the same names', () => {
+    const declared = (lang: 'js' | 'py', reviewer: boolean) =>
+      [...renderToolDeclarations(lang, reviewer).matchAll(lang === 'js' ? /declare function (\w+)\(/g : /^def (\w+)\(/gm)].map((m) => m[1]);
+    expect(declared('js', false)).toEqual(TOOL_NAMES);
+    expect(declared('py', false)).toEqual(TOOL_NAMES);
+    expect(declared('js', true)).toEqual(expect.arrayContaining(['read_file', 'get_proposal', 'decide']));
+    expect(declared('js', true)).not.toContain('write_file');
+    expect(Object.keys(buildToolbox(makeRunFixture({}).ctx)).sort()).toEqual(TOOLS.map((t) => t.name).sort());
+    expect(renderToolDeclarations('js')).toContain('declare function move_file(source: string, target: string): Promise<true>;');
+    expect(renderToolDeclarations('py')).toContain('def move_file(source: str, target: str) -> bool:');
+    expect(renderToolDeclarations('py')).toContain("def list_dir(path: str = '.') -> list[str]:");
+  });
+});
+
+describe('the toolbox', () => {
+  it('reads, writes, moves and deletes through the overlay, each call a journaled effect with an event', async () => {
+    await using run = makeRunFixture(FILES);
+    const tools = buildToolbox(run.ctx);
+    expect(await tools.read_file!('src/a.js')).toBe('const a = 1;\n');
+    expect(await tools.file_exists!('src/nope.js')).toBe(false);
+    expect(await tools.write_file!('src/c.js', 'const c = 3;\n')).toBe(true);
+    expect(await tools.move_file!('src/b.js', 'lib/b.js')).toBe(true);
+    expect(await tools.delete_file!('README.md')).toBe(true);
+    expect(await tools.list_dir!('src')).toEqual(['a.js', 'c.js']);
+    expect(await tools.search_files!('**/*.js')).toEqual(['lib/b.js', 'src/a.js', 'src/c.js']);
+    expect(await tools.search_content!('const [bc]')).toEqual([
+      { path: 'lib/b.js', line: 1, text: 'const b = 2;' },
+      { path: 'src/c.js', line: 1, text: 'const c = 3;' },
+    ]);
+    expect(run.overlay.changes().map((c) => `${c.status} ${c.path}`)).toEqual([
+      'deleted README.md',
+      'added lib',
+      'added lib/b.js',
+      'deleted src/b.js',
+      'added src/c.js',
+    ]);
+    const kinds = run.journal
+      .entries()
+      .filter((e) => e.kind === 'EffectQueued')
+      .map((e) => (e.body as { kind: string }).kind);
+    expect(kinds).toEqual(['fs.read', 'fs.read', 'fs.write', 'fs.write', 'fs.write', 'fs.list', 'fs.search', 'fs.search']);
+    expect(run.events.filter((e) => e.type === 'agent.tool-called').map((e) => (e as { tool: string }).tool)).toEqual([
+      'read_file',
+      'file_exists',
+      'write_file',
+      'move_file',
+      'delete_file',
+      'list_dir',
+      'search_files',
+      'search_content',
+    ]);
+  });
+
+  it('refuses protected paths, paths out of the project and wrong arguments with one catchable error each', async () => {
+    await using run = makeRunFixture(FILES);
+    const tools = buildToolbox(run.ctx);
+    await expect(async () => tools.read_file!('.env')).rejects.toThrow(/^read_file: .*\.env/);
+    await expect(async () => tools.write_file!('.git/config', 'x')).rejects.toThrow(/^write_file: /);
+    await expect(async () => tools.read_file!('../outside.txt')).rejects.toThrow(/^read_file: /);
+    await expect(async () => tools.write_file!('src/x.js', 42)).rejects.toThrow('write_file: content must be a string, not a number');
+    await expect(async () => tools.search_files!(undefined)).rejects.toThrow('search_files: glob must be a string, not nothing');
+    await expect(async () => tools.submit_result!('done', 'src/a.js')).rejects.toThrow(
+      'submit_result: changed_files must be a list of paths',
+    );
+    await expect(async () => tools.decide!('do:merge')).rejects.toThrow(/^decide: only a reviewer agent decides/);
+    expect(run.events.some((e) => e.type === 'agent.denied' || (e.type === 'agent.tool-called' && !e.ok))).toBe(true);
+    expect(run.overlay.changes()).toEqual([]);
+  });
+
+  it('journals log, get_task and submit_result, and keeps the submission for the runner', async () => {
+    await using run = makeRunFixture(FILES);
+    const tools = buildToolbox(run.ctx);
+    expect(await tools.get_task!()).toBe('the task');
+    expect(await tools.log!({ step: 1 })).toBe(true);
+    expect(await tools.submit_result!('did it', ['src/a.js'])).toBe(true);
+    expect(run.ctx.submission).toEqual({ summary: 'did it', changedFiles: ['src/a.js'] });
+    expect(run.events).toContainEqual(expect.objectContaining({ type: 'agent.log', agentId: 'a1b2', message: '{"step":1}' }));
+    const called = run.journal
+      .entries()
+      .filter((e) => (e.body as { schema?: string }).schema === 'cairn/ToolCalled@1')
+      .map((e) => (e.body as { value: { tool: string } }).value.tool);
+    expect(called).toEqual(['get_task', 'log', 'submit_result']);
+  });
+
+  it('lets a reviewer read its proposal and decide once, and nothing else', async () => {
+    await using run = makeRunFixture(FILES, { reviewer: true });
+    run.ctx.review = { reviews: 'c3d4', proposal: () => ({ agent: 'c3d4', task: 't', summary: 's', changes: [], diff: '', files: [] }) };
+    const tools = buildToolbox(run.ctx);
+    expect(await tools.get_proposal!()).toMatchObject({ agent: 'c3d4' });
+    await expect(async () => tools.write_file!('src/a.js', 'x')).rejects.toThrow(/^write_file: /);
+    await expect(async () => tools.decide!('do:merge:now')).rejects.toThrow(/^decide: /);
+    expect(await tools.decide!('do:merge', 'fine')).toBe(true);
+    expect(run.ctx.review.decision).toEqual({ decision: 'do:merge', note: 'fine' });
+    await expect(async () => tools.decide!('defer:later')).rejects.toThrow('decide: already decided do:merge; a reviewer decides once');
+  });
+});
