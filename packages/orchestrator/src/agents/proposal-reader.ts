@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { type Overlay, SqliteJournalStore, stateOf } from '@cairn/agentfs';
+import type { Overlay } from '@cairn/agentfs';
+import { SqliteJournalStore, stateOf } from '@cairn/agentfs/internal';
 import { CairnError } from '../api/errors.js';
 import { projectPath } from '../api/project-path.js';
 import type { ChangeInfo, FileProposal, JournalView } from '../api/types.js';

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type HeldLock, tryHoldExclusiveLock } from '@cairn/agentfs';
+import { type HeldLock, tryHoldExclusiveLock } from '@cairn/agentfs/internal';
 import { CairnError } from '../api/errors.js';
 import type { CairnEvent } from '../api/events.js';
 import { ensurePrivateDir, projectLayout, type ProjectLayout } from '../workspace/layout.js';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { importPath, stateOf, type AcceptResult, type EntryState, type Overlay } from '@cairn/agentfs';
+import type { AcceptResult, Overlay } from '@cairn/agentfs';
+import { importPath, stateOf, type EntryState } from '@cairn/agentfs/internal';
 import { CairnError } from '../api/errors.js';
 import { conflictOutcome } from '../api/conflict-outcome.js';
 import { projectPath } from '../api/project-path.js';

@@ -9,7 +9,7 @@ import {
   tryReadDiskState,
   writeBack,
   type EntryState,
-} from '@cairn/agentfs';
+} from '@cairn/agentfs/internal';
 import type { AgentRecord } from '../agents/agent-store.js';
 import type { ProjectCore } from '../agents/project-core.js';
 import type { ChangeInfo } from '../api/types.js';

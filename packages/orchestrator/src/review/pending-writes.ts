@@ -1,4 +1,5 @@
-import { decodePreImages, encodePreImages, type AgentFS, type EntryState, type PreImage } from '@cairn/agentfs';
+import type { AgentFS, PreImage } from '@cairn/agentfs';
+import { decodePreImages, encodePreImages, type EntryState } from '@cairn/agentfs/internal';
 
 /** An operation that changes stable.db and the working tree together. */
 export type PendingKind = 'accept' | 'undo';

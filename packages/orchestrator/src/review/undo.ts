@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { importPath, stateOf, undoAccept, type EntryState, type PreImage } from '@cairn/agentfs';
+import type { PreImage } from '@cairn/agentfs';
+import { importPath, stateOf, undoAccept, type EntryState } from '@cairn/agentfs/internal';
 import { toAgentInfo } from '../agents/agent-info.js';
 import { CairnError } from '../api/errors.js';
 import type { ProjectCore } from '../agents/project-core.js';

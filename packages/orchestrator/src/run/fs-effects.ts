@@ -1,4 +1,5 @@
-import { isAgentFSError, stateOf, type OverlayFileSystem } from '@cairn/agentfs';
+import { isAgentFSError, type OverlayFileSystem } from '@cairn/agentfs';
+import { stateOf } from '@cairn/agentfs/internal';
 import { fsPathExcluded, type CborValue } from '@cairn/air';
 import picomatch from 'picomatch';
 import { RE2JS } from 're2js';

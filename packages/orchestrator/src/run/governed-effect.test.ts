@@ -80,7 +80,8 @@ describe('a governed effect', () => {
       };
       const outcome = await governedModelEffect(run.ctx, params, { tool: 'ask_llm' });
       expect(outcome).toMatchObject({ ok: true, payload: { token_usage: { prompt: 3, completion: 4 } } });
-      expect(run.ctx.blobs.text(String((outcome as { payload: { output_ref: string } }).payload.output_ref))).toBe('the answer');
+      if (!outcome.ok) throw new Error(outcome.message);
+      expect(run.ctx.blobs.text(String(outcome.payload.output_ref))).toBe('the answer');
       const denied = await governedModelEffect(run.ctx, { ...params, provider: 'somewhere-else' }, { tool: 'ask_llm' });
       expect(denied).toMatchObject({ ok: false, denied: true });
       expect(ollama.requests.filter((r) => r.path === '/api/chat')).toHaveLength(1);

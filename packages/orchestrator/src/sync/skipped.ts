@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { AgentFS, skippedEntries, type SkippedEntry } from '@cairn/agentfs';
+import { AgentFS } from '@cairn/agentfs';
+import { skippedEntries, type SkippedEntry } from '@cairn/agentfs/internal';
 import { projectLayout } from '../workspace/layout.js';
 
 /**

@@ -1,6 +1,7 @@
 import { relative, sep } from 'node:path';
 import type { Stats } from 'node:fs';
-import { IgnoreRules, importPath, importTree, isProtectedName } from '@cairn/agentfs';
+import { importTree } from '@cairn/agentfs';
+import { IgnoreRules, importPath, isProtectedName } from '@cairn/agentfs/internal';
 import { watch } from 'chokidar';
 import type { ProjectCore } from '../agents/project-core.js';
 

@@ -1,4 +1,5 @@
-import { type AgentFS, Overlay, SqliteJournalStore } from '@cairn/agentfs';
+import { type AgentFS, Overlay } from '@cairn/agentfs';
+import { SqliteJournalStore } from '@cairn/agentfs/internal';
 import { Journal, type JournalEntry, type JournalStore } from '@cairn/air';
 import { CairnError } from '../api/errors.js';
 import { BlobStore } from './blob-store.js';

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { isAgentFSError, withExclusiveLock } from '@cairn/agentfs';
+import { isAgentFSError } from '@cairn/agentfs';
+import { withExclusiveLock } from '@cairn/agentfs/internal';
 import { CairnError } from '../api/errors.js';
 import type { ProjectLayout } from './layout.js';
 
