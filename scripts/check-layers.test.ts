@@ -47,4 +47,28 @@ describe('layer check', () => {
     expect(text).toMatch(/package @cairn\/mystery has no layer/);
     expect(problems.length).toBe(6);
   });
+
+  it('catches, inside a package, a folder importing one above it, an import cycle, and a folder with no place', () => {
+    const root = mkdtempSync(join(tmpdir(), 'cairn-layers-'));
+    made.push(root);
+    const problems: string[] = findViolations(
+      [
+        fakePackage(root, '@cairn/orchestrator', {
+          'src/api/types.ts': `import { x } from '../project/project.js';\n`,
+          'src/project/project.ts': `export const x = 1;\nimport { y } from './wiring.js';\n`,
+          'src/project/wiring.ts': `export { x } from './project.js';\nexport const y = 2;\n`,
+          'src/daemon/server.ts': `import { x } from '../project/project.js';\n`,
+          'src/stray/thing.ts': `export const z = 3;\n`,
+          'src/api/types.test.ts': `import { x } from '../daemon/server.js';\n`,
+          'src/index.ts': `export { x } from './daemon/server.js';\n`,
+        }),
+      ],
+      { '@cairn/orchestrator': ['api', 'project', 'daemon'] },
+    );
+    const text = problems.join('\n');
+    expect(text).toMatch(/src\/api\/types\.ts: api\/ imports project\/project\.ts, a folder above it \(points up\)/);
+    expect(text).toMatch(/import cycle project\/project\.ts -> project\/wiring\.ts -> project\/project\.ts/);
+    expect(text).toMatch(/folder stray\/ of @cairn\/orchestrator has no place in FOLDERS/);
+    expect(problems.length).toBe(3);
+  });
 });
