@@ -31,6 +31,7 @@ export type {
   ReviewOptions,
   RepairOutcome,
 } from './api/types.js';
+export { AGENT_STATES } from './api/types.js';
 export type { CairnApi, EventOptions } from './api/cairn-api.js';
 export { decisionCarriedOut } from './inbox/outcomes.js';
 export { loadInboxSettings, type InboxSettings, type NamedReviewer, type CustomHandler } from './inbox/inbox-settings.js';

@@ -1,15 +1,13 @@
-import type { AgentState } from '@cairn/orchestrator';
+import { AGENT_STATES, type AgentState } from '@cairn/orchestrator';
 import { connect } from '../connect.js';
 import { UsageError, type CommandContext } from '../context.js';
 import { renderAgentTable } from '../render/agents.js';
-
-const STATES: readonly AgentState[] = ['queued', 'running', 'reviewing', 'accepted', 'rejected', 'failed', 'decided'];
 
 /** `cairn list-agents` (`ls`): one line per agent. */
 export async function listCommand(ctx: CommandContext, flags: { state?: string }): Promise<number> {
   const states = flags.state === undefined ? undefined : flags.state.split(',').map((s) => s.trim());
   for (const state of states ?? [])
-    if (!STATES.includes(state as AgentState)) throw new UsageError(`unknown state "${state}"`, `one of ${STATES.join(', ')}`);
+    if (!AGENT_STATES.includes(state as AgentState)) throw new UsageError(`unknown state "${state}"`, `one of ${AGENT_STATES.join(', ')}`);
   const conn = await connect(ctx.root);
   try {
     const agents = await conn.api.agents(states === undefined ? {} : { state: states as AgentState[] });

@@ -15,20 +15,3 @@ const LEGAL: Readonly<Record<AgentState, readonly AgentState[]>> = {
 export function canTransition(from: AgentState, to: AgentState): boolean {
   return LEGAL[from].includes(to);
 }
-
-/** The states a user can act on with each verb, for error messages. */
-export const VERB_STATES: Readonly<Record<string, readonly AgentState[]>> = {
-  accept: ['reviewing'],
-  undo: ['accepted', 'reviewing'],
-  reject: ['queued', 'reviewing', 'failed'],
-  restore: ['rejected'],
-  reply: ['reviewing'],
-  replay: ['reviewing', 'accepted', 'rejected', 'failed'],
-};
-
-export const TERMINAL_STATES: readonly AgentState[] = ['accepted', 'rejected', 'failed', 'decided'];
-
-/** True for a state from which the agent will not move by itself. */
-export function isSettled(state: AgentState): boolean {
-  return state !== 'queued' && state !== 'running';
-}

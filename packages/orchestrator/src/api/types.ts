@@ -2,7 +2,10 @@
  * Where an agent is in its life. `do:reply` feedback moves `reviewing` back to `running`. A reviewer agent
  * proposes nothing: it ends `decided` (its decision written into the thread) or `failed`.
  */
-export type AgentState = 'queued' | 'running' | 'reviewing' | 'accepted' | 'rejected' | 'failed' | 'decided';
+export type AgentState = (typeof AGENT_STATES)[number];
+
+/** Every state an agent can be in, in the order of its life. */
+export const AGENT_STATES = ['queued', 'running', 'reviewing', 'accepted', 'rejected', 'failed', 'decided'] as const;
 
 /** The language of an agent's program. */
 export type ProgramLang = 'js' | 'py';
