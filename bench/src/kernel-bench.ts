@@ -16,7 +16,7 @@ import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { createPublicKey, verify as cryptoVerify } from 'node:crypto';
 import type { BenchRow } from './storage-bench.js';
-import { median } from './measure.js';
+import { median, scaled } from './measure.js';
 
 const SECRET = new Uint8Array(32).fill(3);
 
@@ -31,7 +31,7 @@ export function benchKernel(): BenchRow[] {
   const rates: number[] = [];
   let journalEntries = 0;
   let journal: Journal | undefined;
-  for (let run = 0; run < 5; run++) {
+  for (let run = 0; run < scaled(5); run++) {
     const store = new MemoryJournalStore();
     const opened = Journal.open(store);
     if (!opened.ok) throw new Error('journal');
@@ -79,17 +79,17 @@ export function benchKernel(): BenchRow[] {
   }
   const entries = journal!.entries();
   const verifyTimes: number[] = [];
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < scaled(5); i++) {
     const start = performance.now();
     if (verifyChain(entries) !== undefined) throw new Error('chain broken');
     verifyTimes.push(performance.now() - start);
   }
   const appendTimes: number[] = [];
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < scaled(5); i++) {
     const opened = Journal.open(new MemoryJournalStore());
     if (!opened.ok) throw new Error('journal');
     const start = performance.now();
-    for (let n = 0; n < 10_000; n++)
+    for (let n = 0; n < scaled(10_000); n++)
       opened.journal.append('EffectQueued', { intent_hash: 'sha256:' + 'b'.repeat(64), kind: 'fs.write', n });
     appendTimes.push(performance.now() - start);
   }
@@ -139,7 +139,7 @@ function benchVerify(): BenchRow {
   });
   const time = (verify: (m: Uint8Array, s: Uint8Array) => boolean): number => {
     const runs: number[] = [];
-    for (let r = 0; r < 5; r++) {
+    for (let r = 0; r < scaled(5); r++) {
       const start = performance.now();
       for (let i = 0; i < messages.length; i++)
         if (!verify(messages[i]!, signatures[i]!)) throw new Error('a genuine signature did not verify');

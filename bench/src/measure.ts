@@ -28,3 +28,23 @@ export function medianOf(runs: number, fn: (run: number) => void, setup?: (run: 
   }
   return median(times);
 }
+
+/** A smoke pass (`pnpm bench --smoke`, as CI runs it): tiny sizes and few rounds, so the bench cannot break unnoticed. */
+export const SMOKE = process.argv.includes('--smoke') || process.env.CAIRN_BENCH_SMOKE === '1';
+
+/** A count of runs or items: as given for the full bench, a tenth of it (at least one) in a smoke pass. */
+export function scaled(count: number): number {
+  return SMOKE ? Math.max(1, Math.ceil(count / 10)) : count;
+}
+
+/** How long the bench waits for any one thing before it gives up on the part, naming what it waited for. */
+export const WAIT_LIMIT_MS = 5 * 60_000;
+
+/** `promise`, or a rejection naming `what` once `ms` have passed without it. */
+export function within<T>(what: string, promise: Promise<T>, ms = WAIT_LIMIT_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`waited ${Math.round(ms / 1000)} s for ${what}`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -6,11 +6,11 @@ import { dirname, join } from 'node:path';
 import { connectDaemon, projectLayout, startDaemon } from '@cairn/orchestrator';
 import { programAnswer, startScriptedOllama } from '@cairn/orchestrator/testing';
 import { attach } from 'neovim';
-import { median, timeOnceAsync } from './measure.js';
+import { median, scaled, timeOnceAsync, within } from './measure.js';
 import type { BenchRow } from './storage-bench.js';
 
-const ROUNDS = 10;
-const BUFFERS = 20;
+const ROUNDS = scaled(10);
+const BUFFERS = scaled(20);
 
 /** The Neovim to measure: 0.10 where installed (`$CAIRN_NVIM_010` or `.ci/run`'s prefix), else `nvim` on PATH. */
 function findNvim(): { path: string; version: string } | undefined {
@@ -30,15 +30,18 @@ function pluginDir(): string {
 
 /** Waits for the next notification named `method` whose arguments satisfy `accept`. */
 function nextNotification(nvim: ReturnType<typeof attach>, method: string, accept: (args: unknown[]) => boolean): Promise<unknown[]> {
-  return new Promise((resolve) => {
-    const listener = (name: string, args: unknown[]) => {
-      if (name === method && accept(args)) {
-        nvim.off('notification', listener);
-        resolve(args);
-      }
-    };
-    nvim.on('notification', listener);
-  });
+  return within(
+    `Neovim's "${method}" notification`,
+    new Promise((resolve) => {
+      const listener = (name: string, args: unknown[]) => {
+        if (name === method && accept(args)) {
+          nvim.off('notification', listener);
+          resolve(args);
+        }
+      };
+      nvim.on('notification', listener);
+    }),
+  );
 }
 
 /**
@@ -88,7 +91,7 @@ export async function benchNvim(work: string): Promise<BenchRow[]> {
     const greet = (await nvim.call('bufnr', ['%'])) as number;
 
     const rpc: number[] = [];
-    for (let i = 0; i < 50; i++) rpc.push(await timeOnceAsync(() => nvim.eval('1')));
+    for (let i = 0; i < scaled(50); i++) rpc.push(await timeOnceAsync(() => nvim.eval('1')));
 
     const toGhost: number[] = [];
     const toAccepted: number[] = [];
@@ -126,9 +129,9 @@ export async function benchNvim(work: string): Promise<BenchRow[]> {
         }),
       ),
     );
-    for (const agent of agents) await client.wait(agent.id);
+    for (const agent of agents) await within(`agent ${agent.id} to settle`, client.wait(agent.id));
     const twenty: number[] = [];
-    for (let round = 0; round < 5; round++) {
+    for (let round = 0; round < scaled(5); round++) {
       const seen = new Set<number>();
       const all = new Promise<void>((resolve) => {
         const listener = (name: string, args: unknown[]) => {

@@ -5,7 +5,10 @@ import { AgentFS, Overlay, importTree } from '@cairn/agentfs';
 import { openProject, type Project } from '@cairn/orchestrator';
 import { createSandbox } from '@cairn/sandbox';
 import { commitAll, git, listFiles } from './fixtures.js';
-import { median, timeOnceAsync } from './measure.js';
+import { median, scaled, timeOnceAsync, within } from './measure.js';
+
+/** Reviewing agents held in one process for the memory figure. */
+const HELD = scaled(50);
 import type { BenchRow } from './storage-bench.js';
 
 /** A trivial agent: reads three files and writes one. */
@@ -19,7 +22,7 @@ function trivialProgram(files: readonly string[], out: string): string {
 
 async function spawnAndWait(project: Project, task: string, code: string): Promise<void> {
   const agent = await project.spawn(task, { code });
-  const done = await project.wait(agent.id);
+  const done = await within(`agent ${agent.id} to settle`, project.wait(agent.id));
   if (done.state !== 'reviewing') throw new Error(`bench agent ${agent.id} ended ${done.state}: ${done.reason ?? ''}`);
 }
 
@@ -40,16 +43,16 @@ export async function benchOrchestrator(treeName: string, source: string, work: 
   try {
     await project.sync();
     const program = trivialProgram(files, 'bench-out.txt');
-    for (let i = 0; i < 5; i++) await spawnAndWait(project, 'warm-up', program);
+    for (let i = 0; i < scaled(5); i++) await spawnAndWait(project, 'warm-up', program);
 
     const spawnTimes: number[] = [];
-    for (let i = 0; i < 30; i++) spawnTimes.push(await timeOnceAsync(() => spawnAndWait(project, `trivial ${i}`, program)));
+    for (let i = 0; i < scaled(30); i++) spawnTimes.push(await timeOnceAsync(() => spawnAndWait(project, `trivial ${i}`, program)));
 
     const gitRoot = join(work, 'git');
     cpSync(source, gitRoot, { recursive: true });
     commitAll(gitRoot);
     const worktreeTimes: number[] = [];
-    for (let i = 0; i < 8; i++) {
+    for (let i = 0; i < scaled(8); i++) {
       const dir = join(work, `wt-${i}`);
       worktreeTimes.push(
         await timeOnceAsync(async () => {
@@ -73,18 +76,21 @@ export async function benchOrchestrator(treeName: string, source: string, work: 
     await project.close();
     project = openProject(root, { cairnHome: home, poolSize: 8 });
     const started = performance.now();
+    const pooled = scaled(100);
     const ids = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => project.queue(`pool ${i}`, { code: trivialProgram(files, `pool/${i}.txt`) }).then((a) => a.id)),
+      Array.from({ length: pooled }, (_, i) =>
+        project.queue(`pool ${i}`, { code: trivialProgram(files, `pool/${i}.txt`) }).then((a) => a.id),
+      ),
     );
-    const finals = await Promise.all(ids.map((id) => project.wait(id)));
+    const finals = await Promise.all(ids.map((id) => within(`agent ${id} to settle`, project.wait(id))));
     const poolMs = performance.now() - started;
     if (finals.some((a) => a.state !== 'reviewing')) throw new Error('a pooled agent did not reach reviewing');
     rows.push({
       tree: treeName,
-      measure: '100 agents through a pool of 8',
+      measure: `${pooled} agents through a pool of 8`,
       unit: 'ms',
       cairn: poolMs,
-      others: { 'agents/s': 100 / (poolMs / 1000) },
+      others: { 'agents/s': pooled / (poolMs / 1000) },
       goal: '>= 20 agents/s on 2 cores',
     });
 
@@ -92,7 +98,7 @@ export async function benchOrchestrator(treeName: string, source: string, work: 
     const small = files.find((f) => readFileSync(join(root, f)).length < 2048) ?? files[0]!;
     const governed: number[] = [];
     const baseline: number[] = [];
-    for (let i = 0; i < 7; i++) {
+    for (let i = 0; i < scaled(7); i++) {
       governed.push(
         await timeOnceAsync(() =>
           spawnAndWait(
@@ -126,9 +132,9 @@ export async function benchOrchestrator(treeName: string, source: string, work: 
     const hundred = files.slice(0, 100);
     const editAll = `for (const f of ${JSON.stringify(hundred)}) await write_file(f, (await read_file(f)) + '// agent ' + Math.random() + '\\n');`;
     const acceptTimes: number[] = [];
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < scaled(5); i++) {
       const agent = await project.spawn('edit 100', { code: editAll });
-      await project.wait(agent.id);
+      await within(`agent ${agent.id} to settle`, project.wait(agent.id));
       acceptTimes.push(await timeOnceAsync(() => project.accept(agent.id)));
     }
     rows.push({
@@ -140,11 +146,11 @@ export async function benchOrchestrator(treeName: string, source: string, work: 
       goal: '',
     });
 
-    for (let i = 0; i < 50; i++) await project.queue(`hold ${i}`, { code: trivialProgram(files, `hold/${i}.txt`) });
-    await Promise.all((await project.agents({ state: 'queued' })).map((a) => project.wait(a.id)));
+    for (let i = 0; i < HELD; i++) await project.queue(`hold ${i}`, { code: trivialProgram(files, `hold/${i}.txt`) });
+    await Promise.all((await project.agents({ state: 'queued' })).map((a) => within(`agent ${a.id} to settle`, project.wait(a.id))));
     rows.push({
       tree: treeName,
-      measure: 'resident memory of a process holding 50 reviewing agents',
+      measure: `resident memory of a process holding ${HELD} reviewing agents`,
       unit: 'MB',
       cairn: holdingRss(root, home),
       others: { 'bare node process': bareRss() },
@@ -163,7 +169,7 @@ async function bareRoundTrip(text: string, calls: number): Promise<number> {
   try {
     const withCalls: number[] = [];
     const empty: number[] = [];
-    for (let i = 0; i < 7; i++) {
+    for (let i = 0; i < scaled(7); i++) {
       withCalls.push(
         await timeOnceAsync(() =>
           sandbox.run({
@@ -184,7 +190,7 @@ async function bareRoundTrip(text: string, calls: number): Promise<number> {
 /** agentfs's accept of 100 changed files into a store, no working tree. */
 function agentfsAccept(root: string, hundred: readonly string[], work: string): number {
   const times: number[] = [];
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < scaled(5); i++) {
     const stable = AgentFS.open(join(work, `accept-stable-${i}.db`));
     importTree(stable, root);
     const overlay = Overlay.open(join(work, `accept-agent-${i}.db`), stable);
@@ -200,7 +206,7 @@ function agentfsAccept(root: string, hundred: readonly string[], work: string): 
 
 /** RSS of a fresh process that opens the project and lists its agents (50 of them reviewing). */
 function holdingRss(root: string, home: string): number {
-  const script = `import { openProject } from '@cairn/orchestrator'; const p = openProject(${JSON.stringify(root)}, { cairnHome: ${JSON.stringify(home)} }); const n = (await p.agents({ state: 'reviewing' })).length; if (n < 50) throw new Error('only ' + n); console.log(process.memoryUsage().rss); await p.close();`;
+  const script = `import { openProject } from '@cairn/orchestrator'; const p = openProject(${JSON.stringify(root)}, { cairnHome: ${JSON.stringify(home)} }); const n = (await p.agents({ state: 'reviewing' })).length; if (n < ${HELD}) throw new Error('only ' + n); console.log(process.memoryUsage().rss); await p.close();`;
   return (
     Number(
       execFileSync(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', script], {

@@ -3,12 +3,14 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchCli } from './cli-bench.js';
 import { generateTree } from './fixtures.js';
 import { benchKernel } from './kernel-bench.js';
 import { benchNvim } from './nvim-bench.js';
 import { benchOrchestrator } from './orchestrator-bench.js';
 import { benchSandbox } from './sandbox-bench.js';
 import { benchSeed } from './seed-bench.js';
+import { SMOKE } from './measure.js';
 import { benchStorage, type BenchRow } from './storage-bench.js';
 
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'results');
@@ -61,17 +63,23 @@ async function main(): Promise<number> {
   const failed: FailedPart[] = [];
   try {
     const generated = join(sources, 'generated');
-    generateTree(generated, 10_000);
+    const generatedFiles = SMOKE ? 300 : 10_000;
+    const generatedName = SMOKE ? 'generated 300' : 'generated 10k';
+    generateTree(generated, generatedFiles);
     const real = join(sources, 'drizzle-orm');
     cpSync(realTree(), real, { recursive: true, dereference: true });
     const parts: BenchPart[] = [
       { name: 'kernel', run: () => benchKernel() },
       { name: 'sandbox', run: () => benchSandbox() },
-      { name: 'storage, generated 10k', run: (work) => benchStorage('generated 10k', copyOf(generated, work), join(work, 'scratch')) },
+      { name: `storage, ${generatedName}`, run: (work) => benchStorage(generatedName, copyOf(generated, work), join(work, 'scratch')) },
       { name: 'storage, drizzle-orm', run: (work) => benchStorage('drizzle-orm package', copyOf(real, work), join(work, 'scratch')) },
       { name: 'orchestrator', run: (work) => benchOrchestrator('drizzle-orm package', real, work) },
       { name: 'seed 001', run: (work) => benchSeed('drizzle-orm package', real, work) },
       { name: 'neovim', run: (work) => benchNvim(work) },
+      {
+        name: 'cairn from the command line',
+        run: (work) => benchCli(work, SMOKE ? { trees: [200], rounds: 1 } : { trees: [1_000, 10_000, 50_000], rounds: 5 }),
+      },
     ];
     for (const part of parts) {
       const work = mkdtempSync(join(tmpdir(), 'cairn-bench-'));
@@ -91,12 +99,10 @@ async function main(): Promise<number> {
     rmSync(sources, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   }
   mkdirSync(RESULTS, { recursive: true });
-  writeFileSync(
-    join(RESULTS, 'latest.json'),
-    JSON.stringify({ node: process.version, at: new Date().toISOString(), rows: all, failed }, null, 2),
-  );
+  const file = join(RESULTS, SMOKE ? 'smoke.json' : 'latest.json');
+  writeFileSync(file, JSON.stringify({ node: process.version, at: new Date().toISOString(), smoke: SMOKE, rows: all, failed }, null, 2));
   if (failed.length > 0) console.error(`bench: ${failed.length} part(s) failed: ${failed.map((f) => f.part).join(', ')}`);
-  console.log(`bench: ${all.length} rows written to ${join(RESULTS, 'latest.json')}`);
+  console.log(`bench: ${all.length} rows written to ${file}`);
   return failed.length === 0 ? 0 : 1;
 }
 

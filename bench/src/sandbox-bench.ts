@@ -1,5 +1,5 @@
 import { createSandbox } from '@cairn/sandbox';
-import { median } from './measure.js';
+import { median, scaled } from './measure.js';
 import type { BenchRow } from './storage-bench.js';
 
 /** Sandbox figures: a trivial program end to end, one tool-call round trip, 100 concurrent runs. */
@@ -8,7 +8,7 @@ export async function benchSandbox(): Promise<BenchRow[]> {
   try {
     for (let i = 0; i < 20; i++) await sandbox.run({ code: 'return 1' });
     const trivial: number[] = [];
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < scaled(200); i++) {
       const start = performance.now();
       const result = await sandbox.run({ code: 'return 1 + 1' });
       trivial.push(performance.now() - start);
@@ -17,7 +17,7 @@ export async function benchSandbox(): Promise<BenchRow[]> {
     const CALLS = 1000;
     const perCall: number[] = [];
     const empty: number[] = [];
-    for (let i = 0; i < 15; i++) {
+    for (let i = 0; i < scaled(15); i++) {
       let start = performance.now();
       await sandbox.run({
         code: `for (let i = 0; i < ${CALLS}; i++) await ping(i); return 1`,
@@ -31,10 +31,10 @@ export async function benchSandbox(): Promise<BenchRow[]> {
     }
     const roundTripUs = ((median(perCall) - median(empty)) / CALLS) * 1000;
     const concurrent: number[] = [];
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < scaled(5); i++) {
       const start = performance.now();
       const results = await Promise.all(
-        Array.from({ length: 100 }, (_, n) =>
+        Array.from({ length: scaled(100) }, (_, n) =>
           sandbox.run({ code: 'return await f(input)', input: n, functions: { f: (x: unknown) => x } }),
         ),
       );

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { type CairnEvent, connectDaemon, openProject, projectLayout, startDaemon } from '@cairn/orchestrator';
 import { programAnswer, startScriptedOllama } from '@cairn/orchestrator/testing';
 import { commitAll, git, listFiles } from './fixtures.js';
-import { median, timeOnceAsync } from './measure.js';
+import { median, scaled, timeOnceAsync, within } from './measure.js';
 import type { BenchRow } from './storage-bench.js';
 
-const TASKS = 20;
+const TASKS = scaled(20);
 
 /** Bytes under `dir`, every file counted once. */
 function diskBytes(dir: string): number {
@@ -20,12 +20,17 @@ function diskBytes(dir: string): number {
 }
 
 /** Resolves with the first event from `events` that `match` accepts. */
-async function nextEvent(events: AsyncIterator<CairnEvent>, match: (e: CairnEvent) => boolean): Promise<CairnEvent> {
-  for (;;) {
-    const next = await events.next();
-    if (next.done) throw new Error('the event stream ended');
-    if (match(next.value)) return next.value;
-  }
+async function nextEvent(events: AsyncIterator<CairnEvent>, what: string, match: (e: CairnEvent) => boolean): Promise<CairnEvent> {
+  return within(
+    what,
+    (async () => {
+      for (;;) {
+        const next = await events.next();
+        if (next.done) throw new Error(`the event stream ended before ${what}`);
+        if (match(next.value)) return next.value;
+      }
+    })(),
+  );
 }
 
 /**
@@ -54,14 +59,14 @@ export async function benchSeed(treeName: string, source: string, work: string):
   const loop: number[] = [];
   try {
     const events = client.events()[Symbol.asyncIterator]();
-    for (let round = 0; round < 10; round++) {
+    for (let round = 0; round < scaled(10); round++) {
       loop.push(
         await timeOnceAsync(async () => {
-          const synced = nextEvent(events, (e) => e.type === 'sync.changed' && e.paths.includes(target));
+          const synced = nextEvent(events, `the watcher to sync ${target}`, (e) => e.type === 'sync.changed' && e.paths.includes(target));
           writeFileSync(join(root, target), `${readFileSync(join(root, target), 'utf8')}// human ${round}\n`);
           await synced;
           const agent = await client.spawn(`round ${round}`);
-          const done = await client.wait(agent.id);
+          const done = await within(`agent ${agent.id} to settle`, client.wait(agent.id));
           if (done.state !== 'reviewing') throw new Error(`agent ${agent.id} ended ${done.state}: ${done.reason ?? ''}`);
           if (!existsSync(join(layout.previewsDir, `${agent.id}.diff`))) throw new Error('no preview was written');
           const accepted = await client.accept(agent.id);
@@ -98,7 +103,7 @@ export async function benchSeed(treeName: string, source: string, work: string):
           return project.queue(`task ${i}`, { code });
         }),
       );
-      for (const agent of agents) await project.wait(agent.id);
+      for (const agent of agents) await within(`agent ${agent.id} to settle`, project.wait(agent.id));
       for (const agent of agents) {
         await project.diff(agent.id);
         const outcome = await project.accept(agent.id);

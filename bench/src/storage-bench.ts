@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { AgentFS, Overlay, importTree } from '@cairn/agentfs';
 import { AgentFS as SdkAgentFS } from 'agentfs-sdk';
 import { commitAll, git, listFiles, totalBytes } from './fixtures.js';
-import { median, medianOf, timeOnce, timeOnceAsync } from './measure.js';
+import { median, medianOf, scaled, timeOnce, timeOnceAsync } from './measure.js';
 
 /** One row of results: Cairn's median, the alternatives' medians, in milliseconds unless `unit` says otherwise. */
 export interface BenchRow {
@@ -33,7 +33,7 @@ export async function benchStorage(treeName: string, project: string, work: stri
   // Import: a fresh store, the whole tree, against cp -r of the same tree; runs alternate, each after a sync.
   const importTimes: number[] = [];
   const cpTimes: number[] = [];
-  for (let run = 0; run < 5; run++) {
+  for (let run = 0; run < scaled(5); run++) {
     settle();
     const store = AgentFS.open(join(work, `import-${run}.db`));
     importTimes.push(timeOnce(() => importTree(store, project)));
@@ -75,10 +75,10 @@ export async function benchStorage(treeName: string, project: string, work: stri
   // Create an overlay: O(1) in the size of the base.
   settle();
   const created: Overlay[] = [];
-  const overlayCreate = medianOf(30, (run) => created.push(Overlay.open(join(work, `agent-${run}.db`), base)));
+  const overlayCreate = medianOf(scaled(30), (run) => created.push(Overlay.open(join(work, `agent-${run}.db`), base)));
   const overlayClose = medianOf(created.length, (run) => created[run]!.close());
-  const worktree = medianOf(3, (run) => git(project, 'worktree', 'add', '-q', '--detach', join(work, `wt-${run}`)), settle);
-  const cpTree = medianOf(3, (run) => execFileSync('cp', ['-r', project, join(work, `copy-${run}`)]), settle);
+  const worktree = medianOf(scaled(3), (run) => git(project, 'worktree', 'add', '-q', '--detach', join(work, `wt-${run}`)), settle);
+  const cpTree = medianOf(scaled(3), (run) => execFileSync('cp', ['-r', project, join(work, `copy-${run}`)]), settle);
   rows.push({
     tree: treeName,
     measure: 'create an agent overlay',
@@ -93,12 +93,12 @@ export async function benchStorage(treeName: string, project: string, work: stri
   const overlay = Overlay.open(join(work, 'agent-read.db'), base);
   overlay.fs.writeFile('/cairn-agent-note.txt', 'the overlay holds something of its own');
   const sample = smallFiles.slice(0, 2000);
-  const perRead = (fn: (file: string) => unknown) => medianOf(7, () => sample.forEach(fn)) / sample.length;
+  const perRead = (fn: (file: string) => unknown) => medianOf(scaled(7), () => sample.forEach(fn)) / sample.length;
   const overlayRead = perRead((f) => overlay.fs.readFile(f));
   const fsRead = perRead((f) => readFileSync(join(project, f)));
   const sdk = await SdkAgentFS.open({ path: join(work, 'import-0.db') });
   const sdkTimes: number[] = [];
-  for (let run = 0; run < 7; run++) {
+  for (let run = 0; run < scaled(7); run++) {
     sdkTimes.push(
       await timeOnceAsync(async () => {
         for (const f of sample) await sdk.fs.readFile('/' + f);

@@ -1,0 +1,146 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { projectLayout, readPidFile } from '@cairn/orchestrator';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { commitAll, generateTree, git } from './fixtures.js';
+import { median } from './measure.js';
+import type { BenchRow } from './storage-bench.js';
+
+/** The `cairn` binary as a user runs it. */
+const CAIRN = fileURLToPath(new URL('../../apps/cli/bin/cairn.mjs', import.meta.url));
+
+/** How long one command may take before the bench gives up on it, saying which. */
+const COMMAND_TIMEOUT_MS = 10 * 60_000;
+
+/** Sizes of the CLI bench: tree sizes in files, and how many paired runs each figure is the median of. */
+export interface CliBenchSize {
+  trees: readonly number[];
+  rounds: number;
+}
+
+/**
+ * What a user types, timed as whole processes beside what they would otherwise run, on generated trees of
+ * each size: start-up (`--version`, `--help`) against `node -e 0`; `cairn ls` against `git status`, without and
+ * with the daemon; `cairn spawn --wait` of a trivial program against `git worktree add`; the first command's
+ * import against `cp -r`; `cairn up --detach` and the daemon's resident memory.
+ */
+export async function benchCli(work: string, size: CliBenchSize): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const node = timeRuns(size.rounds, () => run(process.execPath, ['-e', '0'], work));
+  const version = timeRuns(size.rounds, () => cairn(['--version'], work));
+  const help = timeRuns(size.rounds, () => cairn(['--help'], work));
+  rows.push(row('cli', 'cairn --version', median(version), { 'node -e 0': median(node) }, '<= node -e 0 + 40 ms'));
+  rows.push(row('cli', 'cairn --help', median(help), { 'node -e 0': median(node) }, '<= node -e 0 + 40 ms'));
+  for (const files of size.trees) rows.push(...benchTree(work, files, size.rounds, median(node)));
+  return rows;
+}
+
+function benchTree(work: string, files: number, rounds: number, nodeMs: number): BenchRow[] {
+  const tree = `${files} files`;
+  const root = join(work, `tree-${files}`);
+  const home = join(work, `home-${files}`);
+  generateTree(root, files);
+  const pristine = join(work, `pristine-${files}`);
+  cpSync(root, pristine, { recursive: true });
+  commitAll(root);
+  const trivial = join(work, 'trivial.js');
+  writeFileSync(
+    trivial,
+    `await write_file('cairn-bench.txt', 'hello\\n');\nawait submit_result('a trivial change', ['cairn-bench.txt']);\n`,
+  );
+  const env = { CAIRN_HOME: home };
+  const rows: BenchRow[] = [];
+  try {
+    const imported = timeOne(() => cairn(['spawn', '--wait', '--code', trivial, 'trivial'], root, env));
+    const copied = timeOne(() => run('cp', ['-r', pristine, join(work, `copy-${files}`)], work));
+    rmSync(join(work, `copy-${files}`), { recursive: true, force: true });
+    rows.push(row(tree, 'first cairn spawn (imports the tree)', imported, { 'cp -r': copied }, 'within 1.5x of cp -r'));
+
+    const ls = timeRuns(rounds, () => cairn(['ls'], root, env));
+    const status = timeRuns(rounds, () => run('git', ['status', '--porcelain'], root));
+    rows.push(row(tree, 'cairn ls, no daemon', median(ls), { 'git status': median(status), 'node -e 0': nodeMs }, '<= git status'));
+
+    const spawnNoDaemon = timeRuns(rounds, () => cairn(['spawn', '--wait', '--code', trivial, 'trivial'], root, env));
+    const worktree = timeRuns(rounds, (i) => git(root, 'worktree', 'add', '-q', '--detach', join(work, `wt-${files}-${i}`)));
+    rows.push(
+      row(
+        tree,
+        'cairn spawn --wait, no daemon',
+        median(spawnNoDaemon),
+        { 'git worktree add': median(worktree) },
+        '>= 3x faster than git worktree add',
+      ),
+    );
+
+    const up = timeOne(() => cairn(['up', '--detach'], root, env));
+    rows.push(row(tree, 'cairn up --detach', up, {}, ''));
+    const rss = daemonRss(root, home);
+    if (rss !== undefined)
+      rows.push({ tree, measure: 'daemon resident memory', unit: 'MB', cairn: rss, others: {}, goal: '<= 150 MB at 50k files' });
+    const lsDaemon = timeRuns(rounds, () => cairn(['ls'], root, env));
+    rows.push(row(tree, 'cairn ls, daemon up', median(lsDaemon), { 'node -e 0': nodeMs }, '<= 2x node -e 0, flat in tree size'));
+    const spawnDaemon = timeRuns(rounds, () => cairn(['spawn', '--wait', '--code', trivial, 'trivial'], root, env));
+    rows.push(
+      row(
+        tree,
+        'cairn spawn --wait, daemon up',
+        median(spawnDaemon),
+        { 'git worktree add': median(worktree) },
+        '>= 20x faster than git worktree add',
+      ),
+    );
+  } finally {
+    spawnSync(process.execPath, [CAIRN, 'down'], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: 'ignore',
+      timeout: COMMAND_TIMEOUT_MS,
+    });
+  }
+  return rows;
+}
+
+/** The daemon's resident memory (MB), from its pid file and /proc; undefined where /proc is not there. */
+function daemonRss(root: string, home: string): number | undefined {
+  const pid = readPidFile(projectLayout(root, home).pidPath)?.pid;
+  if (pid === undefined) return undefined;
+  try {
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+    return Number.isFinite(kb) ? kb / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function row(tree: string, measure: string, cairnMs: number, others: Record<string, number>, goal: string): BenchRow {
+  return { tree, measure, unit: 'ms', cairn: cairnMs, others, goal };
+}
+
+/** Milliseconds of `rounds` runs of `fn`, each a whole process. */
+function timeRuns(rounds: number, fn: (round: number) => void): number[] {
+  return Array.from({ length: rounds }, (_, round) => timeOne(() => fn(round)));
+}
+
+function timeOne(fn: () => void): number {
+  const start = process.hrtime.bigint();
+  fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+function cairn(args: readonly string[], cwd: string, env: Record<string, string> = {}): void {
+  run(process.execPath, [CAIRN, ...args], cwd, { NO_COLOR: '1', ...env });
+}
+
+/** Runs a command to its end; a failure or a command that outlasts the bound stops the bench, naming it. */
+function run(command: string, args: readonly string[], cwd: string, env: Record<string, string> = {}): void {
+  const done = spawnSync(command, args, {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: COMMAND_TIMEOUT_MS,
+  });
+  const shown = [command === process.execPath ? 'node' : command, ...args].join(' ');
+  if (done.error !== undefined) throw new Error(`${shown} did not finish: ${done.error.message}`);
+  if (done.status !== 0) throw new Error(`${shown} exited ${done.status}: ${String(done.stderr).trim().split('\n').slice(-3).join(' ')}`);
+}
