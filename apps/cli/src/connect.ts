@@ -1,4 +1,12 @@
-import { connectDaemon, openProject, projectLayout, type CairnApi, type Project, type ProjectOptions } from '@cairn/orchestrator';
+import {
+  connectDaemon,
+  openProject,
+  projectLayout,
+  type CairnApi,
+  type Project,
+  type ProjectOptions,
+  type SyncSummary,
+} from '@cairn/orchestrator';
 
 /** The API a command uses: the running daemon's, or the project opened in this process. */
 export interface Connection {
@@ -7,18 +15,28 @@ export interface Connection {
   daemon: boolean;
   /** The in-process project, when there is no daemon. */
   project?: Project;
+  /** What bringing stable.db up to date did, when this process did it (`sync`, without a daemon). */
+  synced?: SyncSummary;
   close(): Promise<void>;
 }
 
 /**
  * Connects to the project's daemon if one answers, else opens the project here; `runs: false` when this
- * process must not run the agents it creates (`cairn queue` leaves them for `cairn up`).
+ * process must not run the agents it creates (`cairn queue` leaves them for `cairn up`); `sync` when the
+ * command needs stable.db current and no daemon's watcher keeps it so.
  */
-export async function connect(root: string, options: { runs?: boolean } = {}): Promise<Connection> {
+export async function connect(root: string, options: { runs?: boolean; sync?: boolean } = {}): Promise<Connection> {
   const layout = projectLayout(root);
   const client = await connectDaemon(layout.root, layout.socketPath);
   if (client !== undefined) return { api: client, daemon: true, close: () => client.close() };
   const scope: ProjectOptions['queue'] = options.runs === false ? 'none' : 'own';
   const project = openProject(layout.root, { queue: scope });
-  return { api: project, daemon: false, project, close: () => project.close() };
+  const close = () => project.close();
+  if (options.sync !== true) return { api: project, daemon: false, project, close };
+  try {
+    return { api: project, daemon: false, project, synced: await project.sync(), close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }

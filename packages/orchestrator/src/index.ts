@@ -1,48 +1,54 @@
-export type {
-  AgentState,
-  ProgramLang,
-  ChangeStatus,
-  ChangeInfo,
-  AgentFailure,
-  AgentLimits,
-  AgentBudgets,
-  SpawnOptions,
-  AgentInfo,
-  AgentFilter,
-  ConflictHunkInfo,
-  ConflictInfo,
-  AppliedHow,
-  AcceptOptions,
-  AcceptOutcome,
-  UndoOutcome,
-  ReplayOutcome,
-  CollectOutcome,
-  SyncSummary,
-  JournalRow,
-  JournalView,
-  FileProposal,
-  InboxStatus,
-  InboxOutcomeKind,
-  InboxDiagnostic,
-  InboxThread,
-  InboxResult,
-  InboxProcessOutcome,
-  InboxLogView,
-  ReviewOptions,
-  RepairOutcome,
-} from './api/types.js';
-export { AGENT_STATES } from './api/types.js';
+// The orchestrator's public entry: the API (in-process, or a daemon's), its types, and what the CLI and the
+// Neovim bridge need to find, start and stop a project's daemon. Everything else stays inside the package.
+
+// The API and what it speaks in.
 export type { CairnApi, EventOptions } from './api/cairn-api.js';
-export { decisionCarriedOut } from './inbox/outcomes.js';
-export { loadInboxSettings, type InboxSettings, type NamedReviewer, type CustomHandler } from './inbox/inbox-settings.js';
-export { proposalOnText, type ProposalOnText } from './workspace/file-proposal.js';
 export type { CairnEvent, CairnEventType } from './api/events.js';
 export { CairnError, isCairnError, type CairnErrorCode } from './api/errors.js';
+export { AGENT_STATES } from './api/types.js';
+export type {
+  AcceptOptions,
+  AcceptOutcome,
+  AgentBudgets,
+  AgentFailure,
+  AgentFilter,
+  AgentInfo,
+  AgentLimits,
+  AgentState,
+  AppliedHow,
+  ChangeInfo,
+  ChangeStatus,
+  CollectOutcome,
+  ConflictHunkInfo,
+  ConflictInfo,
+  FileProposal,
+  InboxDiagnostic,
+  InboxLogView,
+  InboxOutcomeKind,
+  InboxProcessOutcome,
+  InboxResult,
+  InboxStatus,
+  InboxThread,
+  JournalRow,
+  JournalView,
+  NonEmpty,
+  ProgramLang,
+  RepairOutcome,
+  ReplayDivergence,
+  ReplayOutcome,
+  ReviewOptions,
+  SpawnOptions,
+  SyncSummary,
+  UndoConflictInfo,
+  UndoOutcome,
+} from './api/types.js';
+
+// A project opened in this process.
 export { openProject, type ProjectOptions } from './project/open-project.js';
 export type { Project } from './project/project.js';
-export { DEFAULT_MODEL, DEFAULT_LIMITS, DEFAULT_BUDGETS } from './api/spawn-options.js';
-export { projectLayout, cairnHomeDir, ensurePrivateDir, type ProjectLayout } from './workspace/layout.js';
-export { DaemonClient, connectDaemon } from './daemon/client.js';
+export { repairProject } from './project/repair-project.js';
+
+// A project's daemon: starting one, reaching one, and finding one that was killed.
 export {
   startDaemon,
   readPidFile,
@@ -50,16 +56,20 @@ export {
   CAIRN_VERSION,
   type RunningDaemon,
   type DaemonOptions,
-  type DaemonPidFile,
 } from './daemon/run-daemon.js';
+export { connectDaemon, type DaemonClient } from './daemon/client.js';
 export { socketAnswers } from './daemon/server.js';
-export type { DaemonIdentity } from './daemon/routes.js';
-export type { ProjectWatcher } from './sync/watcher.js';
+export { processAlive } from './workspace/process-alive.js';
+
+// Where a project's files are, and what its settings say.
+export { projectLayout, cairnHomeDir, ensurePrivateDir, type ProjectLayout } from './workspace/layout.js';
+export { readSkippedEntries } from './sync/skipped.js';
 export { loadProjectGovernance, type ManifestProblem, type ProjectGovernance } from './governance/project-manifest.js';
 export { PROTECTED_READ_PATTERNS, PROTECTED_WRITE_PATTERNS } from './governance/default-manifest.js';
+
+// What a surface shows of proposals and decisions.
+export { proposalOnText, type ProposalOnText } from './workspace/file-proposal.js';
+export { decisionCarriedOut } from './inbox/outcomes.js';
+
+// The model server (the demo asks whether one answers).
 export { createModelClient, type ModelClient, type ModelFault } from './model/ollama-client.js';
-export { TOOL_NAMES } from './tools/tool-table.js';
-export { processAlive } from './workspace/process-alive.js';
-export { repairProject, RECOVERED_REASON } from './project/repair-project.js';
-export { REPAIR_HINT } from './agents/bin-damage.js';
-export { readSkippedEntries } from './sync/skipped.js';

@@ -25,9 +25,8 @@ export async function inboxCommand(ctx: CommandContext, flags: { all?: boolean }
 
 /** `cairn inbox process`: carries out every decided thread under the protocol; exit 1 when one was not carried out (refused, failed, unreadable, stale, unhandled). */
 export async function inboxProcessCommand(ctx: CommandContext): Promise<number> {
-  const conn = await connect(ctx.root);
+  const conn = await connect(ctx.root, { sync: true });
   try {
-    if (!conn.daemon) await conn.api.sync();
     const outcome = await conn.api.processInbox();
     ctx.out.result(outcome.ok, { results: outcome.results });
     if (outcome.results.length === 0) ctx.out.line(ctx.out.paint.dim('nothing to do: no thread holds a new decision'));

@@ -18,9 +18,8 @@ export async function reviewCommand(ctx: CommandContext, id: string, flags: Revi
   const { out } = ctx;
   const options: ReviewOptions = spawnOptionsOf(flags);
   if (flags.as !== undefined) options.as = flags.as;
-  const conn = await connect(ctx.root);
+  const conn = await connect(ctx.root, { sync: true });
   try {
-    if (!conn.daemon) await conn.api.sync();
     let agent = await conn.api.review(id, options);
     out.line(`reviewer ${out.paint.bold(agent.id)} started on ${out.paint.bold(id)}`);
     if (!conn.daemon || flags.wait === true) agent = await conn.api.wait(agent.id, ['decided', 'failed', 'rejected']);

@@ -1,4 +1,4 @@
-import type { AgentInfo, CairnEvent, DaemonClient } from '@cairn/orchestrator';
+import type { AgentInfo, CairnEvent } from '@cairn/orchestrator';
 import { connect } from '../connect.js';
 import { spawnOptionsOf, taskOf, type CommandContext, type SpawnFlags } from '../context.js';
 import { describeEvent } from '../render/events.js';
@@ -27,13 +27,12 @@ export async function spawnCommand(
   const { out } = ctx;
   const task = taskOf(words);
   const options = spawnOptionsOf(flags);
-  const conn = await connect(ctx.root, { runs: mode === 'spawn' });
+  const conn = await connect(ctx.root, { runs: mode === 'spawn', sync: true });
   try {
-    if (!conn.daemon) noteSkipped(out, await conn.api.sync());
+    if (conn.synced !== undefined) noteSkipped(out, conn.synced);
     const runsHere = !conn.daemon && mode === 'spawn';
     const follow = flags.wait === true && (conn.daemon || runsHere);
-    const stream =
-      follow || runsHere ? await openStream(conn.daemon ? (conn.api as DaemonClient) : undefined, conn.project?.events()) : undefined;
+    const stream = follow || runsHere ? await conn.api.subscribe() : undefined;
     const agent = mode === 'spawn' ? await conn.api.spawn(task, options) : await conn.api.queue(task, options);
     out.line(`${mode === 'spawn' ? 'spawned' : 'queued'} ${out.paint.bold(agent.id)}: ${agent.task}`);
     if (stream === undefined) {
@@ -46,14 +45,6 @@ export async function spawnCommand(
   } finally {
     await conn.close();
   }
-}
-
-async function openStream(
-  client: DaemonClient | undefined,
-  local: AsyncIterable<CairnEvent> | undefined,
-): Promise<AsyncIterator<CairnEvent>> {
-  if (client !== undefined) return client.subscribe();
-  return local![Symbol.asyncIterator]();
 }
 
 /** Follows one agent's events until it settles, printing progress (when asked) and passing events to JSON output. */

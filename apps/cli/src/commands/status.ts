@@ -23,10 +23,9 @@ export async function statusCommand(ctx: CommandContext, id: string | undefined)
 /** The project at a glance: its agents by state, whether a daemon runs, and what the import leaves out. */
 async function projectStatus(ctx: CommandContext): Promise<number> {
   const { out } = ctx;
-  const conn = await connect(ctx.root);
+  const conn = await connect(ctx.root, { sync: true });
   let agents: AgentInfo[];
   try {
-    if (!conn.daemon) await conn.api.sync();
     agents = await conn.api.agents();
   } finally {
     await conn.close();

@@ -37,7 +37,8 @@ export function changesOf(core: ProjectCore, id: string): ChangeInfo[] {
 
 /** The git-style diff of the proposal, or of the given paths. */
 export function diffOf(core: ProjectCore, id: string, paths?: readonly string[]): string {
-  const wanted = paths?.map(projectPath);
+  // no paths, or an empty list, is the whole proposal (a query string cannot tell the two apart)
+  const wanted = paths === undefined || paths.length === 0 ? undefined : paths.map(projectPath);
   return withOverlayOf(core, id, (overlay) => overlay.diff(wanted));
 }
 

@@ -19,7 +19,7 @@ import type {
   UndoOutcome,
 } from './types.js';
 
-/** Options of `events()`. */
+/** Options of `events()` and `subscribe()`. */
 export interface EventOptions {
   /** Only this agent's events. */
   agentId?: string;
@@ -76,5 +76,7 @@ export interface CairnApi {
   wait(id: string, states?: readonly AgentState[]): Promise<AgentInfo>;
   /** Every event from now on, until the iterator is closed. */
   events(options?: EventOptions): AsyncIterable<CairnEvent>;
+  /** The same events as `events`, once the stream is open: resolves when nothing emitted after it can be missed. */
+  subscribe(options?: EventOptions): Promise<AsyncIterator<CairnEvent>>;
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
-import { Agent, request, type Dispatcher } from 'undici';
-import { CairnError, type CairnErrorCode } from '../api/errors.js';
+import { Agent, type Dispatcher, request } from 'undici';
+import type { CairnApi, EventOptions } from '../api/cairn-api.js';
+import { CairnError } from '../api/errors.js';
 import type { CairnEvent } from '../api/events.js';
 import type {
   AcceptOptions,
@@ -9,32 +10,36 @@ import type {
   AgentInfo,
   AgentState,
   ChangeInfo,
-  FileProposal,
   CollectOutcome,
-  JournalView,
-  ReplayOutcome,
-  SpawnOptions,
-  SyncSummary,
-  UndoOutcome,
+  FileProposal,
   InboxLogView,
   InboxProcessOutcome,
   InboxThread,
+  JournalView,
+  ReplayOutcome,
   ReviewOptions,
+  SpawnOptions,
+  SyncSummary,
+  UndoOutcome,
 } from '../api/types.js';
-import type { CairnApi, EventOptions } from '../api/cairn-api.js';
-import type { DaemonIdentity } from './routes.js';
+import { answeredError, readAnswer } from './daemon-answer.js';
+import { readEventStream } from './event-stream.js';
 import { socketAnswers } from './server.js';
+import { EVENT_STREAM, requestTarget, WIRE, type WireRoute } from './wire.js';
+import type { DaemonHealth } from './wire-schemas.js';
 
 const ORIGIN = 'http://cairn';
 
 /**
  * The orchestrator API spoken to a running daemon over its socket: the same interface as the in-process
- * project, so a surface works the same with or without a daemon.
+ * project, so a surface works the same with or without a daemon. Each method is a route of the wire table
+ * (`wire.ts`); every answer is parsed by the route's schema before it is returned.
  */
 export class DaemonClient implements CairnApi {
   readonly root: string;
   readonly socketPath: string;
   private readonly dispatcher: Agent;
+  private closed = false;
 
   constructor(root: string, socketPath: string) {
     this.root = root;
@@ -42,110 +47,109 @@ export class DaemonClient implements CairnApi {
     this.dispatcher = new Agent({ connect: { socketPath }, keepAliveTimeout: 10_000, bodyTimeout: 0, headersTimeout: 0 });
   }
 
-  health(): Promise<DaemonIdentity & { ok: boolean }> {
-    return this.call('GET', '/health');
+  /** Who the daemon is, and that it answers. */
+  health(): Promise<DaemonHealth> {
+    return this.send(WIRE.health);
   }
 
+  /** Asks the daemon to stop (it lets running agents finish first). */
   shutdown(): Promise<{ ok: boolean }> {
-    return this.call('POST', '/shutdown');
+    return this.send(WIRE.shutdown);
   }
 
   sync(): Promise<SyncSummary> {
-    return this.call('POST', '/sync');
+    return this.send(WIRE.sync);
   }
 
-  async spawn(task: string, options: SpawnOptions = {}): Promise<AgentInfo> {
-    return (await this.call<{ agent: AgentInfo }>('POST', '/agents', { ...options, task, mode: 'spawn' })).agent;
+  spawn(task: string, options?: SpawnOptions): Promise<AgentInfo> {
+    return this.send(WIRE.createAgent, task, options, 'spawn');
   }
 
-  async queue(task: string, options: SpawnOptions = {}): Promise<AgentInfo> {
-    return (await this.call<{ agent: AgentInfo }>('POST', '/agents', { ...options, task, mode: 'queue' })).agent;
+  queue(task: string, options?: SpawnOptions): Promise<AgentInfo> {
+    return this.send(WIRE.createAgent, task, options, 'queue');
   }
 
-  async agents(filter: AgentFilter = {}): Promise<AgentInfo[]> {
-    const states = filter.state === undefined ? '' : `?state=${encodeURIComponent(([] as AgentState[]).concat(filter.state).join(','))}`;
-    return (await this.call<{ agents: AgentInfo[] }>('GET', `/agents${states}`)).agents;
+  agents(filter?: AgentFilter): Promise<AgentInfo[]> {
+    return this.send(WIRE.agents, filter);
   }
 
-  async agent(id: string): Promise<AgentInfo> {
-    return (await this.call<{ agent: AgentInfo }>('GET', `/agents/${enc(id)}`)).agent;
+  agent(id: string): Promise<AgentInfo> {
+    return this.send(WIRE.agent, id);
   }
 
-  async changes(id: string): Promise<ChangeInfo[]> {
-    return (await this.call<{ changes: ChangeInfo[] }>('GET', `/agents/${enc(id)}/changes`)).changes;
+  changes(id: string): Promise<ChangeInfo[]> {
+    return this.send(WIRE.changes, id);
   }
 
-  async diff(id: string, paths?: readonly string[]): Promise<string> {
-    const query = paths === undefined || paths.length === 0 ? '' : '?' + paths.map((p) => `path=${encodeURIComponent(p)}`).join('&');
-    return (await this.call<{ diff: string }>('GET', `/agents/${enc(id)}/diff${query}`)).diff;
+  diff(id: string, paths?: readonly string[]): Promise<string> {
+    return this.send(WIRE.diff, id, paths);
   }
 
-  async proposed(id: string, path: string): Promise<string | null> {
-    return (await this.call<{ content: string | null }>('GET', `/agents/${enc(id)}/files?path=${encodeURIComponent(path)}`)).content;
+  proposed(id: string, path: string): Promise<string | null> {
+    return this.send(WIRE.proposed, id, path);
   }
 
-  async proposal(id: string, path: string): Promise<FileProposal> {
-    return (await this.call<{ proposal: FileProposal }>('GET', `/agents/${enc(id)}/proposal?path=${encodeURIComponent(path)}`)).proposal;
+  proposal(id: string, path: string): Promise<FileProposal> {
+    return this.send(WIRE.proposal, id, path);
   }
 
-  accept(id: string, options: AcceptOptions = {}): Promise<AcceptOutcome> {
-    return this.call('POST', `/agents/${enc(id)}/accept`, options);
+  accept(id: string, options?: AcceptOptions): Promise<AcceptOutcome> {
+    return this.send(WIRE.accept, id, options);
   }
 
-  undo(id: string, options: { force?: boolean } = {}): Promise<UndoOutcome> {
-    return this.call('POST', `/agents/${enc(id)}/undo`, options);
+  undo(id: string, options?: { force?: boolean }): Promise<UndoOutcome> {
+    return this.send(WIRE.undo, id, options);
   }
 
-  async reject(id: string, reason?: string): Promise<AgentInfo> {
-    return (await this.call<{ agent: AgentInfo }>('POST', `/agents/${enc(id)}/reject`, reason === undefined ? {} : { reason })).agent;
+  reject(id: string, reason?: string): Promise<AgentInfo> {
+    return this.send(WIRE.reject, id, reason);
   }
 
-  async restore(id: string): Promise<AgentInfo> {
-    return (await this.call<{ agent: AgentInfo }>('POST', `/agents/${enc(id)}/restore`)).agent;
+  restore(id: string): Promise<AgentInfo> {
+    return this.send(WIRE.restore, id);
   }
 
-  async reply(id: string, feedback: string): Promise<AgentInfo> {
-    return (await this.call<{ agent: AgentInfo }>('POST', `/agents/${enc(id)}/reply`, { feedback })).agent;
+  reply(id: string, feedback: string): Promise<AgentInfo> {
+    return this.send(WIRE.reply, id, feedback);
   }
 
   replay(id: string): Promise<ReplayOutcome> {
-    return this.call('POST', `/agents/${enc(id)}/replay`);
+    return this.send(WIRE.replay, id);
   }
 
-  async review(id: string, options: ReviewOptions = {}): Promise<AgentInfo> {
-    return (await this.call<{ agent: AgentInfo }>('POST', `/agents/${enc(id)}/review`, options)).agent;
+  review(id: string, options?: ReviewOptions): Promise<AgentInfo> {
+    return this.send(WIRE.review, id, options);
   }
 
-  async inbox(options: { all?: boolean } = {}): Promise<InboxThread[]> {
-    return (await this.call<{ threads: InboxThread[] }>('GET', `/inbox${options.all === true ? '?all=1' : ''}`)).threads;
+  inbox(options?: { all?: boolean }): Promise<InboxThread[]> {
+    return this.send(WIRE.inbox, options);
   }
 
-  processInbox(options: { threads?: readonly string[] } = {}): Promise<InboxProcessOutcome> {
-    return this.call('POST', '/inbox/process', options.threads === undefined ? {} : { threads: options.threads });
+  processInbox(options?: { threads?: readonly string[] }): Promise<InboxProcessOutcome> {
+    return this.send(WIRE.processInbox, options);
   }
 
   inboxLog(date?: string): Promise<InboxLogView> {
-    return this.call('GET', `/inbox/log${date === undefined ? '' : `?date=${encodeURIComponent(date)}`}`);
+    return this.send(WIRE.inboxLog, date);
   }
 
   journal(id: string): Promise<JournalView> {
-    return this.call('GET', `/agents/${enc(id)}/journal`);
+    return this.send(WIRE.journal, id);
   }
 
-  async history(id: string, limit = 20): Promise<CairnEvent[]> {
-    return (await this.call<{ events: CairnEvent[] }>('GET', `/agents/${enc(id)}/history?limit=${limit}`)).events;
+  history(id: string, limit?: number): Promise<CairnEvent[]> {
+    return this.send(WIRE.history, id, limit);
   }
 
   collect(olderThanMs: number): Promise<CollectOutcome> {
-    return this.call('POST', '/collect', { olderThanMs });
+    return this.send(WIRE.collect, olderThanMs);
   }
 
-  async wait(id: string, states?: readonly AgentState[]): Promise<AgentInfo> {
-    const query = states === undefined ? '' : `?state=${encodeURIComponent(states.join(','))}`;
-    return (await this.call<{ agent: AgentInfo }>('GET', `/agents/${enc(id)}/wait${query}`)).agent;
+  wait(id: string, states?: readonly AgentState[]): Promise<AgentInfo> {
+    return this.send(WIRE.wait, id, states);
   }
 
-  /** The daemon's event stream (NDJSON over a long-lived response), as an async iterable. */
+  /** The daemon's event stream (NDJSON over a long-lived response), opened on the first `next()`. */
   events(options: EventOptions = {}): AsyncIterable<CairnEvent> {
     return {
       [Symbol.asyncIterator]: () => {
@@ -161,80 +165,65 @@ export class DaemonClient implements CairnApi {
 
   /** Opens the event stream and resolves once the daemon has started sending it: nothing after this is missed. */
   async subscribe(options: EventOptions = {}): Promise<AsyncIterator<CairnEvent>> {
-    const query = options.agentId === undefined ? '' : `?agent=${encodeURIComponent(options.agentId)}`;
     const controller = new AbortController();
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await request(`${ORIGIN}/events${query}`, { method: 'GET', dispatcher: this.dispatcher, signal: controller.signal });
-    } catch (cause) {
-      throw new CairnError('CAIRN_DAEMON', `the daemon at ${this.socketPath} did not answer: ${(cause as Error).message}`, { cause });
-    }
-    const lines = readLines(response.body);
-    const hello = await lines.next();
-    if (hello.done === true) throw new CairnError('CAIRN_DAEMON', 'the daemon closed the event stream');
-    const until = options.until;
-    const finish = async (): Promise<IteratorResult<CairnEvent>> => {
+    const response = await this.exchange(EVENT_STREAM.method, requestTarget(EVENT_STREAM.path, EVENT_STREAM.request(options)), controller);
+    if (response.statusCode >= 400)
+      throw answeredError(response.statusCode, await this.readText(response), `${EVENT_STREAM.method} ${EVENT_STREAM.path}`);
+    return readEventStream(response.body, options.until, () => {
       controller.abort();
       response.body.destroy();
-      return { value: undefined, done: true };
-    };
-    let ended = false;
-    return {
-      async next(): Promise<IteratorResult<CairnEvent>> {
-        if (ended) return { value: undefined, done: true };
-        const line = await lines.next().catch(() => ({ value: undefined, done: true as const }));
-        if (line.done === true) {
-          ended = true;
-          return finish();
-        }
-        const event = JSON.parse(line.value) as CairnEvent;
-        if (until?.(event) === true) {
-          ended = true;
-          void finish();
-        }
-        return { value: event, done: false };
-      },
-      return: () => {
-        ended = true;
-        return finish();
-      },
-    };
+    });
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     await this.dispatcher.close();
   }
 
-  private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    let response: Dispatcher.ResponseData;
+  /** One call: the route's request for the arguments, its answer parsed by the route's schema (or the error it carries). */
+  private async send<A extends readonly unknown[], R>(route: WireRoute<A, R>, ...args: A): Promise<R> {
+    const wire = route.request(...args);
+    const what = `${route.method} ${route.path}`;
+    const response = await this.exchange(route.method, requestTarget(route.path, wire), undefined, wire.body);
+    const text = await this.readText(response);
+    if (response.statusCode >= 400) throw answeredError(response.statusCode, text, what);
+    return readAnswer(route.response, text, what);
+  }
+
+  private async exchange(
+    method: 'GET' | 'POST',
+    target: string,
+    controller?: AbortController,
+    body?: object,
+  ): Promise<Dispatcher.ResponseData> {
+    if (this.closed) throw new CairnError('CAIRN_CLOSED', 'the client is closed');
     try {
-      response = await request(`${ORIGIN}${path}`, {
+      return await request(`${ORIGIN}${target}`, {
         method,
         dispatcher: this.dispatcher,
+        ...(controller === undefined ? {} : { signal: controller.signal }),
         ...(method === 'POST' ? { body: JSON.stringify(body ?? {}), headers: { 'content-type': 'application/json' } } : {}),
       });
     } catch (cause) {
-      throw new CairnError('CAIRN_DAEMON', `the daemon at ${this.socketPath} did not answer: ${(cause as Error).message}`, {
-        hint: 'restart it with `cairn down && cairn up`',
-        cause,
-      });
+      throw this.unreachable(cause);
     }
-    const text = await response.body.text();
-    let parsed: unknown;
+  }
+
+  private async readText(response: Dispatcher.ResponseData): Promise<string> {
     try {
-      parsed = text === '' ? {} : JSON.parse(text);
-    } catch {
-      throw new CairnError('CAIRN_DAEMON', `the daemon answered ${response.statusCode} with something that is not JSON`);
+      return await response.body.text();
+    } catch (cause) {
+      throw this.unreachable(cause);
     }
-    if (response.statusCode >= 400) {
-      const error = parsed as { code?: string; message?: string; hint?: string };
-      throw new CairnError(
-        (error.code ?? 'CAIRN_DAEMON') as CairnErrorCode,
-        error.message ?? `the daemon answered ${response.statusCode}`,
-        error.hint === undefined ? {} : { hint: error.hint },
-      );
-    }
-    return parsed as T;
+  }
+
+  private unreachable(cause: unknown): CairnError {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    return new CairnError('CAIRN_DAEMON', `the daemon at ${this.socketPath} did not answer: ${why}`, {
+      hint: 'restart it with `cairn down && cairn up`',
+      cause,
+    });
   }
 }
 
@@ -243,21 +232,4 @@ export async function connectDaemon(root: string, socketPath: string): Promise<D
   if (!existsSync(socketPath)) return undefined;
   if (!(await socketAnswers(socketPath))) return undefined;
   return new DaemonClient(root, socketPath);
-}
-
-async function* readLines(body: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
-  let buffer = '';
-  for await (const chunk of body) {
-    buffer += chunk.toString();
-    let newline: number;
-    while ((newline = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, newline).trim();
-      buffer = buffer.slice(newline + 1);
-      if (line !== '') yield line;
-    }
-  }
-}
-
-function enc(id: string): string {
-  return encodeURIComponent(id);
 }

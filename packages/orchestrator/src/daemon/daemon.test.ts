@@ -55,8 +55,8 @@ describe('the daemon', () => {
     await stream.return?.();
     expect(events.map((e) => e.type)).toContain('agent.started');
     expect(events.at(-1)!.type).toBe('agent.submitted');
-    const listed = JSON.parse((await get(daemon.socketPath, '/agents')).body) as { agents: { id: string; state: string }[] };
-    expect(listed.agents).toEqual([expect.objectContaining({ id: spawned.id, state: 'reviewing' })]);
+    const listed = JSON.parse((await get(daemon.socketPath, '/agents')).body) as { id: string; state: string }[];
+    expect(listed).toEqual([expect.objectContaining({ id: spawned.id, state: 'reviewing' })]);
     expect(await client.diff(spawned.id)).toContain('+hello');
     const accepted = await client.accept(spawned.id);
     expect(accepted.ok).toBe(true);

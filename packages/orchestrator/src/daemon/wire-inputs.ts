@@ -1,6 +1,7 @@
 import { CairnError } from '../api/errors.js';
 import { parseSpawnOptions } from '../api/spawn-options.js';
 import type { AgentState, ReviewOptions, SpawnOptions } from '../api/types.js';
+import { parseAgentStates } from '../api/agent-states.js';
 
 // The daemon's side of the wire: every piece of a request read as untrusted input, a wrong one refused with
 // `CAIRN_INVALID_ARGUMENT` naming it (and the HTTP status 400).
@@ -12,8 +13,6 @@ export interface WireInput {
   queries(name: string): string[] | undefined;
   body: Record<string, unknown>;
 }
-
-const STATES: readonly AgentState[] = ['queued', 'running', 'reviewing', 'accepted', 'rejected', 'failed', 'decided'];
 
 /** A request body as text, parsed: empty is `{}`; anything but a JSON object is refused. */
 export function parseBody(text: string): Record<string, unknown> {
@@ -64,14 +63,11 @@ export function readOptionalTexts(body: Record<string, unknown>, name: string): 
   return value as string[];
 }
 
-/** Agent states from a query (`?state=reviewing,failed`); undefined when the query gives none. */
+/** Agent states from a query (`?state=reviewing,failed`): undefined without one, none for `?state=` (as `[]` is to the API). */
 export function readStates(raw: string | undefined): AgentState[] | undefined {
-  if (raw === undefined || raw === '') return undefined;
-  return raw.split(',').map((value) => {
-    const state = STATES.find((known) => known === value);
-    if (state === undefined) throw invalid(`unknown state "${value}" (one of ${STATES.join(', ')})`);
-    return state;
-  });
+  if (raw === undefined) return undefined;
+  if (raw === '') return [];
+  return parseAgentStates(raw.split(','));
 }
 
 /** A number from a query (`?limit=20`); undefined when the query gives none. */

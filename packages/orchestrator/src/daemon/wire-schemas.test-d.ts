@@ -41,7 +41,11 @@ import type {
 // Fails `tsc` (the package's typecheck) when a schema of wire-schemas.ts and the public type it stands for differ.
 
 /** The type with every optional key made required, all the way down (unions distribute, tuples stay tuples). */
-type Strict<T> = T extends readonly unknown[] ? { [K in keyof T]: Strict<T[K]> } : T extends object ? { [K in keyof T]-?: Strict<T[K]> } : T;
+type Strict<T> = T extends readonly unknown[]
+  ? { [K in keyof T]: Strict<T[K]> }
+  : T extends object
+    ? { [K in keyof T]-?: Strict<T[K]> }
+    : T;
 
 /** True when each type is assignable to the other. */
 type Mutual<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

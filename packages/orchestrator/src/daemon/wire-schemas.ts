@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { AGENT_STATES } from '../api/types.js';
 
 // What the daemon's client reads off the socket, as valibot schemas: one per type of `api/types.ts` that a
 // route answers with, and the event union. `wire-schemas.test-d.ts` proves each output type and its public
@@ -10,7 +11,7 @@ const texts = v.array(text);
 const optional = v.exactOptional;
 
 /** Where an agent is in its life. */
-export const agentStateSchema = v.picklist(['queued', 'running', 'reviewing', 'accepted', 'rejected', 'failed', 'decided']);
+export const agentStateSchema = v.picklist(AGENT_STATES);
 
 const programLang = v.picklist(['js', 'py']);
 const changeStatus = v.picklist(['added', 'modified', 'deleted']);
@@ -194,11 +195,24 @@ export const cairnEventSchema = v.variant('type', [
   v.object({ ...agentEvent, type: v.literal('agent.started'), run: count }),
   v.object({ ...agentEvent, type: v.literal('agent.generating'), model: text, round: count }),
   v.object({ ...agentEvent, type: v.literal('agent.repairing'), round: count, problem: text }),
-  v.object({ ...agentEvent, type: v.literal('agent.tool-called'), tool: text, path: optional(text), ok: v.boolean(), message: optional(text) }),
+  v.object({
+    ...agentEvent,
+    type: v.literal('agent.tool-called'),
+    tool: text,
+    path: optional(text),
+    ok: v.boolean(),
+    message: optional(text),
+  }),
   v.object({ ...agentEvent, type: v.literal('agent.denied'), tool: text, effect: text, path: optional(text), reason: text }),
   v.object({ ...agentEvent, type: v.literal('agent.log'), message: text }),
   v.object({ ...agentEvent, type: v.literal('agent.submitted'), summary: text, changes: v.array(changeInfoSchema) }),
-  v.object({ ...agentEvent, type: v.literal('agent.accepted'), applied: texts, conflicts: v.array(conflictInfoSchema), state: agentStateSchema }),
+  v.object({
+    ...agentEvent,
+    type: v.literal('agent.accepted'),
+    applied: texts,
+    conflicts: v.array(conflictInfoSchema),
+    state: agentStateSchema,
+  }),
   v.object({ ...agentEvent, type: v.literal('agent.undone'), restored: texts }),
   v.object({ ...agentEvent, type: v.literal('agent.rejected'), reason: text }),
   v.object({ ...agentEvent, type: v.literal('agent.restored') }),
@@ -208,7 +222,13 @@ export const cairnEventSchema = v.variant('type', [
   v.object({ ...agentEvent, type: v.literal('agent.decided'), reviews: text, decision: text, note: text, thread: optional(text) }),
   v.object({ time: text, type: v.literal('inbox.received'), agentId: text, thread: text }),
   v.object({ time: text, type: v.literal('inbox.processed'), agentId: optional(text), result: inboxResultSchema }),
-  v.object({ time: text, type: v.literal('inbox.invalid'), agentId: optional(text), thread: text, diagnostics: v.array(inboxDiagnosticSchema) }),
+  v.object({
+    time: text,
+    type: v.literal('inbox.invalid'),
+    agentId: optional(text),
+    thread: text,
+    diagnostics: v.array(inboxDiagnosticSchema),
+  }),
   v.object({
     time: text,
     type: v.literal('sync.progress'),

@@ -5,6 +5,7 @@ import type { ProjectCore } from '../agents/project-core.js';
 import { changesOf, diffOf, fileProposalOf, journalOf, proposedText } from '../agents/proposal-reader.js';
 import type { Scheduler } from '../agents/scheduler.js';
 import { waitForAgent } from '../agents/wait-for-agent.js';
+import { parseAgentStates } from '../api/agent-states.js';
 import type { CairnApi, EventOptions } from '../api/cairn-api.js';
 import { CairnError } from '../api/errors.js';
 import type { CairnEvent } from '../api/events.js';
@@ -80,7 +81,7 @@ export class Project implements CairnApi {
 
   async agents(filter: AgentFilter = {}): Promise<AgentInfo[]> {
     return this.open()
-      .store.list(filter.state === undefined ? undefined : ([] as AgentState[]).concat(filter.state))
+      .store.list(filter.state === undefined ? undefined : parseAgentStates(filter.state))
       .map(toAgentInfo);
   }
 
@@ -158,12 +159,16 @@ export class Project implements CairnApi {
   }
 
   async wait(id: string, states?: readonly AgentState[]): Promise<AgentInfo> {
-    return waitForAgent(this.open().store, this.parts.bus, id, states);
+    return waitForAgent(this.open().store, this.parts.bus, id, states === undefined ? undefined : parseAgentStates(states));
   }
 
   events(options: EventOptions = {}): AsyncIterable<CairnEvent> {
     const { agentId } = options;
     return this.parts.bus.stream(agentId === undefined ? () => true : (e) => 'agentId' in e && e.agentId === agentId, options.until);
+  }
+
+  async subscribe(options: EventOptions = {}): Promise<AsyncIterator<CairnEvent>> {
+    return this.open() && this.events(options)[Symbol.asyncIterator]();
   }
 
   /** Watches the working tree and applies each human edit to stable.db (what the daemon runs). */

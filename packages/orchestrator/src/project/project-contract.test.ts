@@ -1,0 +1,16 @@
+import { describeCairnApiContract } from '../test-support/cairn-api-contract.js';
+import { makeTempProject, SAMPLE_FILES } from '../test-support/temp-project.js';
+
+describeCairnApiContract('the in-process project (openProject)', async () => {
+  const temp = makeTempProject(SAMPLE_FILES);
+  const project = temp.open();
+  await project.sync();
+  return {
+    api: project,
+    temp,
+    close: async () => {
+      await project.close();
+      temp.cleanup();
+    },
+  };
+});
