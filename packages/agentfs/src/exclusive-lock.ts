@@ -20,35 +20,18 @@ export function withExclusiveLock<T>(lockPath: string, fn: () => T, options: { t
       held.set(lockPath, depth);
     }
   }
-  let db: Database.Database;
+  const db = beginExclusive(lockPath, Math.max(0, Math.trunc(options.timeoutMs ?? 120_000)));
+  if (db === 'busy') throw new AgentFSError('EBUSY', 'lock', lockPath, 'another process held the lock for too long');
+  held.set(lockPath, 1);
   try {
-    db = new Database(lockPath);
-  } catch (cause) {
-    throw new AgentFSError('EINVAL', 'lock', lockPath, `cannot open the lock file (${(cause as Error).message})`, { cause });
-  }
-  try {
-    db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.timeoutMs ?? 120_000))}`);
-    try {
-      db.exec('BEGIN EXCLUSIVE');
-    } catch (cause) {
-      const code = (cause as { code?: string }).code;
-      if (code === 'SQLITE_BUSY')
-        throw new AgentFSError('EBUSY', 'lock', lockPath, 'another process held the lock for too long', { cause });
-      if (code !== 'SQLITE_NOTADB' && !code?.startsWith('SQLITE_CORRUPT')) throw cause;
-      // the lock file holds nothing but the lock: one that is not a database is replaced
-      db.close();
-      rmSync(lockPath, { force: true });
-      return withExclusiveLock(lockPath, fn, options);
-    }
-    held.set(lockPath, 1);
-    try {
-      return fn();
-    } finally {
-      held.delete(lockPath);
-      db.exec('ROLLBACK');
-    }
+    return fn();
   } finally {
-    db.close();
+    held.delete(lockPath);
+    try {
+      db.exec('ROLLBACK');
+    } finally {
+      db.close();
+    }
   }
 }
 
@@ -63,23 +46,8 @@ export interface HeldLock {
  * how one process claims a role for its lifetime (one daemon per project) with nothing stale left by a crash.
  */
 export function tryHoldExclusiveLock(lockPath: string): HeldLock | undefined {
-  let db: Database.Database;
-  try {
-    db = new Database(lockPath);
-  } catch (cause) {
-    throw new AgentFSError('EINVAL', 'lock', lockPath, `cannot open the lock file (${(cause as Error).message})`, { cause });
-  }
-  try {
-    db.pragma('busy_timeout = 0');
-    db.exec('BEGIN EXCLUSIVE');
-  } catch (cause) {
-    db.close();
-    const code = (cause as { code?: string }).code;
-    if (code === 'SQLITE_BUSY') return undefined;
-    if (code !== 'SQLITE_NOTADB' && !code?.startsWith('SQLITE_CORRUPT')) throw cause;
-    rmSync(lockPath, { force: true });
-    return tryHoldExclusiveLock(lockPath);
-  }
+  const db = beginExclusive(lockPath, 0);
+  if (db === 'busy') return undefined;
   const lock: HeldLock = {
     release() {
       if (!holding.delete(lock)) return;
@@ -96,3 +64,29 @@ export function tryHoldExclusiveLock(lockPath: string): HeldLock | undefined {
 
 /** Locks held for good: kept reachable here, since a connection the garbage collector closes lets its lock go. */
 const holding = new Set<HeldLock>();
+
+/**
+ * Opens the lock file and begins an `EXCLUSIVE` transaction on it, waiting up to `timeoutMs`: the connection
+ * that holds the lock, or `busy`. The lock file holds nothing but the lock, so one that is not a database is
+ * replaced.
+ */
+function beginExclusive(lockPath: string, timeoutMs: number): Database.Database | 'busy' {
+  let db: Database.Database;
+  try {
+    db = new Database(lockPath);
+  } catch (cause) {
+    throw new AgentFSError('EINVAL', 'lock', lockPath, `cannot open the lock file (${(cause as Error).message})`, { cause });
+  }
+  try {
+    db.pragma(`busy_timeout = ${timeoutMs}`);
+    db.exec('BEGIN EXCLUSIVE');
+    return db;
+  } catch (cause) {
+    db.close();
+    const code = (cause as { code?: string }).code;
+    if (code === 'SQLITE_BUSY') return 'busy';
+    if (code !== 'SQLITE_NOTADB' && !code?.startsWith('SQLITE_CORRUPT')) throw cause;
+    rmSync(lockPath, { force: true });
+    return beginExclusive(lockPath, timeoutMs);
+  }
+}

@@ -3,23 +3,21 @@ import { join } from 'node:path';
 import { parseThread } from '@cairn/triage';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Project } from '../project/project.js';
-import { makeTempProject, SAMPLE_FILES, type TempProject } from '../test-support/temp-project.js';
+import { type OpenedTempProject, openTempProject, SAMPLE_FILES } from '../test-support/temp-project.js';
 
 import { ADD_MUL, auditEntries, decide, inboxFiles, proposal, threadOf } from '../test-support/inbox-fixture.js';
 
-let temp: TempProject;
+let temp: OpenedTempProject;
 let project: Project;
 
 beforeEach(async () => {
   process.env.CAIRN_USER = 'alice';
-  temp = makeTempProject(SAMPLE_FILES);
-  project = temp.open();
-  await project.sync();
+  temp = await openTempProject(SAMPLE_FILES);
+  project = temp.project;
 });
 
 afterEach(async () => {
-  await project.close();
-  temp.cleanup();
+  await temp[Symbol.asyncDispose]();
   delete process.env.CAIRN_USER;
 });
 

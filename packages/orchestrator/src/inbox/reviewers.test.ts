@@ -5,26 +5,24 @@ import { parseThread } from '@cairn/triage';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { wireProject } from '../project/open-project.js';
 import { Project } from '../project/project.js';
-import { makeTempProject, SAMPLE_FILES, type TempProject } from '../test-support/temp-project.js';
+import { type OpenedTempProject, openTempProject, SAMPLE_FILES } from '../test-support/temp-project.js';
 import { DecisionStore } from './decision-store.js';
 import { decisionKey } from './inbox.js';
 import { acceptProposal } from '../review/accept.js';
 
 import { auditEntries, decide, proposal, reviewer, threadOf } from '../test-support/inbox-fixture.js';
 
-let temp: TempProject;
+let temp: OpenedTempProject;
 let project: Project;
 
 beforeEach(async () => {
   process.env.CAIRN_USER = 'alice';
-  temp = makeTempProject(SAMPLE_FILES);
-  project = temp.open();
-  await project.sync();
+  temp = await openTempProject(SAMPLE_FILES);
+  project = temp.project;
 });
 
 afterEach(async () => {
-  await project.close();
-  temp.cleanup();
+  await temp[Symbol.asyncDispose]();
   delete process.env.CAIRN_USER;
 });
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { isCairnError } from '../api/errors.js';
 import type { CairnEvent } from '../api/events.js';
 import type { Project } from './project.js';
-import { makeTempProject, SAMPLE_FILES, type TempProject } from '../test-support/temp-project.js';
+import { type OpenedTempProject, openTempProject, SAMPLE_FILES } from '../test-support/temp-project.js';
 
 const RENAME_VAR = `
 const text = await read_file('src/greet.js');
@@ -12,18 +12,16 @@ await write_file('src/greet.js', text.replace('var text', 'const text'));
 await submit_result('use const in greet', ['src/greet.js']);
 `;
 
-let temp: TempProject;
+let temp: OpenedTempProject;
 let project: Project;
 
 beforeEach(async () => {
-  temp = makeTempProject(SAMPLE_FILES);
-  project = temp.open();
-  await project.sync();
+  temp = await openTempProject(SAMPLE_FILES);
+  project = temp.project;
 });
 
 afterEach(async () => {
-  await project.close();
-  temp.cleanup();
+  await temp[Symbol.asyncDispose]();
 });
 
 describe('a user program, end to end', () => {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentFS } from '@cairn/agentfs';
 import type { Project } from '../project/project.js';
-import { makeTempProject, SAMPLE_FILES, type TempProject } from '../test-support/temp-project.js';
+import { type OpenedTempProject, openTempProject, SAMPLE_FILES } from '../test-support/temp-project.js';
 
 const PROGRAM = `
 const files = await search_files('src/**/*.js');
@@ -15,18 +15,16 @@ log('done');
 await submit_result('report', ['report.txt']);
 `;
 
-let temp: TempProject;
+let temp: OpenedTempProject;
 let project: Project;
 
 beforeEach(async () => {
-  temp = makeTempProject(SAMPLE_FILES);
-  project = temp.open();
-  await project.sync();
+  temp = await openTempProject(SAMPLE_FILES);
+  project = temp.project;
 });
 
 afterEach(async () => {
-  await project.close();
-  temp.cleanup();
+  await temp[Symbol.asyncDispose]();
 });
 
 async function reviewed(code: string): Promise<string> {

@@ -49,6 +49,19 @@ export function makeTempProject(files: Record<string, string> = {}): TempProject
   return project;
 }
 
+/** A temp project that holds a project opened on it (and synced): what most tests start from. */
+export interface OpenedTempProject extends TempProject {
+  project: Project;
+}
+
+/** Makes a temp project holding `files`, opens it and imports the files; dispose it to close and remove it all. */
+export async function openTempProject(files: Record<string, string>, options: ProjectOptions = {}): Promise<OpenedTempProject> {
+  const temp = makeTempProject(files);
+  const project = temp.open(options);
+  await project.sync();
+  return Object.assign(temp, { project });
+}
+
 /** A small JavaScript project to run agents on. */
 export const SAMPLE_FILES: Record<string, string> = {
   'README.md': '# sample\n\nA small project.\n',
