@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-// The cairn command. The code is built JavaScript in ../dist (Node 20 runs no TypeScript).
+// The cairn command: the bundle (one file, each command's code loaded when it runs), or the built sources
+// in ../dist while the bundle is not made yet (Node 20 runs no TypeScript).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const entry = new URL('../dist/cli.js', import.meta.url);
-if (!existsSync(fileURLToPath(entry))) {
+const entry = [new URL('../bundle/cairn.js', import.meta.url), new URL('../dist/cli.js', import.meta.url)].find((url) =>
+  existsSync(fileURLToPath(url)),
+);
+if (entry === undefined) {
   process.stderr.write('cairn: the command is not built yet; run `pnpm build` in the Cairn repository\n');
   process.exit(1);
 }

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname } from 'node:path';
-import { cairnHomeDir, projectLayout } from '@cairn/orchestrator';
+import { cairnHomeDir, projectLayout } from '@cairn/orchestrator/client';
 import { CommandError } from './context.js';
 import { unwritable } from './project-root.js';
 import { describeSystemError } from './system-error.js';

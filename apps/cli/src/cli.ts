@@ -1,27 +1,36 @@
-import { tmpdir } from 'node:os';
-import { CAIRN_VERSION } from '@cairn/orchestrator';
+import { CAIRN_VERSION } from '@cairn/orchestrator/version';
 import { Command, CommanderError, Option } from 'commander';
-import { airCheckCommand } from './commands/air-check.js';
-import { demoCommand } from './commands/demo.js';
-import { diffCommand } from './commands/diff.js';
-import { downCommand } from './commands/down.js';
-import { eventsCommand } from './commands/events.js';
-import { gcCommand } from './commands/gc.js';
-import { listCommand } from './commands/list.js';
-import { logCommand } from './commands/log.js';
-import { acceptCommand, rejectCommand, replayCommand, restoreCommand, undoCommand } from './commands/review.js';
-import { spawnCommand } from './commands/spawn.js';
-import { statusCommand } from './commands/status.js';
-import { upCommand } from './commands/up.js';
-import { inboxCommand, inboxLogCommand, inboxProcessCommand } from './commands/inbox.js';
-import { reviewCommand } from './commands/reviewer.js';
-import { repairCommand } from './commands/repair.js';
-import { checkCairnHome } from './cairn-home.js';
-import { leaveDeletedFolder, reportError, UsageError, type CommandContext, type CommonOptions } from './context.js';
-import { createOutput, type Output } from './output.js';
-import { checkProject, findProjectRoot, type ProjectUse } from './project-root.js';
+import type { CommonOptions } from './context.js';
+import type { ProjectUse } from './project-root.js';
+import type { Action } from './run-command.js';
 
-type Action = (ctx: CommandContext, ...args: never[]) => Promise<number>;
+/** A command's function, loaded when the command runs: `--help` and `--version` load none. */
+type Load = () => Promise<Action>;
+
+/** The command modules, each loaded on first use. */
+const commands = {
+  airCheck: () => import('./commands/air-check.js').then((m) => m.airCheckCommand as Action),
+  demo: () => import('./commands/demo.js').then((m) => m.demoCommand as Action),
+  diff: () => import('./commands/diff.js').then((m) => m.diffCommand as Action),
+  down: () => import('./commands/down.js').then((m) => m.downCommand as Action),
+  events: () => import('./commands/events.js').then((m) => m.eventsCommand as Action),
+  gc: () => import('./commands/gc.js').then((m) => m.gcCommand as Action),
+  list: () => import('./commands/list.js').then((m) => m.listCommand as Action),
+  log: () => import('./commands/log.js').then((m) => m.logCommand as Action),
+  accept: () => import('./commands/review.js').then((m) => m.acceptCommand as Action),
+  reject: () => import('./commands/review.js').then((m) => m.rejectCommand as Action),
+  replay: () => import('./commands/review.js').then((m) => m.replayCommand as Action),
+  restore: () => import('./commands/review.js').then((m) => m.restoreCommand as Action),
+  undo: () => import('./commands/review.js').then((m) => m.undoCommand as Action),
+  spawn: () => import('./commands/spawn.js').then((m) => m.spawnCommand as Action),
+  status: () => import('./commands/status.js').then((m) => m.statusCommand as Action),
+  up: () => import('./commands/up.js').then((m) => m.upCommand as Action),
+  inbox: () => import('./commands/inbox.js').then((m) => m.inboxCommand as Action),
+  inboxLog: () => import('./commands/inbox.js').then((m) => m.inboxLogCommand as Action),
+  inboxProcess: () => import('./commands/inbox.js').then((m) => m.inboxProcessCommand as Action),
+  review: () => import('./commands/reviewer.js').then((m) => m.reviewCommand as Action),
+  repair: () => import('./commands/repair.js').then((m) => m.repairCommand as Action),
+} satisfies Record<string, Load>;
 
 /**
  * How each command uses its project (by command path); any other command needs a project already started
@@ -41,19 +50,6 @@ function commandPath(command: Command): string {
   const names: string[] = [];
   for (let c: Command | null = command; c !== null && c.parent !== null; c = c.parent) names.unshift(c.name());
   return names.join(' ');
-}
-
-/** The project a command works on, checked (and `$CAIRN_HOME` with it) before any work. */
-function contextRoot(use: ProjectUse | 'none', options: CommonOptions): string {
-  if (use === 'none') {
-    leaveDeletedFolder(tmpdir());
-    return '';
-  }
-  const place = findProjectRoot(options.project);
-  leaveDeletedFolder(place.root);
-  checkProject(place, use);
-  if (use !== 'any') checkCairnHome(place.root, { create: use === 'create' });
-  return place.root;
 }
 
 /** Options every command takes, declared once. */
@@ -89,7 +85,7 @@ function withSpawnOptions(command: Command): Command {
 }
 
 /** Builds the program: every command, its options as data, help generated from them. */
-function buildProgram(run: (action: Action, options: CommonOptions, ...args: unknown[]) => Promise<void>): Command {
+function buildProgram(run: (load: Load, options: CommonOptions, ...args: unknown[]) => Promise<void>): Command {
   const program = new Command('cairn')
     .description('Run many coding agents on one project; nothing reaches your files until you accept it.')
     .version(CAIRN_VERSION, '-v, --version')
@@ -101,15 +97,15 @@ function buildProgram(run: (action: Action, options: CommonOptions, ...args: unk
       .command('up')
       .description("start the project's daemon: import, watch, serve, run the queue")
       .option('--detach', 'run in the background (pid and log files)'),
-  ).action((flags) => run(upCommand as Action, flags, flags));
+  ).action((flags) => run(commands.up, flags, flags));
   withCommon(program.command('down').description("stop the project's daemon (running agents finish first)")).action((flags) =>
-    run(downCommand as Action, flags),
+    run(commands.down, flags),
   );
   withCommon(
     withSpawnOptions(program.command('spawn').description('create an agent and start it as soon as a slot is free, ahead of queued ones')),
-  ).action((task, flags) => run(spawnCommand as Action, flags, task, flags, 'spawn'));
+  ).action((task, flags) => run(commands.spawn, flags, task, flags, 'spawn'));
   withCommon(withSpawnOptions(program.command('queue').description('create an agent at the back of the queue'))).action((task, flags) =>
-    run(spawnCommand as Action, flags, task, flags, 'queue'),
+    run(commands.spawn, flags, task, flags, 'queue'),
   );
   withCommon(
     program
@@ -117,13 +113,13 @@ function buildProgram(run: (action: Action, options: CommonOptions, ...args: unk
       .alias('ls')
       .description('one line per agent: id, state, age, changed files, task')
       .option('--state <states>', 'only agents in these states (comma-separated)'),
-  ).action((flags) => run(listCommand as Action, flags, flags));
+  ).action((flags) => run(commands.list, flags, flags));
   withCommon(
     program
       .command('status')
       .description('an agent in full: state, task, summary, changes, failure, recent events; without an id, the project')
       .argument('[id]', 'the agent'),
-  ).action((id, flags) => run(statusCommand as Action, flags, id));
+  ).action((id, flags) => run(commands.status, flags, id));
   withCommon(
     program
       .command('diff')
@@ -131,14 +127,14 @@ function buildProgram(run: (action: Action, options: CommonOptions, ...args: unk
       .argument('<id>', 'the agent')
       .argument('[paths...]', 'only these paths')
       .option('--no-pager', 'never page the output'),
-  ).action((id, paths, flags) => run(diffCommand as Action, flags, id, paths, flags));
+  ).action((id, paths, flags) => run(commands.diff, flags, id, paths, flags));
   withCommon(
     program
       .command('log')
       .description("the agent's journal as a table; verifies its hash chain")
       .argument('<id>', 'the agent')
       .option('--no-pager', 'never page the output'),
-  ).action((id, flags) => run(logCommand as Action, flags, id, flags));
+  ).action((id, flags) => run(commands.log, flags, id, flags));
   withCommon(
     program
       .command('accept')
@@ -147,52 +143,52 @@ function buildProgram(run: (action: Action, options: CommonOptions, ...args: unk
       .argument('[paths...]', 'only these paths')
       .option('--force', "take the agent's side of conflicts")
       .option('--partial', 'apply what merges cleanly even when other paths conflict'),
-  ).action((id, paths, flags) => run(acceptCommand as Action, flags, id, paths, flags));
+  ).action((id, paths, flags) => run(commands.accept, flags, id, paths, flags));
   withCommon(
     program
       .command('undo')
       .description("undo the agent's accepts; the changes become a proposal again")
       .argument('<id>', 'the agent')
       .option('--force', 'restore files you changed since the accept too'),
-  ).action((id, flags) => run(undoCommand as Action, flags, id, flags));
+  ).action((id, flags) => run(commands.undo, flags, id, flags));
   withCommon(
     program
       .command('reject')
       .description('discard the proposal (kept in the ledger until collected)')
       .argument('<id>', 'the agent')
       .option('--reason <text>', 'why'),
-  ).action((id, flags) => run(rejectCommand as Action, flags, id, flags));
+  ).action((id, flags) => run(commands.reject, flags, id, flags));
   withCommon(program.command('restore').description('bring a rejected agent back').argument('<id>', 'the agent')).action((id, flags) =>
-    run(restoreCommand as Action, flags, id),
+    run(commands.restore, flags, id),
   );
   withCommon(
     program
       .command('replay')
       .description('re-run the agent from its journal; exit 0 only if it is reproduced')
       .argument('<id>', 'the agent'),
-  ).action((id, flags) => run(replayCommand as Action, flags, id));
+  ).action((id, flags) => run(commands.replay, flags, id));
   withCommon(program.command('events').description("follow the daemon's event stream").option('--agent <id>', 'only this agent')).action(
-    (flags) => run(eventsCommand as Action, flags, flags),
+    (flags) => run(commands.events, flags, flags),
   );
   withCommon(
     program
       .command('gc')
       .description('delete rejected overlays for good')
       .option('--older-than <age>', 'only those rejected at least this long ago (30m, 12h, 7d)', '7d'),
-  ).action((flags) => run(gcCommand as Action, flags, flags));
+  ).action((flags) => run(commands.gc, flags, flags));
   const inbox = program.command('inbox').description('the review inbox: one thread per proposal; decide in the file, then process');
   withCommon(
     inbox
       .command('list', { isDefault: true })
       .description('the threads, pending and decided (the default)')
       .option('--all', 'also list processed threads (done/)'),
-  ).action((flags) => run(inboxCommand as Action, flags, flags));
+  ).action((flags) => run(commands.inbox, flags, flags));
   withCommon(inbox.command('process').description('carry out every decided thread under the protocol, each decision once')).action(
-    (flags) => run(inboxProcessCommand as Action, flags),
+    (flags) => run(commands.inboxProcess, flags),
   );
   withCommon(
     inbox.command('log').description('one day of the audit log').option('--date <day>', 'the day, YYYY-MM-DD (default today, UTC)'),
-  ).action((flags) => run(inboxLogCommand as Action, flags, flags));
+  ).action((flags) => run(commands.inboxLog, flags, flags));
   withCommon(
     program
       .command('review')
@@ -203,22 +199,20 @@ function buildProgram(run: (action: Action, options: CommonOptions, ...args: unk
       .addOption(new Option('--lang <lang>', 'language of the program').choices(['js', 'py']))
       .option('--model <name>', 'the model that writes the reviewer program')
       .option('--wait', 'with a daemon, wait for the decision'),
-  ).action((id, flags) => run(reviewCommand as Action, flags, id, flags));
+  ).action((id, flags) => run(commands.review, flags, id, flags));
   withCommon(
     program
       .command('repair')
       .description('rebuild the agent records of a damaged or lost bin.db from the agent databases (keeps the damaged file)'),
-  ).action((flags) => run(repairCommand as Action, flags));
+  ).action((flags) => run(commands.repair, flags));
   const air = program.command('air').description('governance: the AIR manifest');
-  withCommon(air.command('check').description('validate .cairn/manifest.air.json')).action((flags) =>
-    run(airCheckCommand as Action, flags),
-  );
+  withCommon(air.command('check').description('validate .cairn/manifest.air.json')).action((flags) => run(commands.airCheck, flags));
   withCommon(
     program
       .command('demo')
       .description('a guided tour on a sample project (no model needed)')
       .option('--keep', 'keep the sample project afterwards'),
-  ).action((flags) => run(demoCommand as Action, flags, flags));
+  ).action((flags) => run(commands.demo, flags, flags));
   return program;
 }
 
@@ -228,21 +222,22 @@ export async function main(argv: readonly string[]): Promise<number> {
   let code = 0;
   let usage = '';
   let use: ProjectUse | 'none' = 'open';
-  const run = async (action: Action, options: CommonOptions, ...args: unknown[]): Promise<void> => {
-    const out: Output = createOutput({ json: options.json === true, debug: options.debug === true });
-    try {
-      const ctx: CommandContext = { out, root: contextRoot(use, options) };
-      code = await (action as (ctx: CommandContext, ...rest: unknown[]) => Promise<number>)(ctx, ...args);
-    } catch (error) {
-      code = reportError(out, error);
-    }
+  const run = async (load: Load, options: CommonOptions, ...args: unknown[]): Promise<void> => {
+    const [{ runCommand }, action] = await Promise.all([import('./run-command.js'), load()]);
+    code = await runCommand(action, use, options, args);
   };
   const nul = argv.find((arg) => arg.includes('\0'));
-  if (nul !== undefined)
+  if (nul !== undefined) {
+    const [{ reportError }, { createOutput }, { UsageError }] = await Promise.all([
+      import('./run-command.js'),
+      import('./output.js'),
+      import('./context.js'),
+    ]);
     return reportError(
       createOutput({ json, debug: false }),
       new UsageError(`an argument holds a NUL byte: ${JSON.stringify(nul)}`, 'arguments are text; remove the NUL byte'),
     );
+  }
   const program = buildProgram(run);
   program.hook('preAction', (_program, command) => {
     use = PROJECT_USE[commandPath(command)] ?? 'open';
@@ -265,7 +260,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
       if (json)
-        createOutput({ json: true, debug: false }).error(
+        (await import('./output.js')).createOutput({ json: true, debug: false }).error(
           'CAIRN_USAGE',
           (usage || error.message)
             .replace(/^error: /, '')
@@ -274,6 +269,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         );
       return 2;
     }
+    const [{ reportError }, { createOutput }] = await Promise.all([import('./run-command.js'), import('./output.js')]);
     return reportError(createOutput({ json, debug: argv.includes('--debug') }), error);
   }
   if (argv.length === 0) {

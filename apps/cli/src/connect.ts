@@ -1,12 +1,5 @@
-import {
-  connectDaemon,
-  openProject,
-  projectLayout,
-  type CairnApi,
-  type Project,
-  type ProjectOptions,
-  type SyncSummary,
-} from '@cairn/orchestrator';
+import type { Project, ProjectOptions } from '@cairn/orchestrator';
+import { type CairnApi, connectDaemon, projectLayout, type SyncSummary } from '@cairn/orchestrator/client';
 
 /** The API a command uses: the running daemon's, or the project opened in this process. */
 export interface Connection {
@@ -30,6 +23,8 @@ export async function connect(root: string, options: { runs?: boolean; sync?: bo
   const client = await connectDaemon(layout.root, layout.socketPath);
   if (client !== undefined) return { api: client, daemon: true, close: () => client.close() };
   const scope: ProjectOptions['queue'] = options.runs === false ? 'none' : 'own';
+  // the project's databases and agents are loaded only when no daemon answers
+  const { openProject } = await import('@cairn/orchestrator/project');
   const project = openProject(layout.root, { queue: scope });
   const close = () => project.close();
   if (options.sync !== true) return { api: project, daemon: false, project, close };

@@ -1,5 +1,5 @@
 import pc from 'picocolors';
-import type { CairnEvent } from '@cairn/orchestrator';
+import type { CairnEvent } from '@cairn/orchestrator/client';
 
 /** How a command prints: for people (colour only on a TTY, never with NO_COLOR), or NDJSON with `--json`. */
 export interface Output {

@@ -53,7 +53,8 @@ export {
   type JournalHead,
 } from './journal.js';
 export { fsPathExcluded } from './fs-exclusions.js';
-export { checkGrantConstraints, parseHttpUrl, normalProjectPath, type ParsedHttpUrl } from './grant-constraints.js';
+export { checkGrantConstraints, parseHttpUrl, type ParsedHttpUrl } from './grant-constraints.js';
+export { normalProjectPath } from './project-path.js';
 export { decidePolicy, type EffectOrigin, type PolicyDecision, type PolicySubject } from './policy.js';
 export {
   EffectKernel,

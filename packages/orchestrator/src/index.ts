@@ -49,16 +49,16 @@ export type { Project } from './project/project.js';
 export { repairProject } from './project/repair-project.js';
 
 // A project's daemon: starting one, reaching one, and finding one that was killed.
+export { readPidFile } from './daemon/pid-file.js';
 export {
   startDaemon,
-  readPidFile,
   daemonHoldsProject,
-  CAIRN_VERSION,
   type RunningDaemon,
   type DaemonOptions,
 } from './daemon/run-daemon.js';
+export { CAIRN_VERSION } from './api/version.js';
 export { connectDaemon, type DaemonClient } from './daemon/client.js';
-export { socketAnswers } from './daemon/server.js';
+export { socketAnswers } from './daemon/socket-probe.js';
 export { processAlive } from './workspace/process-alive.js';
 
 // Where a project's files are, and what its settings say.

@@ -58,8 +58,12 @@ function writeSample(root: string): void {
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), content);
   }
-  const examples = fileURLToPath(new URL('../../../../examples/', import.meta.url));
-  if (!existsSync(examples)) throw new CairnError('CAIRN_PROJECT', `the example programs are missing (looked in ${examples})`);
+  // beside the bundle when Cairn is installed, else in the repository's examples/
+  const places = [new URL('examples/', import.meta.url), new URL('../../../../examples/', import.meta.url)].map((url) =>
+    fileURLToPath(url),
+  );
+  const examples = places.find((place) => existsSync(place));
+  if (examples === undefined) throw new CairnError('CAIRN_PROJECT', `the example programs are missing (looked in ${places.join(' and ')})`);
   mkdirSync(join(root, 'examples'), { recursive: true });
   for (const name of EXAMPLES) cpSync(join(examples, name), join(root, 'examples', name));
 }

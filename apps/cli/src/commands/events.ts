@@ -1,5 +1,5 @@
-import { connectDaemon, projectLayout } from '@cairn/orchestrator';
-import { needsDaemon, type CommandContext } from '../context.js';
+import { CairnError, connectDaemon, projectLayout } from '@cairn/orchestrator/client';
+import type { CommandContext } from '../context.js';
 import { describeEvent } from '../render/events.js';
 
 /** `cairn events [--agent ID]`: follows the daemon's event stream until interrupted. */
@@ -25,4 +25,11 @@ export async function eventsCommand(ctx: CommandContext, flags: { agent?: string
     await client.close();
   }
   return 0;
+}
+
+/** A CairnError for something only a running daemon can do. */
+function needsDaemon(what: string): CairnError {
+  return new CairnError('CAIRN_DAEMON', `${what} needs a running daemon, and none runs for this project`, {
+    hint: 'start one with `cairn up` (or `cairn up --detach`)',
+  });
 }

@@ -1,4 +1,4 @@
-import type { InboxResult, InboxThread } from '@cairn/orchestrator';
+import type { InboxResult, InboxThread } from '@cairn/orchestrator/client';
 import { connect } from '../connect.js';
 import { UsageError, type CommandContext } from '../context.js';
 import type { Paint } from '../output.js';

@@ -1,4 +1,4 @@
-import { AGENT_STATES, type AgentState } from '@cairn/orchestrator';
+import { AGENT_STATES, type AgentState } from '@cairn/orchestrator/client';
 import { connect } from '../connect.js';
 import { UsageError, type CommandContext } from '../context.js';
 import { renderAgentTable } from '../render/agents.js';

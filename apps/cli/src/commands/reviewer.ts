@@ -1,6 +1,7 @@
-import { decisionCarriedOut, type ReviewOptions } from '@cairn/orchestrator';
+import { decisionCarriedOut, type ReviewOptions } from '@cairn/orchestrator/client';
 import { connect } from '../connect.js';
-import { spawnOptionsOf, type CommandContext, type SpawnFlags } from '../context.js';
+import type { CommandContext } from '../context.js';
+import { spawnOptionsOf, type SpawnFlags } from '../spawn-flags.js';
 
 /** Flags of `cairn review`. */
 export interface ReviewFlags extends SpawnFlags {

@@ -1,8 +1,9 @@
-import type { AgentInfo, CairnEvent } from '@cairn/orchestrator';
+import type { AgentInfo, CairnEvent } from '@cairn/orchestrator/client';
 import { connect } from '../connect.js';
-import { spawnOptionsOf, taskOf, type CommandContext, type SpawnFlags } from '../context.js';
+import { taskOf, type CommandContext } from '../context.js';
+import { spawnOptionsOf, type SpawnFlags } from '../spawn-flags.js';
 import { describeEvent } from '../render/events.js';
-import { noteSkipped } from './status.js';
+import { noteSkipped } from '../render/skipped.js';
 
 /** Flags of `spawn` and `queue`. */
 export interface SpawnCommandFlags extends SpawnFlags {

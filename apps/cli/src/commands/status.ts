@@ -1,9 +1,10 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { projectLayout, readSkippedEntries, type AgentInfo, type AgentState, type SyncSummary } from '@cairn/orchestrator';
+import { type AgentInfo, type AgentState, projectLayout } from '@cairn/orchestrator/client';
 import { connect } from '../connect.js';
 import type { CommandContext } from '../context.js';
 import type { Output } from '../output.js';
 import { renderAgentDetail } from '../render/agents.js';
+import { shortPath } from '../render/skipped.js';
 
 /** `cairn status <id>`: the agent in full, with its recent events; without an id, the project's. */
 export async function statusCommand(ctx: CommandContext, id: string | undefined): Promise<number> {
@@ -30,6 +31,8 @@ async function projectStatus(ctx: CommandContext): Promise<number> {
   } finally {
     await conn.close();
   }
+  // what the import left out is kept in stable.db: opened only for the project's status
+  const { readSkippedEntries } = await import('@cairn/orchestrator');
   const skipped = readSkippedEntries(ctx.root);
   const orphans = unrecordedDatabases(ctx.root, agents);
   const counts: Partial<Record<AgentState, number>> = {};
@@ -61,23 +64,6 @@ function renderSkipped(skipped: readonly { path: string; reason: string }[], out
 }
 
 /** A path cut in the middle for a line meant for people (JSON keeps it whole). */
-function shortPath(path: string): string {
-  return path.length <= 100 ? path : `${path.slice(0, 48)}…${path.slice(-48)}`;
-}
-
-/** One warning line for what an import left out, or nothing. */
-export function noteSkipped(out: Output, summary: SyncSummary): void {
-  const skipped = summary.skipped ?? [];
-  if (skipped.length === 0) return;
-  const first = skipped
-    .slice(0, 3)
-    .map((s) => `${shortPath(s.path)} (${s.reason})`)
-    .join(', ');
-  const more = skipped.length > 3 ? ` and ${skipped.length - 3} more` : '';
-  out.note(
-    `${out.paint.yellow('warning:')} skipped ${skipped.length} entr${skipped.length === 1 ? 'y' : 'ies'} agents will not see: ${first}${more}; list them with \`cairn status\``,
-  );
-}
 
 /** Ids of `agent-<id>.db` files in `.agentfs/` that no agent record names. */
 function unrecordedDatabases(root: string, agents: readonly AgentInfo[]): string[] {

@@ -81,7 +81,8 @@ async function detach(ctx: CommandContext): Promise<number> {
   ensurePrivateDir(layout.home);
   if (daemonHoldsProject(layout)) return alreadyRunning(ctx, layout);
   const log = openSync(layout.logPath, 'a', 0o600);
-  const bin = fileURLToPath(new URL('../../bin/cairn.mjs', import.meta.url));
+  // the daemon is this same command, as it was started (the bundle, or the built sources through bin/)
+  const bin = process.argv[1] ?? fileURLToPath(new URL('../../bin/cairn.mjs', import.meta.url));
   const child = spawn(process.execPath, [bin, 'up', '--project', layout.root], {
     detached: true,
     stdio: ['ignore', log, log],

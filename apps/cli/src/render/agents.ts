@@ -1,4 +1,4 @@
-import type { AgentInfo, AgentState, CairnEvent } from '@cairn/orchestrator';
+import type { AgentInfo, AgentState, CairnEvent } from '@cairn/orchestrator/client';
 import type { Paint } from '../output.js';
 import { describeEvent } from './events.js';
 import { formatAge } from './time.js';

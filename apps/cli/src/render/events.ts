@@ -1,4 +1,4 @@
-import type { CairnEvent } from '@cairn/orchestrator';
+import type { CairnEvent } from '@cairn/orchestrator/client';
 import type { Paint } from '../output.js';
 
 /** One event as a line for people (the agent id first when there is one). */

@@ -1,4 +1,4 @@
-import type { JournalView } from '@cairn/orchestrator';
+import type { JournalView } from '@cairn/orchestrator/client';
 import type { Paint } from '../output.js';
 
 /** `cairn log`: the journal as a table (time, effect, path, decision, bytes, tokens), then whether its chain verifies. */

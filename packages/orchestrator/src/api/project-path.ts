@@ -1,4 +1,4 @@
-import { normalProjectPath } from '@cairn/air';
+import { normalProjectPath } from '@cairn/air/project-path';
 import { CairnError } from './errors.js';
 
 /**

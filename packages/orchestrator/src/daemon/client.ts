@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { Agent, type Dispatcher, request } from 'undici';
+import type { Agent } from 'node:http';
 import type { CairnApi, EventOptions } from '../api/cairn-api.js';
 import { CairnError } from '../api/errors.js';
 import type { CairnEvent } from '../api/events.js';
@@ -24,11 +24,10 @@ import type {
 } from '../api/types.js';
 import { answeredError, readAnswer } from './daemon-answer.js';
 import { readEventStream } from './event-stream.js';
-import { socketAnswers } from './server.js';
+import { socketAnswers } from './socket-probe.js';
 import { EVENT_STREAM, requestTarget, WIRE, type WireRoute } from './wire.js';
 import type { DaemonHealth } from './wire-schemas.js';
-
-const ORIGIN = 'http://cairn';
+import { readBody, requestOverSocket, type SocketAnswer, socketAgent } from './socket-http.js';
 
 /**
  * The orchestrator API spoken to a running daemon over its socket: the same interface as the in-process
@@ -38,13 +37,13 @@ const ORIGIN = 'http://cairn';
 export class DaemonClient implements CairnApi {
   readonly root: string;
   readonly socketPath: string;
-  private readonly dispatcher: Agent;
+  private readonly connections: Agent;
   private closed = false;
 
   constructor(root: string, socketPath: string) {
     this.root = root;
     this.socketPath = socketPath;
-    this.dispatcher = new Agent({ connect: { socketPath }, keepAliveTimeout: 10_000, bodyTimeout: 0, headersTimeout: 0 });
+    this.connections = socketAgent();
   }
 
   /** Who the daemon is, and that it answers. */
@@ -178,7 +177,7 @@ export class DaemonClient implements CairnApi {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.dispatcher.close();
+    this.connections.destroy();
   }
 
   /** One call: the route's request for the arguments, its answer parsed by the route's schema (or the error it carries). */
@@ -191,28 +190,18 @@ export class DaemonClient implements CairnApi {
     return readAnswer(route.response, text, what);
   }
 
-  private async exchange(
-    method: 'GET' | 'POST',
-    target: string,
-    controller?: AbortController,
-    body?: object,
-  ): Promise<Dispatcher.ResponseData> {
+  private async exchange(method: 'GET' | 'POST', target: string, controller?: AbortController, body?: object): Promise<SocketAnswer> {
     if (this.closed) throw new CairnError('CAIRN_CLOSED', 'the client is closed');
     try {
-      return await request(`${ORIGIN}${target}`, {
-        method,
-        dispatcher: this.dispatcher,
-        ...(controller === undefined ? {} : { signal: controller.signal }),
-        ...(method === 'POST' ? { body: JSON.stringify(body ?? {}), headers: { 'content-type': 'application/json' } } : {}),
-      });
+      return await requestOverSocket(this.connections, this.socketPath, method, target, body, controller?.signal);
     } catch (cause) {
       throw this.unreachable(cause);
     }
   }
 
-  private async readText(response: Dispatcher.ResponseData): Promise<string> {
+  private async readText(response: SocketAnswer): Promise<string> {
     try {
-      return await response.body.text();
+      return await readBody(response);
     } catch (cause) {
       throw this.unreachable(cause);
     }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type HeldLock, tryHoldExclusiveLock } from '@cairn/agentfs/internal';
 import { CairnError } from '../api/errors.js';
@@ -11,9 +11,8 @@ import { serveApi, type DaemonServer } from './server.js';
 import { watchSignals, type SignalWatcher } from './signals.js';
 import type { ProjectWatcher } from '../sync/watcher.js';
 import { watchInbox, type InboxWatcher } from '../inbox/inbox-watcher.js';
-
-/** Cairn's version, as the daemon reports it. */
-export const CAIRN_VERSION = '0.1.0';
+import { CAIRN_VERSION } from '../api/version.js';
+import { type DaemonPidFile, readPidFile, writePidFile } from './pid-file.js';
 
 /** A daemon running in this process. */
 export interface RunningDaemon {
@@ -30,14 +29,6 @@ export interface DaemonOptions extends Omit<ProjectOptions, 'queue'> {
   /** Every event while the daemon runs (the import's progress first). */
   onEvent?: (event: CairnEvent) => void;
   debounceMs?: number;
-}
-
-/** The pid file's content: who serves the project, where. */
-export interface DaemonPidFile {
-  pid: number;
-  socket: string;
-  root: string;
-  startedAt: string;
 }
 
 /**
@@ -123,13 +114,6 @@ async function claimDaemon(layout: ProjectLayout): Promise<HeldLock> {
   });
 }
 
-/** Writes the pid file whole or not at all, so a reader never sees half of it. */
-function writePidFile(path: string, pidFile: DaemonPidFile): void {
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, JSON.stringify(pidFile) + '\n');
-  renameSync(temporary, path);
-}
-
 /**
  * True while a daemon holds the project, starting or serving: its lock is taken. (A pid file alone can be
  * left by a daemon that was killed, and its pid reused.)
@@ -140,15 +124,6 @@ export function daemonHoldsProject(layout: Pick<ProjectLayout, 'home'>): boolean
   if (lock === undefined) return true;
   lock.release();
   return false;
-}
-
-/** The pid file of a project's daemon, if one was written. */
-export function readPidFile(path: string): DaemonPidFile | undefined {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as DaemonPidFile;
-  } catch {
-    return undefined;
-  }
 }
 
 function forward(project: Project, onEvent: (event: CairnEvent) => void): AsyncIterator<CairnEvent> {

@@ -1,9 +1,9 @@
 import { chmodSync, lstatSync, rmSync, type Stats } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { connect } from 'node:net';
 import { dirname } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { CairnError } from '../api/errors.js';
+import { socketAnswers } from './socket-probe.js';
 import { ensurePrivateDir } from '../workspace/layout.js';
 import type { CairnApi } from '../api/cairn-api.js';
 import { daemonRoutes, type DaemonIdentity } from './routes.js';
@@ -41,21 +41,6 @@ export async function serveApi(api: CairnApi, socketPath: string, identity: Daem
   });
   chmodSync(socketPath, 0o600);
   return { socketPath, close: () => closeServer(server, socketPath) };
-}
-
-/** True when a daemon answers on the socket. */
-export function socketAnswers(socketPath: string, timeoutMs = 2000): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(socketPath);
-    const done = (alive: boolean) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(alive);
-    };
-    const timer = setTimeout(() => done(false), timeoutMs);
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
 }
 
 async function clearStaleSocket(socketPath: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { normalProjectPath } from '@cairn/air';
+import { normalProjectPath } from '@cairn/air/project-path';
 import { isAgentFSError, type OverlayFileSystem } from '@cairn/agentfs';
 
 /**

@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import type { SpawnOptions } from '@cairn/orchestrator/client';
+import { absolutePath, UsageError } from './context.js';
+
+/** The spawn options of `spawn` and `queue`: the program file, language, model, limits, budgets, scope. */
+export interface SpawnFlags {
+  code?: string;
+  lang?: string;
+  model?: string;
+  wallMs?: string;
+  cpuMs?: string;
+  memoryMb?: string;
+  tokens?: string;
+  bytes?: string;
+  calls?: string;
+  repairs?: string;
+  scope?: string[];
+}
+
+/** Turns spawn flags into the orchestrator's options, reading `--code FILE`. */
+export function spawnOptionsOf(flags: SpawnFlags): SpawnOptions {
+  const options: SpawnOptions = {};
+  if (flags.code !== undefined) {
+    const path = absolutePath(flags.code);
+    try {
+      options.code = readFileSync(path, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const why =
+        code === 'ENOENT'
+          ? 'no such file'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : code === 'EISDIR'
+              ? 'it is a folder'
+              : (error as Error).message;
+      throw new UsageError(`cannot read the program ${flags.code}: ${why}`, 'give --code the path of a .js or .py file');
+    }
+    if (options.code.trim() === '') throw new UsageError(`the program ${flags.code} is empty`);
+    const ext = extname(path).toLowerCase();
+    options.lang = ext === '.py' ? 'py' : 'js';
+  }
+  if (flags.lang !== undefined) {
+    if (flags.lang !== 'js' && flags.lang !== 'py') throw new UsageError(`--lang must be js or py (got ${flags.lang})`);
+    options.lang = flags.lang;
+  }
+  if (flags.model !== undefined) {
+    if (flags.code !== undefined) throw new UsageError('give either --code (your program) or --model (a model writes it), not both');
+    options.model = flags.model;
+  }
+  const limits: NonNullable<SpawnOptions['limits']> = {};
+  const budgets: NonNullable<SpawnOptions['budgets']> = {};
+  setNumber(limits, 'wallMs', flags.wallMs, '--wall-ms');
+  setNumber(limits, 'cpuMs', flags.cpuMs, '--cpu-ms');
+  setNumber(limits, 'memoryMb', flags.memoryMb, '--memory-mb');
+  setNumber(budgets, 'tokens', flags.tokens, '--tokens');
+  setNumber(budgets, 'bytes', flags.bytes, '--bytes');
+  setNumber(budgets, 'calls', flags.calls, '--calls');
+  setNumber(budgets, 'repairs', flags.repairs, '--repairs');
+  if (Object.keys(limits).length > 0) options.limits = limits;
+  if (Object.keys(budgets).length > 0) options.budgets = budgets;
+  if (flags.scope !== undefined && flags.scope.length > 0) options.scope = flags.scope;
+  return options;
+}
+
+function setNumber<K extends string>(target: Partial<Record<K, number>>, key: K, raw: string | undefined, flag: string): void {
+  if (raw === undefined) return;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || raw.trim() === '')
+    throw new UsageError(`${flag} must be a number (got ${JSON.stringify(raw)})`);
+  target[key] = value;
+}

@@ -1,0 +1,16 @@
+// The light entry of the orchestrator: what a command needs to find a project's daemon and talk to it, with
+// the API's types, and nothing that opens a database, a sandbox or a model (those are in the main entry and
+// `@cairn/orchestrator/project`). A `cairn` command that a daemon answers loads only this.
+
+export type { CairnApi, EventOptions } from './api/cairn-api.js';
+export type { CairnEvent, CairnEventType } from './api/events.js';
+export { CairnError, isCairnError, type CairnErrorCode } from './api/errors.js';
+export { CAIRN_VERSION } from './api/version.js';
+export { AGENT_STATES } from './api/types.js';
+export type * from './api/types.js';
+export { connectDaemon, type DaemonClient } from './daemon/client.js';
+export { readPidFile, type DaemonPidFile } from './daemon/pid-file.js';
+export { socketAnswers } from './daemon/socket-probe.js';
+export { decisionCarriedOut } from './inbox/outcomes.js';
+export { cairnHomeDir, ensurePrivateDir, projectLayout, type ProjectLayout } from './workspace/layout.js';
+export { processAlive } from './workspace/process-alive.js';
