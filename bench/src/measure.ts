@@ -48,3 +48,11 @@ export function within<T>(what: string, promise: Promise<T>, ms = WAIT_LIMIT_MS)
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+/**
+ * Writes a line of the bench's report. Straight to the process's streams: the `neovim` client the Neovim part
+ * loads takes `console` over (so nothing reaches its RPC channel), which would swallow everything after it.
+ */
+export function report(line: string, stream: 'out' | 'err' = 'out'): void {
+  (stream === 'out' ? process.stdout : process.stderr).write(line + '\n');
+}

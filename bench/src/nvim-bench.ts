@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { connectDaemon, projectLayout, startDaemon } from '@cairn/orchestrator';
 import { programAnswer, startScriptedOllama } from '@cairn/orchestrator/testing';
 import { attach } from 'neovim';
-import { median, scaled, timeOnceAsync, within } from './measure.js';
+import { median, report, scaled, timeOnceAsync, within } from './measure.js';
 import type { BenchRow } from './storage-bench.js';
 
 const ROUNDS = scaled(10);
@@ -51,7 +51,7 @@ function nextNotification(nvim: ReturnType<typeof attach>, method: string, accep
 export async function benchNvim(work: string): Promise<BenchRow[]> {
   const binary = findNvim();
   if (binary === undefined) {
-    console.log('[nvim] skipped: no Neovim found (apt-get install neovim, or scripts/install-nvim-0.10.sh ~/.cache/cairn/nvim-0.10)');
+    report('[nvim] skipped: no Neovim found (apt-get install neovim, or scripts/install-nvim-0.10.sh ~/.cache/cairn/nvim-0.10)');
     return [];
   }
   const root = join(work, 'project');

@@ -10,7 +10,7 @@ import { benchNvim } from './nvim-bench.js';
 import { benchOrchestrator } from './orchestrator-bench.js';
 import { benchSandbox } from './sandbox-bench.js';
 import { benchSeed } from './seed-bench.js';
-import { SMOKE } from './measure.js';
+import { report, SMOKE } from './measure.js';
 import { benchStorage, type BenchRow } from './storage-bench.js';
 
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'results');
@@ -36,7 +36,7 @@ function printRows(rows: readonly BenchRow[]): void {
     const others = Object.entries(row.others)
       .map(([name, value]) => `${name} ${format(value)} (${format(value / row.cairn)}x Cairn)`)
       .join(' | ');
-    console.log(
+    report(
       `[${row.tree}] ${row.measure}: Cairn ${format(row.cairn)} ${row.unit}${others ? ' | ' + others : ''}${row.goal ? `  [goal: ${row.goal}]` : ''}`,
     );
   }
@@ -89,7 +89,7 @@ async function main(): Promise<number> {
         all.push(...rows);
       } catch (error) {
         const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-        console.error(`[${part.name}] failed, skipped: ${message}`);
+        report(`[${part.name}] failed, skipped: ${message}`, 'err');
         failed.push({ part: part.name, error: error instanceof Error ? error.message : String(error) });
       } finally {
         rmSync(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
@@ -101,8 +101,8 @@ async function main(): Promise<number> {
   mkdirSync(RESULTS, { recursive: true });
   const file = join(RESULTS, SMOKE ? 'smoke.json' : 'latest.json');
   writeFileSync(file, JSON.stringify({ node: process.version, at: new Date().toISOString(), smoke: SMOKE, rows: all, failed }, null, 2));
-  if (failed.length > 0) console.error(`bench: ${failed.length} part(s) failed: ${failed.map((f) => f.part).join(', ')}`);
-  console.log(`bench: ${all.length} rows written to ${file}`);
+  if (failed.length > 0) report(`bench: ${failed.length} part(s) failed: ${failed.map((f) => f.part).join(', ')}`, 'err');
+  report(`bench: ${all.length} rows written to ${file}`);
   return failed.length === 0 ? 0 : 1;
 }
 
