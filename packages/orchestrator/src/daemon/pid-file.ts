@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { writeAtomically } from '../workspace/previews.js';
+import { writeAtomically } from '../workspace/atomic-write.js';
 
 /** The pid file's content: who serves the project, where. */
 export interface DaemonPidFile {

@@ -1,7 +1,8 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatAuditLog, parseAuditLog, type AuditEntry } from '@cairn/triage';
-import { unusableFolder, writeAtomically } from './thread-file.js';
+import { writeAtomically } from '../workspace/atomic-write.js';
+import { unusableFolder } from './thread-file.js';
 
 /** One line for the audit log, before it is placed in its day's file. */
 export interface AuditLine {
@@ -39,12 +40,12 @@ export function appendAudit(dir: string, line: AuditLine): void {
     executed: cell(line.executed),
   };
   if (!existsSync(path)) {
-    writeAtomically(path, formatAuditLog({ date, entries: [entry] }));
+    writeAtomically(path, formatAuditLog({ date, entries: [entry] }), { durable: true });
     return;
   }
   const parsed = parseAuditLog(readFileSync(path, 'utf8'));
   if (parsed.ok) {
-    writeAtomically(path, formatAuditLog({ date: parsed.value.date, entries: [...parsed.value.entries, entry] }));
+    writeAtomically(path, formatAuditLog({ date: parsed.value.date, entries: [...parsed.value.entries, entry] }), { durable: true });
     return;
   }
   const row = formatAuditLog({ date, entries: [entry] })

@@ -17,8 +17,8 @@ import {
   threadNames,
   threadTimestamp,
   withTriage,
-  writeAtomically,
 } from './thread-file.js';
+import { writeAtomically } from '../workspace/atomic-write.js';
 
 /** What the inbox needs from the project around it. */
 export interface InboxDeps {
@@ -81,7 +81,7 @@ export class Inbox {
         },
         now,
       );
-      writeAtomically(join(inboxDir, name), text);
+      writeAtomically(join(inboxDir, name), text, { durable: true });
       const parsed = parseThread(text);
       appendAudit(this.deps.layout.auditDir, {
         at: now,
@@ -177,7 +177,7 @@ export class Inbox {
       at: now,
     };
     this.decisions.locked(() => this.decisions.put(row));
-    writeAtomically(join(inboxDir, name), updated);
+    writeAtomically(join(inboxDir, name), updated, { durable: true });
     this.finish(row, parsed.value.title);
   }
 
@@ -206,7 +206,7 @@ export class Inbox {
         }
       }
       const updated = withTriage(read.text, decision, actor, threadTimestamp(this.deps.clock()), note);
-      writeAtomically(join(this.deps.layout.inboxDir, name), updated);
+      writeAtomically(join(this.deps.layout.inboxDir, name), updated, { durable: true });
       return { thread: name };
     });
   }

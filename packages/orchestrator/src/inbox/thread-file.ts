@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
 import { formatTriage, parseActor, parseBranchName, parseTimestamp, type Triage } from '@cairn/triage';
 import { CairnError } from '../api/errors.js';
 import type { ChangeInfo } from '../api/types.js';
@@ -161,19 +161,6 @@ export function unusableFolder(dir: string, error: unknown): CairnError {
     hint: 'move what is in the way aside; Cairn keeps review threads and their log under .cairn/',
     cause: error,
   });
-}
-
-/** Writes a file whole or not at all: a temp file beside it (hidden, so never read as a thread), fsynced, renamed. */
-export function writeAtomically(path: string, text: string): void {
-  const temp = join(path, '..', `.${basename(path)}.${process.pid}.tmp`);
-  writeFileSync(temp, text);
-  const fd = openSync(temp, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temp, path);
 }
 
 /** Moves a thread to `done/` (as `-2`, `-3`… when the name is taken there); returns its new name. */

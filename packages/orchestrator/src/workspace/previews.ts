@@ -1,12 +1,6 @@
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-
-/** Writes a file through a temp file and a rename, so a reader never sees half of it. */
-export function writeAtomically(path: string, content: string): void {
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, content);
-  renameSync(temp, path);
-}
+import { writeAtomically } from './atomic-write.js';
 
 /** `$CAIRN_HOME/…/previews/<id>.diff`: the proposal as a unified diff, for tools that read files. */
 export function writePreview(previewsDir: string, agentId: string, diff: string): string {

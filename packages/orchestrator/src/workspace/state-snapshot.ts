@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeAtomically } from './previews.js';
+import { writeAtomically } from './atomic-write.js';
 import type { AgentInfo } from '../api/types.js';
 
 /** `state/agents.json`: every agent and the queue, rewritten atomically on each transition, for tools that read files. */
