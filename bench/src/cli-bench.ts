@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { projectLayout, readPidFile } from '@cairn/orchestrator';
 import { join } from 'node:path';
@@ -32,11 +32,11 @@ export async function benchCli(work: string, size: CliBenchSize): Promise<BenchR
   const help = timeRuns(size.rounds, () => cairn(['--help'], work));
   rows.push(row('cli', 'cairn --version', median(version), { 'node -e 0': median(node) }, '<= node -e 0 + 40 ms'));
   rows.push(row('cli', 'cairn --help', median(help), { 'node -e 0': median(node) }, '<= node -e 0 + 40 ms'));
-  for (const files of size.trees) rows.push(...benchTree(work, files, size.rounds, median(node)));
+  for (const files of size.trees) rows.push(...(await benchTree(work, files, size.rounds, median(node))));
   return rows;
 }
 
-function benchTree(work: string, files: number, rounds: number, nodeMs: number): BenchRow[] {
+async function benchTree(work: string, files: number, rounds: number, nodeMs: number): Promise<BenchRow[]> {
   const tree = `${files} files`;
   const root = join(work, `tree-${files}`);
   const home = join(work, `home-${files}`);
@@ -81,6 +81,19 @@ function benchTree(work: string, files: number, rounds: number, nodeMs: number):
     const lsDaemon = timeRuns(rounds, () => cairn(['ls'], root, env));
     rows.push(row(tree, 'cairn ls, daemon up', median(lsDaemon), { 'node -e 0': nodeMs }, '<= 2x node -e 0, flat in tree size'));
     const spawnDaemon = timeRuns(rounds, () => cairn(['spawn', '--wait', '--code', trivial, 'trivial'], root, env));
+    const clis = 8;
+    const each = Math.max(1, Math.round(rounds));
+    const concurrent = await timeAsync(() =>
+      Promise.all(Array.from({ length: clis }, () => cairnInTurn(each, ['spawn', '--wait', '--code', trivial, 'trivial'], root, env))),
+    );
+    rows.push({
+      tree,
+      measure: `${clis * each} agents from ${clis} CLIs at once, daemon up`,
+      unit: 'agents/s',
+      cairn: (clis * each) / (concurrent / 1000),
+      others: {},
+      goal: '>= 15 agents/s',
+    });
     rows.push(
       row(
         tree,
@@ -120,6 +133,28 @@ function row(tree: string, measure: string, cairnMs: number, others: Record<stri
 /** Milliseconds of `rounds` runs of `fn`, each a whole process. */
 function timeRuns(rounds: number, fn: (round: number) => void): number[] {
   return Array.from({ length: rounds }, (_, round) => timeOne(() => fn(round)));
+}
+
+async function timeAsync(fn: () => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+/** Runs `cairn …` `times` times, one after another, in a child process each: one user at a terminal. */
+async function cairnInTurn(times: number, args: readonly string[], cwd: string, env: Record<string, string>): Promise<void> {
+  for (let i = 0; i < times; i++) {
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(process.execPath, [CAIRN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: 'ignore' });
+      const timer = setTimeout(() => child.kill('SIGKILL'), COMMAND_TIMEOUT_MS);
+      child.on('error', reject);
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        if (code === 0) resolve();
+        else reject(new Error(`cairn ${args.join(' ')} exited ${code}`));
+      });
+    });
+  }
 }
 
 function timeOne(fn: () => void): number {
