@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -19,5 +20,10 @@ describe('spec/ files are the code’s (regenerate with `pnpm --filter @cairn/ai
     const defs = read('defs/builtin-schemas.air.json');
     expect(defs).toEqual([...BUILTIN_SCHEMAS, ...BUILTIN_CAPS]);
     for (const def of defs) expect(parseNode(def), def.name).toMatchObject({ ok: true });
+  });
+
+  it('src/json-schemas/validators.generated.ts is the code of the schemas (regenerate with `pnpm --filter @cairn/air gen:validators`)', () => {
+    const script = fileURLToPath(new URL('../scripts/compile-schemas.mjs', import.meta.url));
+    expect(() => execFileSync(process.execPath, [script, '--check'], { stdio: 'pipe' })).not.toThrow();
   });
 });

@@ -1,26 +1,13 @@
-import Ajv2020Module from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { diagnostic, type AirDiagnostic } from './diagnostic.js';
-import { commonSchema } from './json-schemas/common.js';
-import { KIND_SCHEMAS } from './json-schemas/definitions.js';
+import * as compiled from './json-schemas/validators.generated.js';
 
 /** The kinds of AIR definition. */
 export const KINDS = ['defschema', 'defmodule', 'defplan', 'defcap', 'defpolicy', 'manifest'] as const;
 export type AirKind = (typeof KINDS)[number];
 
-type AjvInstance = { compile(schema: object): ValidateFunction; addSchema(schema: object): unknown };
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as new (options: object) => AjvInstance;
-
-let validators: Record<AirKind, ValidateFunction> | undefined;
-
-function compiled(): Record<AirKind, ValidateFunction> {
-  if (validators === undefined) {
-    const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true });
-    ajv.addSchema(commonSchema);
-    validators = Object.fromEntries(KINDS.map((kind) => [kind, ajv.compile(KIND_SCHEMAS[kind])])) as Record<AirKind, ValidateFunction>;
-  }
-  return validators;
-}
+/** The validators of the kinds' schemas, compiled ahead of time (scripts/compile-schemas.mjs). */
+const validators = compiled as unknown as Record<AirKind, ValidateFunction>;
 
 /**
  * Checks a document against the JSON Schema of its kind (draft 2020-12, `spec/schemas/`), returning
@@ -28,7 +15,7 @@ function compiled(): Record<AirKind, ValidateFunction> {
  * none of them, rather than once per alternative tried.
  */
 export function checkStructure(kind: AirKind, document: unknown, name?: string): AirDiagnostic[] {
-  const validate = compiled()[kind];
+  const validate = validators[kind];
   if (validate(document)) return [];
   return summarize(validate.errors ?? [], name);
 }
