@@ -4,6 +4,7 @@ import {
   constants,
   readdirSync,
   closeSync,
+  fchmodSync,
   fsyncSync,
   lstatSync,
   mkdirSync,
@@ -28,6 +29,11 @@ let tempCounter = 0;
 export interface WriteBackOptions {
   /** Project-relative path → the state the disk must still hold for the path to be written. */
   expected?: ReadonlyMap<string, EntryState>;
+  /**
+   * A path whose disk already holds what the store holds is reported in `written` without being written (or
+   * checked against `expected`): an operation finished again after a crash finds what it wrote before.
+   */
+  skipUnchanged?: boolean;
 }
 
 /**
@@ -54,20 +60,28 @@ export interface WriteBackResult {
  * to write (permissions, a read-only or full disk) does not stop the others: it is returned in `failed`.
  */
 export function writeBack(fs: FileSystem, root: string, paths: readonly string[], options: WriteBackOptions = {}): WriteBackResult {
-  const ordered = paths.map((p) => toRelative(normalizePath(p, 'writeBack'))).sort();
-  for (const rel of ordered) {
-    if (rel === '') throw new AgentFSError('EINVAL', 'writeBack', rel, 'cannot write back the root itself');
+  const sorted = paths.map((p) => toRelative(normalizePath(p, 'writeBack'))).sort();
+  if (sorted.includes('')) throw new AgentFSError('EINVAL', 'writeBack', '', 'cannot write back the root itself');
+  const states = new Map(sorted.map((rel) => [rel, stateOf(fs, '/' + rel)]));
+  // what the disk holds, read once per path: for the unchanged ones, for the check against `expected`, and for the write
+  const disk = new Map<string, EntryState | undefined>();
+  const diskState = (rel: string) => {
+    if (!disk.has(rel)) disk.set(rel, tryReadDiskState(root, rel));
+    return disk.get(rel);
+  };
+  const unchanged = new Set(options.skipUnchanged === true ? sorted.filter((rel) => sameOnDisk(diskState(rel), states.get(rel)!)) : []);
+  const ordered = unchanged.size === 0 ? sorted : sorted.filter((rel) => !unchanged.has(rel));
+  for (const rel of ordered)
     if (isProtectedPath(rel))
       throw new AgentFSError('EPERM', 'writeBack', rel, "a protected path (version control or Cairn's own files) is never written back");
-  }
   const linked = linkedAncestors(root, ordered);
-  const states = new Map(ordered.map((rel) => [rel, stateOf(fs, '/' + rel)]));
+  const linkedPaths = new Set(linked.map((l) => l.path));
   const deleting = new Set(ordered.filter((rel) => states.get(rel)!.kind === 'absent'));
   const moved: WriteBackResult['moved'] = [];
   for (const rel of ordered) {
-    if (linked.some((l) => l.path === rel)) continue;
+    if (linkedPaths.has(rel)) continue;
     const expected = options.expected?.get(rel);
-    const found = tryReadDiskState(root, rel);
+    const found = diskState(rel);
     const target = states.get(rel)!;
     if (
       found === undefined ||
@@ -76,10 +90,13 @@ export function writeBack(fs: FileSystem, root: string, paths: readonly string[]
     )
       moved.push({ path: rel, expected, found });
   }
-  const failed: WriteBackResult['failed'] = [...linked, ...readOnlyFiles(root, ordered, moved)];
-  const skip = new Set([...moved.map((m) => m.path), ...failed.map((f) => f.path)]);
+  const movedPaths = new Set(moved.map((m) => m.path));
+  const failed: WriteBackResult['failed'] = [...linked, ...readOnlyFiles(root, ordered, movedPaths, disk)];
+  const skip = new Set([...movedPaths, ...failed.map((f) => f.path)]);
   const todo = ordered.filter((rel) => !skip.has(rel));
   const touchedDirs = new Set<string>();
+  /** Folders known to exist on disk: a file's folder is made once, not before each file. */
+  const folders = new Set<string>();
   const attempt = (rel: string, write: () => void) => {
     try {
       write();
@@ -93,20 +110,34 @@ export function writeBack(fs: FileSystem, root: string, paths: readonly string[]
   for (const rel of todo) {
     const state = states.get(rel)!;
     if (state.kind === 'absent') continue;
-    if (failed.some((f) => rel.startsWith(f.path + '/')))
-      failed.push({ path: rel, error: failed.find((f) => rel.startsWith(f.path + '/'))!.error });
-    else attempt(rel, () => writeState(join(root, rel), state));
+    const under = failed.find((f) => rel.startsWith(f.path + '/'));
+    if (under !== undefined) failed.push({ path: rel, error: under.error });
+    else attempt(rel, () => writeState(join(root, rel), state, { folders, found: disk.get(rel) }));
   }
   for (const dir of touchedDirs) syncDirectory(dir);
   const failedPaths = new Set(failed.map((f) => f.path));
-  return { written: todo.filter((rel) => !failedPaths.has(rel)), moved, failed };
+  const written = todo.filter((rel) => !failedPaths.has(rel));
+  return { written: unchanged.size === 0 ? written : [...unchanged, ...written].sort(), moved, failed };
+}
+
+/** True when the disk holds what the store holds (a folder: that it is one; the rest: kind, bytes and mode). */
+function sameOnDisk(found: EntryState | undefined, target: EntryState): boolean {
+  return found !== undefined && sameState(found, target);
 }
 
 /** Files on disk the user may not write: a read-only file is the user's way of saying it must not change, so it is never replaced or deleted. */
-function readOnlyFiles(root: string, ordered: readonly string[], moved: WriteBackResult['moved']): WriteBackResult['failed'] {
+function readOnlyFiles(
+  root: string,
+  ordered: readonly string[],
+  moved: ReadonlySet<string>,
+  disk: ReadonlyMap<string, EntryState | undefined>,
+): WriteBackResult['failed'] {
   const failed: WriteBackResult['failed'] = [];
   for (const rel of ordered) {
-    if (moved.some((m) => m.path === rel) || !lstatOrUndefined(join(root, rel))?.isFile()) continue;
+    if (moved.has(rel)) continue;
+    // what was read of the path a moment ago says whether it is a file; a path not read is looked at
+    const read = disk.get(rel);
+    if (read !== undefined ? read.kind !== 'file' : !lstatOrUndefined(join(root, rel))?.isFile()) continue;
     try {
       accessSync(join(root, rel), constants.W_OK);
     } catch {
@@ -160,8 +191,17 @@ function linkedAncestors(root: string, ordered: readonly string[]): WriteBackRes
   return failed;
 }
 
+/**
+ * What a caller of `writeState` already knows: folders it made or found on disk (`folders`, filled as it goes),
+ * and what the disk held at the target a moment ago (`found`), so neither is asked of the disk again.
+ */
+export interface WriteStateHints {
+  folders?: Set<string>;
+  found?: EntryState | undefined;
+}
+
 /** Writes one entry state to a disk path (temp file + rename for files and symlinks). */
-export function writeState(target: string, state: EntryState): void {
+export function writeState(target: string, state: EntryState, hints: WriteStateHints = {}): void {
   if (state.kind === 'absent') {
     removeFromDisk(target);
     return;
@@ -171,12 +211,20 @@ export function writeState(target: string, state: EntryState): void {
     if (existing !== undefined && !existing.isDirectory()) unlinkSync(target);
     mkdirSync(target, { recursive: true });
     chmodSync(target, state.mode & 0o7777);
+    hints.folders?.add(target);
     return;
   }
-  mkdirSync(dirname(target), { recursive: true });
-  const existing = lstatOrUndefined(target);
-  if (existing?.isDirectory()) removeEmptyFolder(target);
-  const temp = join(dirname(target), `.cairn-${process.pid}-${++tempCounter}.tmp`);
+  const folder = dirname(target);
+  const found = hints.found;
+  // an entry found at the target a moment ago means its folder is there
+  if (found !== undefined && found.kind !== 'absent') hints.folders?.add(folder);
+  if (hints.folders?.has(folder) !== true) {
+    mkdirSync(folder, { recursive: true });
+    hints.folders?.add(folder);
+  }
+  if (found?.kind !== 'file' && found?.kind !== 'symlink' && found?.kind !== 'absent' && lstatOrUndefined(target)?.isDirectory())
+    removeEmptyFolder(target);
+  const temp = join(folder, `.cairn-${process.pid}-${++tempCounter}.tmp`);
   try {
     if (state.kind === 'symlink') {
       symlinkSync(state.content.toString('utf8'), temp);
@@ -184,11 +232,11 @@ export function writeState(target: string, state: EntryState): void {
       const fd = openSync(temp, 'w', state.mode & 0o7777);
       try {
         for (let offset = 0; offset < state.content.byteLength; ) offset += writeSync(fd, state.content, offset);
+        fchmodSync(fd, state.mode & 0o7777);
         fsyncSync(fd);
       } finally {
         closeSync(fd);
       }
-      chmodSync(temp, state.mode & 0o7777);
     }
     renameSync(temp, target);
   } catch (error) {

@@ -1,5 +1,6 @@
 import { decode, encode, Token, Type } from 'cborg';
 import { MAX_CBOR_DEPTH, scanCbor } from './cbor-scan.js';
+import { writeCanonical, type EncodedPart } from './cbor-writer.js';
 import { Dec128, Tagged, type CborValue } from './cbor-value.js';
 import { AirError } from './errors.js';
 import { isWellFormedString } from './utf8.js';
@@ -140,7 +141,30 @@ function bigintBytes(value: bigint): Uint8Array {
  * unsupported objects, and nesting deeper than the decoder accepts.
  */
 export function encodeCanonical(value: CborValue): Uint8Array {
-  checkEncodable(value, 0, '');
+  return writeCanonical(value) ?? encodeGeneral(value, 0, '');
+}
+
+/**
+ * The canonical encoding of a value that sits at nesting `depth` inside another (at `pointer`, for errors), to be
+ * reused with `withKnownEncodings` when the enclosing value is encoded. Throws what encoding the enclosing value
+ * would throw for it.
+ */
+export function encodePart(value: CborValue, depth: number, pointer: string): EncodedPart {
+  return { bytes: writeCanonical(value, depth) ?? encodeGeneral(value, depth, pointer), depth };
+}
+
+/** `encodePart`, or undefined when the value cannot be encoded (the enclosing encoding then reports why). */
+export function tryEncodePart(value: CborValue, depth: number): EncodedPart | undefined {
+  try {
+    return encodePart(value, depth, '');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The general encoder: every value of the data model, with the checks and errors of the profile. */
+export function encodeGeneral(value: CborValue, depth: number, pointer: string): Uint8Array {
+  checkEncodable(value, depth, pointer);
   return encode(value as never, ENCODE_OPTIONS as never);
 }
 

@@ -22,5 +22,6 @@ export function diagnostic(code: string, message: string, path: string, extra: P
 
 /** Appends one segment to a JSON pointer, escaping `~` and `/` (RFC 6901). */
 export function pointer(base: string, segment: string | number): string {
-  return `${base}/${String(segment).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  const text = String(segment);
+  return text.includes('~') || text.includes('/') ? `${base}/${text.replace(/~/g, '~0').replace(/\//g, '~1')}` : `${base}/${text}`;
 }

@@ -4,7 +4,7 @@
  */
 export { compareBytes } from './canonical-cbor.js';
 export { scanCbor, MAX_CBOR_DEPTH } from './cbor-scan.js';
-export { SELF_DESCRIBE_PREFIX } from './node-hash.js';
+export { SELF_DESCRIBE_PREFIX, useNativeSha256 } from './node-hash.js';
 export { diagnostic, pointer } from './diagnostic.js';
 export { expandType, PRIMITIVES, MAP_KEY_TYPES } from './types.js';
 export { checkStructure, KINDS } from './structure.js';

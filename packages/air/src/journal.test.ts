@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Journal, MemoryJournalStore, verifyChain, type JournalEntry, type JournalStore } from './journal.js';
+import { encodeCanonical } from './canonical-cbor.js';
+import type { CborValue } from './cbor-value.js';
+import { entryHash, Journal, MemoryJournalStore, verifyChain, type JournalEntry, type JournalStore } from './journal.js';
 
 /** A store that hands its entries out as a one-shot generator, as a database cursor does. */
 class CursorStore implements JournalStore {
@@ -47,5 +49,48 @@ describe('journal heads: truncation is found', () => {
     const other = Journal.create(b);
     for (let i = 0; i < 3; i++) other.append('DomainEventAppended', { schema: 'test/E@1', value: i + 10, origin: 'external' });
     expect(verifyChain(b.entries(), { hash: a.headHash!, length: 3 })).toMatchObject({ seq: 2 });
+  });
+});
+
+describe('a body encoded once per append', () => {
+  /** A store that keeps bodies as canonical CBOR, as the SQLite store does. */
+  class EncodingStore implements JournalStore {
+    readonly bodies: Uint8Array[] = [];
+    private readonly rows: JournalEntry[] = [];
+    append(entry: JournalEntry): void {
+      this.bodies.push(encodeCanonical(entry.body));
+      this.rows.push(entry);
+    }
+    entries(): Iterable<JournalEntry> {
+      return this.rows;
+    }
+  }
+
+  it('gives the store and the hash the bytes a fresh encoding gives', () => {
+    const store = new EncodingStore();
+    const journal = Journal.create(store);
+    const bodies: CborValue[] = [
+      { intent_hash: `sha256:${'a'.repeat(64)}`, submitted: { receipt: { path: 'é/x', size: 2n ** 60n, n: 1.5 } } },
+      'text',
+      [new Map([[1, 'one']])],
+      null,
+    ];
+    for (const body of bodies) journal.append('DomainEventAppended', body);
+    expect(store.bodies.map((b) => Buffer.from(b).toString('hex'))).toEqual(
+      bodies.map((b) => Buffer.from(encodeCanonical(b)).toString('hex')),
+    );
+    const entries = journal.entries();
+    for (const entry of entries) expect(entry.hash).toBe(entryHash(entry.seq, entry.kind, entry.body, entry.prev));
+    expect(verifyChain(entries)).toBeUndefined();
+  });
+
+  it('refuses a body that cannot be encoded as it always did, and appends nothing', () => {
+    const store = new EncodingStore();
+    const journal = Journal.create(store);
+    expect(() => journal.append('DomainEventAppended', { value: undefined } as unknown as CborValue)).toThrow(
+      /cannot encode \/body: field "value" is undefined/,
+    );
+    expect(journal.length).toBe(0);
+    expect(store.bodies).toEqual([]);
   });
 });

@@ -1,5 +1,7 @@
 import type { CborValue } from './cbor-value.js';
 import { AirError } from './errors.js';
+import { tryEncodePart } from './canonical-cbor.js';
+import { withKnownEncodings } from './cbor-writer.js';
 import { hashNode, type Hash } from './node-hash.js';
 
 /** The kinds of journal entry: AIR v1 §15, and Cairn's records of refusals. */
@@ -139,9 +141,17 @@ export class Journal {
     return opened.journal;
   }
 
+  /**
+   * Appends an entry. The body is encoded once: its bytes serve the entry's hash and a store that keeps the body
+   * as canonical CBOR. The body must not change while it is appended.
+   */
   append(kind: JournalKind, body: CborValue): JournalEntry {
-    const entry: JournalEntry = { seq: this.next, kind, body, prev: this.head, hash: entryHash(this.next, kind, body, this.head) };
-    this.store.append(entry);
+    const part = tryEncodePart(body, 1);
+    const entry = withKnownEncodings([[body, part]], () => {
+      const made: JournalEntry = { seq: this.next, kind, body, prev: this.head, hash: entryHash(this.next, kind, body, this.head) };
+      this.store.append(made);
+      return made;
+    });
     this.next++;
     this.head = entry.hash;
     return entry;

@@ -1,4 +1,5 @@
-import { encodeCanonical } from './canonical-cbor.js';
+import { encodeCanonical, tryEncodePart } from './canonical-cbor.js';
+import { withKnownEncodings } from './cbor-writer.js';
 import type { CborValue } from './cbor-value.js';
 import { hashBytes, type Hash } from './node-hash.js';
 import { checkGrantConstraints, parseHttpUrl } from './grant-constraints.js';
@@ -11,6 +12,9 @@ import { ed25519KeyProblem } from './ed25519-strict.js';
 import type { World } from './world.js';
 import { EFFECT_CATALOG } from './builtins.js';
 import { checkValue, encodeTypedValue } from './values.js';
+
+/** Where a receipt's payload sits in its journal entry: entry, body, `submitted`, payload. */
+const RECEIPT_DEPTH_IN_ENTRY = 3;
 
 /** A request to perform an effect. */
 export interface EffectRequest {
@@ -294,8 +298,17 @@ export class EffectKernel {
     return undefined;
   }
 
-  /** Verifies, binds and appends a receipt, then settles the grant's budget; a bad receipt is journaled and refused. */
+  /**
+   * Verifies, binds and appends a receipt, then settles the grant's budget; a bad receipt is journaled and refused.
+   * The payload is encoded once, at the depth it has in the journal entry, for the signed bytes, its
+   * `receipt_ref` and the entry alike.
+   */
   submitReceipt(receipt: Receipt): { ok: true } | { ok: false; reason: string } {
+    const payload: CborValue = receipt.receipt;
+    return withKnownEncodings([[payload, tryEncodePart(payload, RECEIPT_DEPTH_IN_ENTRY)]], () => this.takeReceipt(receipt, payload));
+  }
+
+  private takeReceipt(receipt: Receipt, payload: CborValue): { ok: true } | { ok: false; reason: string } {
     const { journal } = this.options;
     const refuse = (reason: string) => {
       journal.append('ReceiptRejected', {
@@ -319,7 +332,7 @@ export class EffectKernel {
     if (this.done.has(receipt.intentHash)) return refuse('a receipt for this intent was already appended');
     const intent = this.pending.get(receipt.intentHash);
     if (intent === undefined) return refuse('no admitted intent has this hash');
-    const misfit = receipt.status === 'ok' ? this.receiptMisfit(intent.kind, receipt.receipt) : undefined;
+    const misfit = receipt.status === 'ok' ? this.receiptMisfit(intent.kind, payload) : undefined;
     if (misfit !== undefined) return refuse(misfit);
     this.pending.delete(receipt.intentHash);
     this.done.add(receipt.intentHash);
@@ -327,7 +340,7 @@ export class EffectKernel {
       intent_hash: receipt.intentHash,
       adapter_id: receipt.adapterId,
       status: receipt.status,
-      receipt_ref: hashBytes(encodeCanonical(receipt.receipt)),
+      receipt_ref: hashBytes(encodeCanonical(payload)),
       submitted: receiptRecord(receipt),
     });
     this.settle(intent, receipt);

@@ -1,6 +1,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { decodeCanonical, encodeCanonical } from './canonical-cbor.js';
+import { writeCanonical } from './cbor-writer.js';
 import type { CborValue } from './cbor-value.js';
 import { AirError } from './errors.js';
 
@@ -19,6 +20,8 @@ export function isHash(text: unknown): text is Hash {
 
 /** A node's bytes: the self-describe tag, then the canonical encoding of the node's value. */
 export function encodeNode(node: CborValue): Uint8Array {
+  const written = writeCanonical(node, 0, SELF_DESCRIBE_PREFIX);
+  if (written !== undefined) return written;
   const body = encodeCanonical(node);
   const out = new Uint8Array(SELF_DESCRIBE_PREFIX.length + body.length);
   out.set(SELF_DESCRIBE_PREFIX);
@@ -34,9 +37,23 @@ export function decodeNode(bytes: Uint8Array): CborValue {
   return decodeCanonical(bytes.subarray(3));
 }
 
+/** Hex SHA-256 of bytes: the pure implementation, unless a host installed its native one (`useNativeSha256`). */
+let sha256Hex: (bytes: Uint8Array) => string = (bytes) => bytesToHex(sha256(bytes));
+
+/**
+ * Installs a host's native SHA-256 (lowercase hex digest) for every content hash, after checking it against the
+ * pure implementation on a few inputs; one that disagrees is not installed. Returns whether it was.
+ */
+export function useNativeSha256(hex: (bytes: Uint8Array) => string): boolean {
+  const probes = [new Uint8Array(0), Uint8Array.of(0x61, 0x62, 0x63), new Uint8Array(200).map((_, i) => i)];
+  for (const probe of probes) if (hex(probe) !== bytesToHex(sha256(probe))) return false;
+  sha256Hex = hex;
+  return true;
+}
+
 /** `sha256:` + hex SHA-256 of bytes. */
 export function hashBytes(bytes: Uint8Array): Hash {
-  return `sha256:${bytesToHex(sha256(bytes))}`;
+  return `sha256:${sha256Hex(bytes)}`;
 }
 
 /** The node hash: SHA-256 over the tagged canonical bytes. */

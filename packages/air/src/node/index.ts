@@ -1,4 +1,4 @@
-import { createHmac, createPublicKey, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, createPublicKey, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadManifestDir, writeManifestStore, type AirFiles } from '../manifest-store.js';
@@ -9,6 +9,10 @@ import { signReceipt, type BlobAdapter, type EffectAdapter } from '../adapters.j
 import type { CborValue } from '../cbor-value.js';
 import type { Hash } from '../node-hash.js';
 import { acceptableEd25519Key, acceptableSignatureShape } from '../ed25519-strict.js';
+import { useNativeSha256 } from '../node-hash.js';
+
+/** Content hashes on Node use OpenSSL's SHA-256 (checked against the pure one before it is used). */
+useNativeSha256((bytes) => createHash('sha256').update(bytes).digest('hex'));
 
 /** `AirFiles` on the local disk; writes go through a temp file and a rename. */
 export const nodeAirFiles: AirFiles = {

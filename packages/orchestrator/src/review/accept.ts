@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AcceptResult, Overlay } from '@cairn/agentfs';
-import { importPath, stateOf, type EntryState } from '@cairn/agentfs/internal';
+import { stateOf, type EntryState } from '@cairn/agentfs/internal';
 import { CairnError } from '../api/errors.js';
 import { conflictOutcome } from '../api/conflict-outcome.js';
 import { projectPath } from '../api/project-path.js';
@@ -9,7 +9,8 @@ import type { AcceptOptions, AcceptOutcome, ConflictInfo } from '../api/types.js
 import { toAgentInfo } from '../agents/agent-info.js';
 import { withAgentOverlay } from '../workspace/agent-overlay.js';
 import { completeOperation } from './complete-operation.js';
-import { PendingWrites } from './pending-writes.js';
+import { PendingWrites, type PendingWrite } from './pending-writes.js';
+import { importAffected, inStableTransaction } from './stable-transaction.js';
 import { withProjectLock } from '../workspace/project-lock.js';
 
 /**
@@ -17,7 +18,7 @@ import { withProjectLock } from '../workspace/project-lock.js';
  *
  * 1. The working tree's current state of every affected path is imported into stable first, so an edit the
  *    watcher has not seen yet is merged, not overwritten.
- * 2. One stable.db transaction applies the three-way accept and records, beside it, the disk writes it
+ * 2. The same stable.db transaction applies the three-way accept and records, beside it, the disk writes it
  *    owes and the pre-images for undo (the intent). All or nothing unless `partial`: a conflict anywhere
  *    applies nothing, since a proposal is one change of the project.
  * 3. The disk is written path by path (temp file + rename), each only if the disk still holds what was
@@ -46,20 +47,24 @@ function acceptLocked(core: ProjectCore, agentId: string, options: AcceptOptions
   const opId = randomBytes(6).toString('hex');
   let result!: AcceptResult;
   const details = new Map<string, string>();
-  withAgentOverlay(core.layout.overlayPath(agentId), core.stable, agentId, (overlay) => {
+  const completed = withAgentOverlay(core.layout.overlayPath(agentId), core.stable, agentId, (overlay) => {
     const selected = selectChanges(overlay, agentId, paths);
-    for (const path of ancestorsOf(selected)) importPath(core.stable, root, path);
-    for (const path of selected) importPath(core.stable, root, path, { subtree: true });
-    const expected = new Map<string, EntryState>(selected.map((path) => [path, stateOf(core.stable.fs, '/' + path)]));
-    core.stable.transaction(() => {
+    const expected = new Map<string, EntryState>();
+    const writes: PendingWrite[] = [];
+    inStableTransaction(core.stable, () => {
+      importAffected(core.stable, root, selected);
+      for (const path of selected) expected.set(path, stateOf(core.stable.fs, '/' + path));
       result = overlay.accept({
         ...(paths === undefined ? {} : { paths }),
         force: options.force ?? false,
         atomic: options.partial !== true,
         settle: false,
       });
-      for (const image of result.preImages)
-        pending.add({ opId, agentId, kind: 'accept', path: image.path, expected: expected.get(image.path) ?? image.before });
+      for (const image of result.preImages) {
+        const write: PendingWrite = { opId, agentId, kind: 'accept', path: image.path, expected: expected.get(image.path) ?? image.before };
+        pending.add(write);
+        writes.push(write);
+      }
       if (result.preImages.length > 0) pending.recordAccept({ id: opId, agentId, createdAt: core.clock(), preImages: result.preImages });
     });
     for (const conflict of result.conflicts) {
@@ -67,14 +72,8 @@ function acceptLocked(core: ProjectCore, agentId: string, options: AcceptOptions
       if (detail !== undefined) details.set(conflict.path, detail);
     }
     overlay.settle(result.applied.filter((a) => a.how === 'already').map((a) => a.path));
+    return completeOperation(core, opId, 'accept', agentId, writes, overlay);
   });
-  const completed = completeOperation(
-    core,
-    opId,
-    'accept',
-    agentId,
-    pending.all().filter((w) => w.opId === opId),
-  );
   const moved = new Set(completed.yielded);
   const after = completed.agent ?? core.store.require(agentId);
   core.lifecycle.changed(after);
@@ -117,16 +116,6 @@ function selectChanges(overlay: Overlay, agentId: string, paths: readonly string
     for (const c of under) picked.add(c);
   }
   return [...picked].sort();
-}
-
-/** Every folder above the given paths, shallowest first: imported first, so a folder the human replaced (by a link, a file) is known. */
-export function ancestorsOf(paths: readonly string[]): string[] {
-  const ancestors = new Set<string>();
-  for (const path of paths) {
-    const parts = path.split('/');
-    for (let i = 1; i < parts.length; i++) ancestors.add(parts.slice(0, i).join('/'));
-  }
-  return [...ancestors].sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1));
 }
 
 const KIND_WORDS: Record<string, string> = { file: 'a file', dir: 'a folder', symlink: 'a symbolic link', absent: 'nothing' };

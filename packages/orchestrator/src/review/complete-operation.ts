@@ -1,15 +1,7 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import {
-  describeFsError,
-  importPath,
-  sameState,
-  skippedEntries,
-  stateOf,
-  tryReadDiskState,
-  writeBack,
-  type EntryState,
-} from '@cairn/agentfs/internal';
+import type { Overlay } from '@cairn/agentfs';
+import { describeFsError, importPath, skippedEntries, writeBack, type EntryState } from '@cairn/agentfs/internal';
 import type { AgentRecord } from '../agents/agent-store.js';
 import type { ProjectCore } from '../agents/project-core.js';
 import type { ChangeInfo } from '../api/types.js';
@@ -37,7 +29,8 @@ export interface CompletedOperation {
  * Finishes an accept or an undo whose stable.db half has committed: brings the working tree to stable's
  * state path by path (only where the disk still holds what the operation expected), lets the overlay go
  * of accepted paths (or puts undone ones back into it), updates the agent's record, then clears the
- * intent. Every step can run again after a crash with the same result, which is what recovery does.
+ * intent. Every step can run again after a crash with the same result, which is what recovery does. The
+ * caller that has the agent's overlay open passes it (`openOverlay`); otherwise it is opened here.
  */
 export function completeOperation(
   core: ProjectCore,
@@ -45,21 +38,21 @@ export function completeOperation(
   kind: PendingKind,
   agentId: string,
   writes: readonly PendingWrite[],
+  openOverlay?: Overlay,
 ): CompletedOperation {
   const { root } = core.layout;
   const pending = new PendingWrites(core.stable);
-  const done: string[] = [];
-  const toWrite: string[] = [];
-  const expected = new Map<string, EntryState>();
-  for (const write of writes) {
-    const disk = tryReadDiskState(root, write.path);
-    if (disk !== undefined && sameState(disk, stateOf(core.stable.fs, '/' + write.path))) done.push(write.path);
-    else {
-      toWrite.push(write.path);
-      expected.set(write.path, write.expected);
-    }
-  }
-  const result = toWrite.length === 0 ? { written: [], moved: [], failed: [] } : writeBack(core.stable.fs, root, toWrite, { expected });
+  const expected = new Map<string, EntryState>(writes.map((write) => [write.path, write.expected]));
+  // a path the disk already holds as stable.db does (written before a crash, or by the human) counts as written
+  const result =
+    writes.length === 0
+      ? { written: [], moved: [], failed: [] }
+      : writeBack(
+          core.stable.fs,
+          root,
+          writes.map((write) => write.path),
+          { expected, skipUnchanged: true },
+        );
   const yielded = [...result.moved.map((m) => m.path), ...result.failed.map((f) => f.path)];
   for (const path of [...yielded].sort().reverse()) importPath(core.stable, root, path, { subtree: true });
   const skipped = skippedEntries(core.stable);
@@ -77,12 +70,14 @@ export function completeOperation(
         message: `Cairn cannot read ${unreadable.path} (${unreadable.reason}), so it never writes over it`,
       });
   }
-  const written = [...done, ...result.written].sort();
+  const written = [...result.written].sort();
   let agent: AgentRecord | undefined;
   const overlayPath = core.layout.overlayPath(agentId);
   const record = core.store.get(agentId);
   if (record !== undefined) {
-    agent = withAgentOverlay(overlayPath, core.stable, agentId, (overlay) => {
+    const withOverlay = <T>(fn: (overlay: Overlay) => T): T =>
+      openOverlay === undefined ? withAgentOverlay(overlayPath, core.stable, agentId, fn) : fn(openOverlay);
+    agent = withOverlay((overlay) => {
       if (kind === 'accept') {
         overlay.settle(written);
         if (yielded.length > 0) {

@@ -43,18 +43,21 @@ CREATE INDEX IF NOT EXISTS cairn_accepts_agent ON cairn_accepts (agent_id, creat
  */
 export class PendingWrites {
   private readonly db: AgentFS['db'];
+  private insert: { run(...params: unknown[]): unknown } | undefined;
 
   constructor(stable: AgentFS) {
     this.db = stable.db;
     this.db.exec(DDL);
   }
 
+  /** Records a write an operation owes the disk (the expected state is kept once: only its `before` is read back). */
   add(write: PendingWrite): void {
     const image = write.image === undefined ? null : Buffer.from(encodePreImages([write.image]));
-    const expected = Buffer.from(encodePreImages([{ path: write.path, before: write.expected, after: write.expected }]));
-    this.db
-      .prepare('INSERT OR REPLACE INTO cairn_pending_writes (op_id, agent_id, kind, path, expected, image) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(write.opId, write.agentId, write.kind, write.path, expected, image);
+    const expected = Buffer.from(encodePreImages([{ path: write.path, before: write.expected, after: { kind: 'absent' } }]));
+    this.insert ??= this.db.prepare(
+      'INSERT OR REPLACE INTO cairn_pending_writes (op_id, agent_id, kind, path, expected, image) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.insert.run(write.opId, write.agentId, write.kind, write.path, expected, image);
   }
 
   /** Every pending write, grouped by operation in the order they were added. */

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { PreImage } from '@cairn/agentfs';
-import { importPath, stateOf, undoAccept, type EntryState } from '@cairn/agentfs/internal';
+import { stateOf, undoAccept, type EntryState } from '@cairn/agentfs/internal';
 import { toAgentInfo } from '../agents/agent-info.js';
 import { CairnError } from '../api/errors.js';
 import type { ProjectCore } from '../agents/project-core.js';
 import type { UndoOutcome } from '../api/types.js';
-import { PendingWrites } from './pending-writes.js';
+import { PendingWrites, type PendingWrite } from './pending-writes.js';
 import { completeOperation } from './complete-operation.js';
-import { ancestorsOf } from './accept.js';
+import { importAffected, inStableTransaction } from './stable-transaction.js';
 import { withProjectLock } from '../workspace/project-lock.js';
 import { conflictOutcome } from '../api/conflict-outcome.js';
 
@@ -39,20 +39,23 @@ function undoLocked(core: ProjectCore, agentId: string, options: { force?: boole
   const { root } = core.layout;
   const images: PreImage[] = [...accepts].reverse().flatMap((a) => a.preImages);
   const paths = [...new Set(images.map((i) => i.path))];
-  for (const path of ancestorsOf(paths)) importPath(core.stable, root, path);
-  for (const path of paths) importPath(core.stable, root, path, { subtree: true });
-  const expected = new Map<string, EntryState>(paths.map((path) => [path, stateOf(core.stable.fs, '/' + path)]));
   const opId = randomBytes(6).toString('hex');
   let restored: string[] = [];
   let conflicts: { path: string; reason: string }[] = [];
-  core.stable.transaction(() => {
+  const writes: PendingWrite[] = [];
+  inStableTransaction(core.stable, () => {
+    importAffected(core.stable, root, paths);
+    const expected = new Map<string, EntryState>(paths.map((path) => [path, stateOf(core.stable.fs, '/' + path)]));
     const undone = undoAccept(core.stable.fs, images, { force: options.force ?? false });
     restored = undone.restored;
     conflicts = undone.conflicts.map((c) => ({ path: c.path, reason: UNDO_REASONS[c.reason] }));
     const latest = new Map(images.map((image) => [image.path, image]));
     for (const over of undone.forced) latest.set(over.path, { ...latest.get(over.path)!, after: over.found });
-    for (const path of restored)
-      pending.add({ opId, agentId, kind: 'undo', path, expected: expected.get(path)!, image: latest.get(path)! });
+    for (const path of restored) {
+      const write: PendingWrite = { opId, agentId, kind: 'undo', path, expected: expected.get(path)!, image: latest.get(path)! };
+      pending.add(write);
+      writes.push(write);
+    }
     pending.markUndone(
       accepts.map((a) => a.id),
       core.clock(),
@@ -60,13 +63,7 @@ function undoLocked(core: ProjectCore, agentId: string, options: { force?: boole
     const left = images.filter((image) => undone.conflicts.some((c) => c.path === image.path));
     if (left.length > 0) pending.recordAccept({ id: `${opId}-left`, agentId, createdAt: core.clock(), preImages: left });
   });
-  const completed = completeOperation(
-    core,
-    opId,
-    'undo',
-    agentId,
-    pending.all().filter((w) => w.opId === opId),
-  );
+  const completed = completeOperation(core, opId, 'undo', agentId, writes);
   for (const path of completed.yielded)
     conflicts.push({ path, reason: completed.failed.find((f) => f.path === path)?.reason ?? 'changed-on-disk' });
   const after = completed.agent ?? core.store.require(agentId);

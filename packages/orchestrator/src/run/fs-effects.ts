@@ -43,7 +43,7 @@ export function performRead(view: FsView, path: string, statOnly: boolean): Effe
   if (state.kind === 'symlink') return failed(`${path} is a symbolic link that leads nowhere`, 'ENOENT');
   if (isBinary(state.content))
     return failed(`${path} is a binary file (${state.content.length} bytes); the tool functions read text`, 'EBINARY');
-  const contentRef = view.blobs.put(state.content);
+  const contentRef = view.blobs.put(state.content, state.hash);
   return { status: 'ok', payload: { path, kind: 'file', size: state.content.length, content_ref: contentRef } };
 }
 
@@ -196,9 +196,7 @@ function followKind(fs: OverlayFileSystem, path: string): string {
 }
 
 function isBinary(bytes: Uint8Array): boolean {
-  const end = Math.min(bytes.length, BINARY_SNIFF);
-  for (let i = 0; i < end; i++) if (bytes[i] === 0) return true;
-  return false;
+  return bytes.subarray(0, BINARY_SNIFF).indexOf(0) !== -1;
 }
 
 function describeFsError(error: Error & { path?: string | undefined }): string {

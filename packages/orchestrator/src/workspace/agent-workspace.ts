@@ -5,6 +5,7 @@ import { CairnError } from '../api/errors.js';
 import { BlobStore } from './blob-store.js';
 import { TouchedLog } from './touched-log.js';
 import { addSpend, type JournalSpend } from './journal-spend.js';
+import { CommitBatch } from './commit-batch.js';
 
 /**
  * The agent's journal store, watched: what the agent has spent and its first entry (its governance) are kept
@@ -45,6 +46,9 @@ export class AgentWorkspace {
   readonly touched: TouchedLog;
 
   private readonly watched: WatchedJournalStore;
+  private readonly batch: CommitBatch;
+  /** The journal's head as committed to the database. */
+  private committed: { hash: string; length: number } | undefined;
 
   private constructor(overlay: Overlay, journal: Journal, watched: WatchedJournalStore) {
     this.overlay = overlay;
@@ -52,6 +56,10 @@ export class AgentWorkspace {
     this.watched = watched;
     this.blobs = new BlobStore(overlay.upper);
     this.touched = new TouchedLog(overlay.upper, this.blobs);
+    this.committed = this.currentHead();
+    this.batch = new CommitBatch(overlay.upper, () => {
+      this.committed = this.currentHead();
+    });
   }
 
   /**
@@ -92,17 +100,27 @@ export class AgentWorkspace {
     return this.watched.first;
   }
 
-  /** The journal's head, to keep in the agent's record. */
+  /** The journal's head, to keep in the agent's record: everything up to it is committed first. */
   head(): { hash: string; length: number } | undefined {
+    if (this.batch.flush() && !this.overlay.upper.db.inTransaction) this.committed = this.currentHead();
+    return this.committed;
+  }
+
+  private currentHead(): { hash: string; length: number } | undefined {
     const hash = this.journal.headHash;
     return hash === null ? undefined : { hash, length: this.journal.length };
   }
 
+  /**
+   * Runs `fn` in one transaction of the agent's database (its writes and journal entries commit together).
+   * Transactions that follow each other closely commit together (see `CommitBatch`); `head` and `close` commit.
+   */
   transaction<T>(fn: () => T): T {
-    return this.overlay.upper.transaction(fn);
+    return this.batch.run(fn);
   }
 
   close(): void {
+    this.batch.flush();
     this.overlay.close();
   }
 }

@@ -8,6 +8,9 @@ export function contentHash(bytes: Uint8Array): Hash {
   return `sha256:${createHash('sha256').update(bytes).digest('hex')}` as Hash;
 }
 
+/** Bytes up to this size stay at hand after `put`, so reading back what was just kept needs no query. */
+const RECENT_LIMIT = 1 << 20;
+
 /**
  * Content-addressed bytes in an agent's database (`cairn_blobs`): what the agent read, what the model was
  * asked and answered, the programs it ran. A replay takes results from here instead of the live project.
@@ -15,6 +18,8 @@ export function contentHash(bytes: Uint8Array): Hash {
 export class BlobStore {
   private readonly insert;
   private readonly select;
+  /** The last bytes kept (a tool returns the file it has just read), so reading them back needs no query. */
+  private recent: { hash: Hash; bytes: Uint8Array } | undefined;
 
   constructor(store: AgentFS) {
     store.db.exec('CREATE TABLE IF NOT EXISTS cairn_blobs (hash TEXT PRIMARY KEY, bytes BLOB NOT NULL)');
@@ -22,16 +27,22 @@ export class BlobStore {
     this.select = store.db.prepare('SELECT bytes FROM cairn_blobs WHERE hash = ?');
   }
 
-  /** Keeps bytes (or UTF-8 text); returns their hash. */
-  put(content: Uint8Array | string): Hash {
+  /**
+   * Keeps bytes (or UTF-8 text); returns their hash. `hexHash`, the hex SHA-256 of `content` a caller has just
+   * computed from these very bytes, spares computing it again.
+   */
+  put(content: Uint8Array | string, hexHash?: string): Hash {
     const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-    const hash = contentHash(bytes);
+    const hash = hexHash === undefined || typeof content === 'string' ? contentHash(bytes) : (`sha256:${hexHash}` as Hash);
     this.insert.run(hash, bytes);
+    this.recent = bytes.length <= RECENT_LIMIT ? { hash, bytes: new Uint8Array(bytes) } : undefined;
     return hash;
   }
 
   /** The bytes of a hash, checked against it; `CAIRN_CORRUPT` when missing or altered. */
   get(hash: string): Buffer {
+    const held = this.held(hash);
+    if (held !== undefined) return Buffer.from(held);
     const row = this.select.get(hash) as { bytes: Buffer } | undefined;
     if (row === undefined) throw new CairnError('CAIRN_CORRUPT', `the agent's database has no blob ${hash}`);
     if (contentHash(row.bytes) !== hash) throw new CairnError('CAIRN_CORRUPT', `the blob ${hash} in the agent's database was altered`);
@@ -39,7 +50,15 @@ export class BlobStore {
   }
 
   text(hash: string): string {
-    return this.get(hash).toString('utf8');
+    const held = this.held(hash);
+    return held === undefined
+      ? this.get(hash).toString('utf8')
+      : Buffer.from(held.buffer, held.byteOffset, held.byteLength).toString('utf8');
+  }
+
+  /** The bytes last kept (a copy of their own, made as they were hashed), when they are the ones asked for. */
+  private held(hash: string): Uint8Array | undefined {
+    return this.recent !== undefined && this.recent.hash === hash ? this.recent.bytes : undefined;
   }
 
   /** JSON kept as a blob. */

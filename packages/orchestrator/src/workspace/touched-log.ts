@@ -30,7 +30,7 @@ export class TouchedLog {
 
   /** Keeps the state of `path` before its first change in `run` (later calls for the same path are ignored). */
   record(run: number, path: string, state: EntryState): void {
-    const contentRef = state.kind === 'file' || state.kind === 'symlink' ? this.blobs.put(state.content) : null;
+    const contentRef = state.kind === 'file' || state.kind === 'symlink' ? this.blobs.put(state.content, state.hash) : null;
     this.insert.run(run, path, state.kind, state.kind === 'absent' ? 0 : state.mode, contentRef);
   }
 

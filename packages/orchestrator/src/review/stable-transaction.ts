@@ -1,0 +1,32 @@
+import type { AgentFS } from '@cairn/agentfs';
+import { importPath } from '@cairn/agentfs/internal';
+import { ancestorsOf } from './ancestors.js';
+
+/**
+ * Runs `fn` in one immediate transaction of stable.db: the write lock is taken before anything is read, so
+ * nothing another process writes can slip in between what `fn` reads and what it writes, and everything commits
+ * at once (one commit, one sync of the database). On failure nothing of it stays, cached lookups included.
+ */
+export function inStableTransaction<T>(stable: AgentFS, fn: () => T): T {
+  const { db } = stable;
+  if (db.inTransaction) return stable.transaction(fn);
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = stable.transaction(fn);
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    stable.fs.inodes.invalidate();
+    throw error;
+  }
+}
+
+/**
+ * Brings the given paths of stable.db in line with the working tree: every folder above them first (so a
+ * folder the human replaced by a link or a file is known), then each path with what lies below it.
+ */
+export function importAffected(stable: AgentFS, root: string, paths: readonly string[]): void {
+  for (const path of ancestorsOf(paths)) importPath(stable, root, path);
+  for (const path of paths) importPath(stable, root, path, { subtree: true });
+}
