@@ -235,6 +235,12 @@ describe('with a daemon', () => {
         if (status.state === 'running') break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
+      // kill only once the program has written started.txt (its journal shows the write), so the run is cut off mid-way
+      for (let i = 0; i < 600; i++) {
+        const log = await project.run(['log', id, '--no-pager']);
+        if (log.stdout.includes('started.txt')) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       process.kill(pid, 'SIGKILL');
     };
     const queued = await project.run(['queue', '--code', 'slow.js', 'spin', '--json', '--wall-ms', '100000', '--cpu-ms', '100000']);
