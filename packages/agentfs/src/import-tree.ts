@@ -1,14 +1,19 @@
-import { lstatSync, readdirSync, readFileSync, readlinkSync, type Dirent, type Stats as NodeStats } from 'node:fs';
+import { lstatSync, type Stats as DiskStats } from 'node:fs';
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AgentFS } from './agentfs.js';
-import { AgentFSError } from './errors.js';
-import { IgnoreRules, isProtectedPath } from './ignore-rules.js';
-import { toTimestamp } from './inode-store.js';
+import { IgnoreRules, isProtectedPath, TreeIgnoreRules } from './ignore-rules.js';
+import { MirrorRows } from './mirror-rows.js';
+import { MirrorWriter } from './mirror-writer.js';
 import { kindOfMode } from './mode.js';
-import { joinPath, normalizePath, toRelative } from './path.js';
-import { describeName, isUtf8Name, SkippedEntries, unreadableReason, type SkippedEntry } from './skipped-entries.js';
+import { normalizePath, toRelative } from './path.js';
+import { comparePaths, SkippedEntries, unreadableReason, type SkippedEntry } from './skipped-entries.js';
+import { compareEntry, mirrorDir, mirrorRoot, scanTree, type MirrorDir, type PlannedEntry, type TreeScan } from './tree-scan.js';
 
-/** Progress of an import: the scan counts entries, the import phase counts files and bytes. */
+/**
+ * Progress of an import: the scan counts the entries it found; the import phase counts entries done (those the
+ * store already matched first) out of all found, and the bytes read.
+ */
 export interface ImportProgress {
   phase: 'scan' | 'import' | 'prune';
   done: number;
@@ -21,8 +26,14 @@ export interface ImportOptions {
   /** Extra gitignore-style patterns. */
   ignore?: readonly string[];
   onProgress?: (progress: ImportProgress) => void;
+  /** Called with each directory of the mirror (project-relative, '' for the root) just before it is listed. */
+  onDirectory?: (rel: string) => void;
   /** How many entries per transaction (default 2000); progress is reported after each. */
   batchSize?: number;
+  /** The wall clock file times are compared with (the racy-timestamp rule of the stat cache); `Date.now` by default. */
+  clock?: () => number;
+  /** Stops `importTreeAsync` between two batches (what is committed stays, the rest waits for the next import). */
+  signal?: AbortSignal;
 }
 
 /** What an import did; `skipped` lists what it left out (unreadable, or a name that is not UTF-8). */
@@ -33,26 +44,24 @@ export interface ImportSummary {
   updated: number;
   unchanged: number;
   removed: number;
+  /** Bytes read of the files whose stat had changed. */
   bytes: number;
+  /** Files whose stat matched but were compared byte for byte again, the stat cache not vouching for them (changed too recently, or never cached). */
+  rechecked: number;
   skipped: SkippedEntry[];
 }
 
-interface DiskEntry {
-  rel: string;
-  stats: NodeStats;
-}
-
-/** An entry that cannot be imported: recorded, left out of the store, never touched on disk. */
-class Unreadable extends Error {
-  constructor(readonly entry: SkippedEntry) {
-    super(entry.reason);
-  }
-}
+/** The most bytes one batch reads before it commits. */
+const BATCH_BYTES = 32 * 1024 * 1024;
 
 /**
  * Makes a store mirror a directory tree: honours .gitignore (nested, as git does) and never takes `.git` or
- * `.agentfs`; skips files whose size and mtime match, and compares bytes before rewriting the rest;
- * removes from the store what is gone from disk. Modes and modification times are kept.
+ * `.agentfs`; removes from the store what is gone from disk. Modes and modification times are kept.
+ *
+ * The tree is walked once, each directory's listing compared with the store's entries of that directory. A
+ * file whose size, mtime and mode match the store, and whose device, inode and ctime match the stat cache
+ * (`cairn_stat_cache`), is not read, unless it changed too shortly before it was last compared (git's
+ * racy-timestamp rule); every other file is read, and written only when its bytes differ.
  *
  * An entry that cannot be read (permissions, a folder that cannot be listed) or whose name is not UTF-8 is
  * left out, as if it were ignored, and listed in `skipped` (and in the store's `cairn_skipped` table): Cairn's
@@ -61,71 +70,147 @@ class Unreadable extends Error {
  */
 export function importTree(store: AgentFS, root: string, options: ImportOptions = {}): ImportSummary {
   const summary = emptySummary();
-  const entries = scanTree(root, '', IgnoreRules.forRoot(root, options.ignore ?? []), summary.skipped, options.onProgress);
-  const batchSize = Math.max(1, options.batchSize ?? 2000);
-  const keep = new Set<string>();
-  for (let start = 0; start < entries.length; start += batchSize) {
-    store.transaction(() => {
-      for (const entry of entries.slice(start, start + batchSize)) if (importOrSkip(store, root, entry, summary)) keep.add('/' + entry.rel);
-    });
-    options.onProgress?.({
-      phase: 'import',
-      done: Math.min(entries.length, start + batchSize),
-      total: entries.length,
-      bytes: summary.bytes,
-    });
-  }
-  store.transaction(() => {
-    pruneMissing(store, '/', keep, summary);
-    new SkippedEntries(store.db).replace(summary.skipped, store.clock());
-  });
-  options.onProgress?.({ phase: 'prune', done: summary.removed, total: summary.removed, bytes: summary.bytes });
+  const steps = runImport(store, root, options, summary);
+  while (steps.next().done !== true);
   return summary;
+}
+
+/** `importTree`, letting other work run between its batches (a daemon keeps serving, a progress bar keeps drawing). */
+export async function importTreeAsync(store: AgentFS, root: string, options: ImportOptions = {}): Promise<ImportSummary> {
+  const summary = emptySummary();
+  const steps = runImport(store, root, options, summary);
+  while (steps.next().done !== true) {
+    await nextTurn();
+    options.signal?.throwIfAborted();
+  }
+  return summary;
+}
+
+function* runImport(store: AgentFS, root: string, options: ImportOptions, summary: ImportSummary): Generator<void, void> {
+  const checkedAt = (options.clock ?? Date.now)();
+  const onProgress = options.onProgress;
+  const rules = IgnoreRules.forRoot(root, options.ignore ?? []);
+  const walk = scanTree(root, mirrorRoot(), rules, new MirrorRows(store.db).readAll(), options.onDirectory);
+  let step = walk.next();
+  for (; step.done !== true; step = walk.next()) {
+    onProgress?.({ phase: 'scan', done: step.value, total: step.value, bytes: 0 });
+    yield;
+  }
+  const scan = step.value;
+  const total = scan.files + scan.dirs;
+  onProgress?.({ phase: 'scan', done: total, total, bytes: 0 });
+  const writer = new MirrorWriter(store, root, summary, checkedAt);
+  let done = total - scan.planned.length;
+  onProgress?.({ phase: 'import', done, total, bytes: 0 });
+  const batchSize = Math.max(1, options.batchSize ?? 2000);
+  for (let start = 0; start < scan.planned.length; ) {
+    const end = writer.batch(() => applyBatch(writer, scan, start, batchSize));
+    done += end - start;
+    start = end;
+    onProgress?.({ phase: 'import', done, total, bytes: summary.bytes });
+    yield;
+  }
+  finishImport(store, writer, scan, summary);
+  onProgress?.({ phase: 'prune', done: summary.removed, total: summary.removed, bytes: summary.bytes });
+}
+
+/** Applies planned entries from `start` until a batch is full; returns where the next batch starts. */
+function applyBatch(writer: MirrorWriter, scan: TreeScan, start: number, batchSize: number): number {
+  let index = start;
+  let bytes = 0;
+  while (index < scan.planned.length && index - start < batchSize && bytes < BATCH_BYTES) {
+    const entry = scan.planned[index++]!;
+    if (!writer.apply(entry)) unread(scan, entry);
+    else if (entry.kind === 'file') bytes += entry.stats.size;
+  }
+  return index;
+}
+
+/** Counts an entry that could not be read out of the mirror, and out of the store if it was there. */
+function unread(scan: TreeScan, entry: PlannedEntry): void {
+  scan.files--;
+  scan.stale.push({ rel: entry.rel, gone: false });
+}
+
+/** Removes what is stale, settles the counts and records what was skipped. */
+function finishImport(store: AgentFS, writer: MirrorWriter, scan: TreeScan, summary: ImportSummary): void {
+  summary.files = scan.files;
+  summary.dirs = scan.dirs;
+  summary.unchanged += scan.unchanged;
+  summary.skipped.push(...scan.skipped);
+  summary.skipped.sort((a, b) => comparePaths(a.path, b.path));
+  const record = () => new SkippedEntries(store.db).replace(summary.skipped, store.clock());
+  if (scan.stale.length === 0) {
+    // nothing to remove: a transaction that writes only if the skipped list changed
+    store.transaction(record);
+    return;
+  }
+  writer.batch(() => {
+    const removed = summary.removed;
+    writer.removeStale(scan.stale);
+    if (summary.removed > removed) writer.forgetRemoved();
+    record();
+  });
 }
 
 /** What `importPath` did to one path. */
 export type ImportPathResult = 'added' | 'updated' | 'unchanged' | 'removed' | 'ignored' | 'skipped';
+
+/** Options of `importPath`. */
+export interface ImportPathOptions {
+  /** Import everything below a directory too (what an accept needs before it replaces a folder). */
+  subtree?: boolean;
+  /** The tree's ignore rules, kept by a caller that imports many paths (the watcher); read afresh otherwise. */
+  rules?: TreeIgnoreRules;
+  /** Called with each directory a subtree import lists, just before it is listed. */
+  onDirectory?: (rel: string) => void;
+}
 
 /**
  * Brings one project-relative path of the store in line with disk (the watcher's unit of work), under the
  * same rules as `importTree`: a protected name or a path .gitignore ignores is never imported (and is taken
  * out of the store if it was there: `ignored`); one that cannot be read is taken out and recorded
  * (`skipped`). A directory is imported as an entry, its contents being paths of their own, unless `subtree`
- * asks for everything below it too (what an accept needs before it replaces a folder).
+ * asks for everything below it too. A file the stat cache vouches for is not read.
  */
-export function importPath(store: AgentFS, root: string, rel: string, options: { subtree?: boolean } = {}): ImportPathResult {
+export function importPath(store: AgentFS, root: string, rel: string, options: ImportPathOptions = {}): ImportPathResult {
   const clean = toRelative(normalizePath('/' + rel.replace(/^\/+/, ''), 'import'));
   const path = '/' + clean;
   if (clean === '') return 'unchanged';
-  let stats: NodeStats | undefined;
+  const checkedAt = Date.now();
+  const dir = parentOnDisk(root, clean);
+  let stats: DiskStats | undefined;
   const skipped: SkippedEntry[] = [];
-  try {
-    stats = belowLinkOrFile(root, clean) ? undefined : lstatSync(join(root, clean));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') skipped.push({ path: clean, reason: unreadableReason(error) });
-    stats = undefined;
+  if (dir !== undefined) {
+    try {
+      stats = lstatSync(join(root, clean), { throwIfNoEntry: false });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTDIR') skipped.push({ path: clean, reason: unreadableReason(error) });
+    }
   }
-  const summary = emptySummary();
-  if (isProtectedPath(clean) || IgnoreRules.ignoresPath(root, clean, stats?.isDirectory() ?? false)) {
+  const rules = options.rules ?? new TreeIgnoreRules(root);
+  if (isProtectedPath(clean) || rules.ignores(clean, stats?.isDirectory() ?? false)) {
     if (!isProtectedPath(clean) && store.fs.locate(path, false) !== undefined)
       store.transaction(() => store.fs.rm(path, { recursive: true }));
     return 'ignored';
   }
   if (stats !== undefined && !stats.isDirectory() && !stats.isFile() && !stats.isSymbolicLink()) return 'ignored';
-  store.transaction(() => {
-    let imported = stats !== undefined && importOrSkip(store, root, { rel: clean, stats }, summary);
-    if (imported && options.subtree === true && stats!.isDirectory()) {
-      const entries = scanTree(root, clean, rulesAt(root, clean), summary.skipped);
-      if (summary.skipped.some((s) => s.path === clean)) imported = false;
-      const keep = new Set<string>();
-      for (const entry of entries) if (importOrSkip(store, root, entry, summary)) keep.add('/' + entry.rel);
-      pruneMissing(store, path, keep, summary);
+  const summary = emptySummary();
+  const writer = new MirrorWriter(store, root, summary, checkedAt);
+  writer.batch(() => {
+    let imported = false;
+    if (dir !== undefined && stats !== undefined) {
+      const name = clean.slice(clean.lastIndexOf('/') + 1);
+      const rows = new MirrorRows(store.db);
+      const parentIno = lookupDir(store, dir);
+      const found = compareEntry(dir, name, stats, parentIno === undefined ? undefined : rows.at(parentIno, name))!;
+      imported = found.planned === undefined || writer.apply(found.planned);
+      if (found.planned === undefined) summary.unchanged++;
+      if (imported && options.subtree === true && found.self !== undefined)
+        imported = importBelow(store, root, writer, summary, found.self, rules, options);
     }
-    if (!imported && store.fs.locate(path, false) !== undefined) {
-      store.fs.rm(path, { recursive: true });
-      summary.removed++;
-    }
+    if (!imported && store.fs.locate(path, false) !== undefined) writer.remove(clean);
     new SkippedEntries(store.db).update(clean, [...skipped, ...summary.skipped], store.clock());
   });
   if (skipped.length > 0 || summary.skipped.some((s) => s.path === clean)) return 'skipped';
@@ -134,22 +219,55 @@ export function importPath(store: AgentFS, root: string, rel: string, options: {
   return summary.updated > 0 ? 'updated' : 'unchanged';
 }
 
+/** Imports everything below a directory just imported; false when the directory itself cannot be listed. */
+function importBelow(
+  store: AgentFS,
+  root: string,
+  writer: MirrorWriter,
+  summary: ImportSummary,
+  self: MirrorDir,
+  rules: TreeIgnoreRules,
+  options: ImportPathOptions,
+): boolean {
+  const walk = scanTree(root, self, rules.at(self.rel), new MirrorRows(store.db), options.onDirectory);
+  let step = walk.next();
+  while (step.done !== true) step = walk.next();
+  const scan = step.value;
+  summary.skipped.push(...scan.skipped);
+  if (scan.skipped.some((entry) => entry.path === self.rel)) return false;
+  for (const entry of scan.planned) if (!writer.apply(entry)) unread(scan, entry);
+  writer.removeStale(scan.stale);
+  return true;
+}
+
 /**
- * True when a folder on the way to `rel` is a symbolic link or not a folder on disk: the mirror holds the
- * link itself, never what lies behind it, so the path does not exist there.
+ * The walk's directory chain from the root to the parent of `rel`, each confirmed a directory on disk; undefined
+ * when a folder on the way is a symbolic link or not a folder (the mirror holds the link itself, never what lies
+ * behind it, so the path does not exist there) or is gone.
  */
-function belowLinkOrFile(root: string, rel: string): boolean {
+function parentOnDisk(root: string, rel: string): MirrorDir | undefined {
   const parts = rel.split('/');
-  for (let i = 1; i < parts.length; i++) {
-    let stats: NodeStats;
+  let dir = mirrorRoot();
+  for (let i = 0; i < parts.length - 1; i++) {
+    let stats: DiskStats | undefined;
     try {
-      stats = lstatSync(join(root, ...parts.slice(0, i)));
+      stats = lstatSync(join(root, ...parts.slice(0, i + 1)), { throwIfNoEntry: false });
     } catch {
-      return false;
+      return undefined;
     }
-    if (!stats.isDirectory()) return true;
+    if (stats === undefined || !stats.isDirectory()) return undefined;
+    dir = mirrorDir(dir, parts[i]!, stats.mode & 0o7777);
   }
-  return false;
+  return dir;
+}
+
+/** The store inode of a directory of the chain, if the store has it as a directory (without creating anything). */
+function lookupDir(store: AgentFS, dir: MirrorDir): number | undefined {
+  if (dir.parent === undefined) return dir.ino;
+  const parentIno = lookupDir(store, dir.parent);
+  if (parentIno === undefined) return undefined;
+  const found = store.fs.inodes.child(parentIno, dir.name);
+  return found !== undefined && kindOfMode(found.mode) === 'dir' ? found.ino : undefined;
 }
 
 /** The entries the last imports of a store left out, in path order. */
@@ -158,158 +276,5 @@ export function skippedEntries(store: AgentFS): SkippedEntry[] {
 }
 
 function emptySummary(): ImportSummary {
-  return { files: 0, dirs: 0, added: 0, updated: 0, unchanged: 0, removed: 0, bytes: 0, skipped: [] };
-}
-
-/** The ignore rules in force inside the project-relative directory `rel`. */
-function rulesAt(root: string, rel: string): IgnoreRules {
-  let rules = IgnoreRules.forRoot(root);
-  const parts = rel.split('/');
-  for (let i = 1; i <= parts.length; i++) rules = rules.enter(root, parts.slice(0, i).join('/'));
-  return rules;
-}
-
-/**
- * The entries below `start` (project-relative; '' for the root), sorted, those that cannot be imported left
- * out and recorded in `skipped`. Only the root itself must be readable.
- */
-function scanTree(
-  root: string,
-  start: string,
-  startRules: IgnoreRules,
-  skipped: SkippedEntry[],
-  onProgress?: (p: ImportProgress) => void,
-): DiskEntry[] {
-  const out: DiskEntry[] = [];
-  const pending: { rel: string; rules: IgnoreRules }[] = [{ rel: start, rules: startRules }];
-  while (pending.length > 0) {
-    const { rel, rules } = pending.pop()!;
-    let names: Dirent<Buffer>[];
-    try {
-      names = readdirSync(join(root, rel), { withFileTypes: true, encoding: 'buffer' });
-    } catch (cause) {
-      if (rel === '')
-        throw new AgentFSError('ENOENT', 'import', join(root, rel), `cannot read directory: ${(cause as Error).message}`, { cause });
-      const index = out.findIndex((e) => e.rel === rel);
-      if (index >= 0) out.splice(index, 1);
-      skipped.push({ path: rel, reason: `the folder cannot be listed: ${unreadableReason(cause)}` });
-      continue;
-    }
-    for (const dirent of names) {
-      const childRel = rel === '' ? describeName(dirent.name) : `${rel}/${describeName(dirent.name)}`;
-      const isDir = dirent.isDirectory();
-      if (!isDir && !dirent.isFile() && !dirent.isSymbolicLink()) continue;
-      if (rules.ignores(childRel, isDir)) continue;
-      if (!isUtf8Name(dirent.name)) {
-        skipped.push({ path: childRel, reason: 'the name is not UTF-8' });
-        continue;
-      }
-      let stats: NodeStats;
-      try {
-        stats = lstatSync(join(root, childRel));
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code !== 'ENOENT') skipped.push({ path: childRel, reason: unreadableReason(error) });
-        continue;
-      }
-      out.push({ rel: childRel, stats });
-      if (stats.isDirectory()) pending.push({ rel: childRel, rules: rules.enter(root, childRel) });
-    }
-    onProgress?.({ phase: 'scan', done: out.length, total: out.length, bytes: 0 });
-  }
-  return out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
-}
-
-/** Imports one entry; false (and the entry recorded as skipped) when it cannot be read. */
-function importOrSkip(store: AgentFS, root: string, entry: DiskEntry, summary: ImportSummary): boolean {
-  try {
-    importEntry(store, root, entry, summary);
-    return true;
-  } catch (error) {
-    if (error instanceof Unreadable) {
-      summary.skipped.push(error.entry);
-      return false;
-    }
-    throw error;
-  }
-}
-
-/** Reads a file or link target on disk; an error becomes `Unreadable` (a file that vanished meanwhile too). */
-function readDisk<T>(rel: string, read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (typeof code !== 'string') throw error;
-    throw new Unreadable({ path: rel, reason: code === 'ENOENT' ? 'it was removed while it was being imported' : unreadableReason(error) });
-  }
-}
-
-function importEntry(store: AgentFS, root: string, { rel, stats }: DiskEntry, summary: ImportSummary): void {
-  const fs = store.fs;
-  const path = '/' + rel;
-  const existing = fs.locate(path, false);
-  const existingKind = existing === undefined ? undefined : kindOfMode(existing.entry.mode);
-  const diskKind = stats.isDirectory() ? 'dir' : stats.isSymbolicLink() ? 'symlink' : 'file';
-  const permissions = stats.mode & 0o7777;
-  if (existing !== undefined && existingKind !== diskKind) {
-    fs.rm(path, { recursive: true });
-    summary.removed++;
-  }
-  const present = existing !== undefined && existingKind === diskKind;
-  if (diskKind === 'dir') {
-    summary.dirs++;
-    if (!present) {
-      fs.mkdir(path, { recursive: true, mode: permissions });
-      summary.added++;
-    } else if ((existing.entry.mode & 0o7777) !== permissions) fs.chmod(path, permissions);
-    return;
-  }
-  summary.files++;
-  if (diskKind === 'symlink') {
-    const target = readDisk(rel, () => readlinkSync(join(root, rel)));
-    if (present && fs.readlink(path) === target) {
-      summary.unchanged++;
-      return;
-    }
-    if (present) fs.unlink(path);
-    fs.symlink(target, path);
-    present ? summary.updated++ : summary.added++;
-    return;
-  }
-  const mtime = toTimestamp(stats.mtimeMs);
-  if (present) {
-    const row = fs.inodes.inode(existing.entry.ino);
-    if (row.size === stats.size && row.mtime === mtime.sec && row.mtime_nsec === mtime.nsec && (row.mode & 0o7777) === permissions) {
-      summary.unchanged++;
-      return;
-    }
-    const content = readDisk(rel, () => readFileSync(join(root, rel)));
-    summary.bytes += content.byteLength;
-    if (row.size === content.byteLength && fs.inodes.readData(existing.entry.ino).equals(content)) {
-      fs.inodes.setMtime(existing.entry.ino, mtime);
-      if ((row.mode & 0o7777) !== permissions) fs.chmod(path, permissions);
-      summary.unchanged++;
-      return;
-    }
-    fs.writeFile(path, content, { mode: permissions, mtimeMs: stats.mtimeMs });
-    summary.updated++;
-    return;
-  }
-  const content = readDisk(rel, () => readFileSync(join(root, rel)));
-  summary.bytes += content.byteLength;
-  fs.writeFile(path, content, { mode: permissions, mtimeMs: stats.mtimeMs });
-  summary.added++;
-}
-
-function pruneMissing(store: AgentFS, dir: string, keep: ReadonlySet<string>, summary: ImportSummary): void {
-  for (const name of store.fs.readdir(dir)) {
-    const path = joinPath(dir, name);
-    if (!keep.has(path)) {
-      store.fs.rm(path, { recursive: true });
-      summary.removed++;
-      continue;
-    }
-    if (store.fs.lstat(path).isDirectory()) pruneMissing(store, path, keep, summary);
-  }
+  return { files: 0, dirs: 0, added: 0, updated: 0, unchanged: 0, removed: 0, bytes: 0, rechecked: 0, skipped: [] };
 }

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type Database from 'better-sqlite3';
 
 /** An entry of the working tree an import left out, and why: it cannot be read, or its name is not UTF-8. */
@@ -9,38 +10,71 @@ export interface SkippedEntry {
 
 const DDL = `CREATE TABLE IF NOT EXISTS cairn_skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL, seen_at INTEGER NOT NULL)`;
 
-/** The entries the last imports of a store skipped (`cairn_skipped`), so a later command can list them. */
+/**
+ * The entries the last imports of a store skipped (`cairn_skipped`), so a later command can list them. The
+ * table is written only when the list changes, so an import that finds nothing new commits nothing.
+ */
 export class SkippedEntries {
   constructor(private readonly db: Database.Database) {}
 
   /** Replaces the whole list (after a full import). */
   replace(entries: readonly SkippedEntry[], time: number): void {
+    const current = this.list();
+    if (sameEntries(current, sorted(entries))) return;
     this.db.exec(DDL);
     this.db.prepare('DELETE FROM cairn_skipped').run();
-    const insert = this.db.prepare('INSERT OR REPLACE INTO cairn_skipped (path, reason, seen_at) VALUES (?, ?, ?)');
-    for (const entry of entries) insert.run(entry.path, entry.reason, time);
+    this.insert(entries, time);
   }
 
   /** Records or clears the entries of one path and what lies below it (after a one-path import). */
   update(path: string, entries: readonly SkippedEntry[], time: number): void {
-    this.db.exec(DDL);
-    this.db.prepare("DELETE FROM cairn_skipped WHERE path = ? OR substr(path, 1, length(?) + 1) = ? || '/'").run(path, path, path);
-    const insert = this.db.prepare('INSERT OR REPLACE INTO cairn_skipped (path, reason, seen_at) VALUES (?, ?, ?)');
-    for (const entry of entries) insert.run(entry.path, entry.reason, time);
+    if (!this.exists()) {
+      if (entries.length === 0) return;
+      this.db.exec(DDL);
+    }
+    const below = "path = ? OR substr(path, 1, length(?) + 1) = ? || '/'";
+    const current = this.db
+      .prepare(`SELECT path, reason FROM cairn_skipped WHERE ${below} ORDER BY path`)
+      .all(path, path, path) as SkippedEntry[];
+    if (sameEntries(current, sorted(entries))) return;
+    this.db.prepare(`DELETE FROM cairn_skipped WHERE ${below}`).run(path, path, path);
+    this.insert(entries, time);
   }
 
   /** Every skipped entry, in path order; empty when nothing was ever skipped. */
   list(): SkippedEntry[] {
-    const table = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cairn_skipped'").get();
-    if (table === undefined) return [];
+    if (!this.exists()) return [];
     return this.db.prepare('SELECT path, reason FROM cairn_skipped ORDER BY path').all() as SkippedEntry[];
   }
+
+  private exists(): boolean {
+    return this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cairn_skipped'").get() !== undefined;
+  }
+
+  private insert(entries: readonly SkippedEntry[], time: number): void {
+    const insert = this.db.prepare('INSERT OR REPLACE INTO cairn_skipped (path, reason, seen_at) VALUES (?, ?, ?)');
+    for (const entry of entries) insert.run(entry.path, entry.reason, time);
+  }
+}
+
+/** Entries in path order (the order `list` gives), the last reason of a path kept. */
+function sorted(entries: readonly SkippedEntry[]): SkippedEntry[] {
+  const byPath = new Map(entries.map((entry) => [entry.path, entry.reason]));
+  return [...byPath.keys()].sort(comparePaths).map((path) => ({ path, reason: byPath.get(path)! }));
+}
+
+function sameEntries(a: readonly SkippedEntry[], b: readonly SkippedEntry[]): boolean {
+  return a.length === b.length && a.every((entry, i) => entry.path === b[i]!.path && entry.reason === b[i]!.reason);
+}
+
+/** Orders paths as SQLite's BINARY collation does (UTF-8 bytes), which is not JavaScript's UTF-16 order. */
+export function comparePaths(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
 /** A file name as text: UTF-8 as it is, other bytes as `\xNN`, so a name that is not UTF-8 can still be shown. */
 export function describeName(name: Buffer): string {
-  const text = name.toString('utf8');
-  if (Buffer.from(text, 'utf8').equals(name)) return text;
+  if (isUtf8(name)) return name.toString('utf8');
   let out = '';
   for (const byte of name)
     out += byte >= 0x20 && byte < 0x7f && byte !== 0x5c ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`;
@@ -49,7 +83,7 @@ export function describeName(name: Buffer): string {
 
 /** True when the bytes of a name are valid UTF-8 (so the name survives the round trip to text and back). */
 export function isUtf8Name(name: Buffer): boolean {
-  return Buffer.from(name.toString('utf8'), 'utf8').equals(name);
+  return isUtf8(name);
 }
 
 const ERROR_WORDS: Record<string, string> = {

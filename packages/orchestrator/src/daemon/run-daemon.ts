@@ -70,9 +70,9 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
     writePidFile(layout.pidPath, pidFile);
     project = openProject(layout.root, { ...options, queue: 'all' });
     if (options.onEvent !== undefined) events = forward(project, options.onEvent);
-    const sync = await project.sync();
+    // the watcher imports the tree, watching each folder as the import reaches it
     watcher = project.watch(options.debounceMs === undefined ? {} : { debounceMs: options.debounceMs });
-    await watcher.ready;
+    const sync = await watcher.ready;
     const open = project;
     server = await serveApi(
       open,

@@ -1,19 +1,36 @@
-import { importTree } from '@cairn/agentfs';
+import { importTreeAsync, type ImportSummary } from '@cairn/agentfs';
 import type { ProjectCore } from '../agents/project-core.js';
 import { recoverPendingWrites } from '../review/complete-operation.js';
 import type { SyncSummary } from '../api/types.js';
 
+/** Options of `syncProject`. */
+export interface SyncOptions {
+  /** Called with each folder of the mirror just before it is listed (the watcher watches it there). */
+  onDirectory?: (rel: string) => void;
+  /** Stops the import between two batches. */
+  signal?: AbortSignal;
+}
+
 /**
- * Brings stable.db up to date with the working tree (an incremental import: files whose size and mtime
- * match are not read), after finishing any accept or undo a killed process left half done. What cannot be
- * imported (unreadable, a name that is not UTF-8) is left out and listed in `skipped`.
+ * Brings stable.db up to date with the working tree in one walk of it (a file whose stat the stat cache
+ * vouches for is not read), after finishing any accept or undo a killed process left half done. Progress goes
+ * out as `sync.progress` events, and the import lets the event loop run between its batches, so a surface can
+ * draw them as they come. What cannot be imported (unreadable, a name that is not UTF-8) is left out and listed
+ * in `skipped`.
  */
-export function syncProject(core: ProjectCore): SyncSummary {
+export async function syncProject(core: ProjectCore, options: SyncOptions = {}): Promise<SyncSummary> {
   recoverPendingWrites(core);
   const started = performance.now();
-  const summary = importTree(core.stable, core.layout.root, {
+  const summary = await importTreeAsync(core.stable, core.layout.root, {
     onProgress: (progress) => core.emit({ type: 'sync.progress', time: new Date(core.clock()).toISOString(), ...progress }),
+    ...(options.onDirectory === undefined ? {} : { onDirectory: options.onDirectory }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
+  return toSyncSummary(summary, performance.now() - started);
+}
+
+/** The API's view of what an import did. */
+export function toSyncSummary(summary: ImportSummary, ms: number): SyncSummary {
   return {
     files: summary.files,
     added: summary.added,
@@ -21,7 +38,7 @@ export function syncProject(core: ProjectCore): SyncSummary {
     removed: summary.removed,
     unchanged: summary.unchanged,
     bytes: summary.bytes,
-    ms: Math.round(performance.now() - started),
+    ms: Math.round(ms),
     ...(summary.skipped.length === 0 ? {} : { skipped: summary.skipped }),
   };
 }

@@ -1,47 +1,82 @@
-import { relative, sep } from 'node:path';
-import type { Stats } from 'node:fs';
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
 import { importTree } from '@cairn/agentfs';
-import { IgnoreRules, importPath, isProtectedName } from '@cairn/agentfs/internal';
-import { watch } from 'chokidar';
+import { IgnoreRules, importPath } from '@cairn/agentfs/internal';
 import type { ProjectCore } from '../agents/project-core.js';
+import type { SyncSummary } from '../api/types.js';
+import { FolderWatches } from './folder-watches.js';
+import { syncProject } from './sync.js';
 
 /** A running watcher of the working tree. */
 export interface ProjectWatcher {
-  /** Resolves once the watcher has scanned the tree and is watching. */
-  ready: Promise<void>;
+  /** Resolves, with what the first import did, once the tree is imported and each of its folders watched. */
+  ready: Promise<SyncSummary>;
   close(): Promise<void>;
 }
 
 /**
- * Applies each human edit to stable.db soon after the save: chokidar reports changes, a short debounce
- * gathers the burst an editor makes (Neovim and VS Code write a temp file and rename it over the target),
- * then every gathered path is imported at once. A changed `.gitignore` re-imports the whole tree, since it
- * can hide or reveal any file. `.git`, `.agentfs` and `.cairn` are never watched.
+ * Imports the working tree and then applies each human edit to stable.db soon after the save. Each folder of
+ * the mirror is watched on its own (`fs.watch`, one inotify watch a folder on Linux), set up by the import just
+ * before it lists the folder, so nothing changed during the import is missed and the tree is walked once; folders
+ * .gitignore leaves out, `.git`, `.agentfs` and `.cairn` are never watched. A short debounce gathers the burst an
+ * editor makes (Neovim and VS Code write a temp file and rename it over the target), then every gathered path is
+ * imported at once; a new folder is imported with everything in it, and watched. A changed `.gitignore`
+ * re-imports the whole tree, since it can hide or reveal any file.
  */
 export function watchProject(core: ProjectCore, options: { debounceMs?: number } = {}): ProjectWatcher {
   const root = core.layout.root;
   const debounceMs = options.debounceMs ?? 15;
-  const rules = new Map<string, IgnoreRules>();
-  const rulesFor = (dir: string): IgnoreRules => {
-    let found = rules.get(dir);
-    if (found === undefined) {
-      const slash = dir.lastIndexOf('/');
-      found = dir === '' ? IgnoreRules.forRoot(root) : rulesFor(slash < 0 ? '' : dir.slice(0, slash)).enter(root, dir);
-      rules.set(dir, found);
-    }
-    return found;
-  };
-  const ignored = (path: string, stats?: Stats): boolean => {
-    const rel = relative(root, path).split(sep).join('/');
-    if (rel === '' || rel.startsWith('..')) return false;
-    if (rel.split('/').some(isProtectedName)) return true;
-    if (stats === undefined) return false;
-    const slash = rel.lastIndexOf('/');
-    return rulesFor(slash < 0 ? '' : rel.slice(0, slash)).ignores(rel, stats.isDirectory());
-  };
+  const rules = IgnoreRules.forTree(root);
   const pending = new Set<string>();
+  const stopImport = new AbortController();
   let timer: NodeJS.Timeout | undefined;
+  let importing = true;
+  let closed = false;
   let fullSync = false;
+  const report = (message: string) => core.emit({ type: 'error', time: new Date(core.clock()).toISOString(), code: 'sync', message });
+  const schedule = () => {
+    if (!importing && !closed) timer ??= setTimeout(flush, debounceMs);
+  };
+  const folders = new FolderWatches(
+    root,
+    (rel) => {
+      if (rel === '.gitignore' || rel.endsWith('/.gitignore')) fullSync = true;
+      pending.add(rel);
+      schedule();
+    },
+    report,
+  );
+
+  /** Imports one edited path; true when stable.db changed. */
+  const applyEdit = (path: string): boolean => {
+    let folder: number | undefined;
+    try {
+      const stats = lstatSync(join(root, path));
+      folder = stats.isDirectory() ? stats.ino : undefined;
+    } catch {
+      folder = undefined;
+    }
+    const watched = folders.inoOf(path);
+    if (watched !== undefined && watched !== folder) folders.closeBelow(path);
+    const fresh = folder !== undefined && watched !== folder;
+    const what = importPath(core.stable, root, path, fresh ? { rules, subtree: true, onDirectory: (rel) => folders.add(rel) } : { rules });
+    return what !== 'unchanged' && what !== 'ignored' && what !== 'skipped';
+  };
+
+  /** Imports the whole tree again (a .gitignore changed) and watches exactly the folders of the mirror now. */
+  const reimport = (): boolean => {
+    rules.clear();
+    const listed = new Set<string>();
+    const summary = importTree(core.stable, root, {
+      onDirectory: (rel) => {
+        listed.add(rel);
+        folders.add(rel);
+      },
+    });
+    folders.retain(listed);
+    return summary.added + summary.updated + summary.removed > 0;
+  };
+
   const flush = () => {
     timer = undefined;
     const paths = [...pending].sort();
@@ -51,45 +86,43 @@ export function watchProject(core: ProjectCore, options: { debounceMs?: number }
     try {
       if (fullSync) {
         fullSync = false;
-        rules.clear();
-        const summary = importTree(core.stable, root);
-        if (summary.added + summary.updated + summary.removed > 0) changed.push(...paths);
+        if (reimport()) changed.push(...paths);
       } else {
         core.stable.transaction(() => {
-          for (const path of paths) {
-            const what = importPath(core.stable, root, path);
-            if (what !== 'unchanged' && what !== 'ignored' && what !== 'skipped') changed.push(path);
-          }
+          for (const path of paths) if (applyEdit(path)) changed.push(path);
         });
       }
     } catch (error) {
-      core.emit({
-        type: 'error',
-        time: new Date(core.clock()).toISOString(),
-        code: 'sync',
-        message: `could not apply an edit to stable.db: ${(error as Error).message}`,
-      });
+      report(`could not apply an edit to stable.db: ${(error as Error).message}`);
       return;
     }
     if (changed.length > 0) core.emit({ type: 'sync.changed', time: new Date(core.clock()).toISOString(), paths: changed });
   };
-  const watcher = watch(root, { ignoreInitial: true, ignored, followSymlinks: false, persistent: true });
-  watcher.on('all', (_event, path) => {
-    const rel = relative(root, path).split(sep).join('/');
-    if (rel === '' || rel.startsWith('..')) return;
-    if (rel === '.gitignore' || rel.endsWith('/.gitignore')) fullSync = true;
-    pending.add(rel);
-    timer ??= setTimeout(flush, debounceMs);
-  });
-  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+
+  const ready = syncProject(core, { onDirectory: (rel) => folders.add(rel), signal: stopImport.signal }).then(
+    (summary) => {
+      importing = false;
+      if (pending.size > 0 || fullSync) schedule();
+      return summary;
+    },
+    (error: unknown) => {
+      closed = true;
+      folders.closeAll();
+      throw error;
+    },
+  );
   return {
     ready,
     async close() {
+      if (closed) return;
+      closed = true;
+      stopImport.abort();
+      await ready.catch(() => undefined);
       if (timer !== undefined) {
         clearTimeout(timer);
         flush();
       }
-      await watcher.close();
+      folders.closeAll();
     },
   };
 }
