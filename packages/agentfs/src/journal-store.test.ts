@@ -28,4 +28,17 @@ describe('SQLite journal store', () => {
     });
     again.close();
   });
+
+  it('refuses a journal with an entry repeated on disk (the chain, not an index, catches it)', () => {
+    const path = join(makeTempDir(), 'agent.db');
+    const store = AgentFS.open(path);
+    const journal = Journal.create(new SqliteJournalStore(store.db));
+    journal.append('PlanStarted', { plan_name: 'cairn/agent@1', input: {} });
+    journal.append('PlanEnded', { status: 'ok' });
+    store.db
+      .prepare('INSERT INTO cairn_journal (seq, kind, body, prev, hash) SELECT 2, kind, body, prev, hash FROM cairn_journal WHERE seq = 1')
+      .run();
+    expect(Journal.open(new SqliteJournalStore(store.db))).toMatchObject({ ok: false, broken: { seq: 2 } });
+    store.close();
+  });
 });

@@ -7,7 +7,9 @@ export type JournalTable = 'cairn_journal' | 'cairn_interrupted_journal';
 
 /**
  * An AIR journal kept in a store's `cairn_journal` table (or `table`): one row per entry, the body as canonical
- * CBOR. Rows are only ever inserted; `Journal.open` re-verifies the whole chain when it reads them back.
+ * CBOR. Rows are only ever inserted; `Journal.open` re-verifies the whole chain when it reads them back (which is
+ * also what catches a repeated entry, so the hash column carries no index of its own: each append writes one
+ * row, not a row and an index entry).
  */
 export class SqliteJournalStore implements JournalStore {
   private readonly insert;
@@ -15,7 +17,7 @@ export class SqliteJournalStore implements JournalStore {
 
   constructor(db: Database.Database, table: JournalTable = 'cairn_journal') {
     db.exec(`CREATE TABLE IF NOT EXISTS ${table} (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, body BLOB NOT NULL,
-      prev TEXT, hash TEXT NOT NULL UNIQUE)`);
+      prev TEXT, hash TEXT NOT NULL)`);
     this.insert = db.prepare(`INSERT INTO ${table} (seq, kind, body, prev, hash) VALUES (?, ?, ?, ?, ?)`);
     this.select = db.prepare(`SELECT seq, kind, body, prev, hash FROM ${table} ORDER BY seq`);
   }

@@ -11,7 +11,7 @@ import { WorkerPool } from './worker-pool.js';
 
 /** Options of `createSandbox`. */
 export interface SandboxOptions {
-  /** Warm child processes; each runs one program at a time (default 2). */
+  /** Child processes at most, each running one program at a time (default 2); one is started at once, the others as runs overlap. */
   poolSize?: number;
   /** Limits applied where a run does not give its own. */
   limits?: Partial<Limits>;
@@ -42,7 +42,7 @@ export interface Sandbox {
 
 const NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-/** Creates a sandbox with a pool of warm child processes (forked with --no-node-snapshot). */
+/** Creates a sandbox with a pool of child processes (forked with --no-node-snapshot), one of them warm from the start. */
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const baseLimits = resolveLimits(options.limits);
   const poolSize = options.poolSize ?? 2;

@@ -1,8 +1,12 @@
 import { ChildWorker } from './child-worker.js';
 
-/** A small pool of warm child processes; a dead child is replaced before its slot is used again. */
+/**
+ * A small pool of child processes: one is started at once and kept warm, the others only when runs overlap
+ * (a command that runs one program never pays for more); a dead child is replaced before its slot is used again.
+ */
 export class WorkerPool {
   private readonly entry: string;
+  private readonly size: number;
   private readonly idle: ChildWorker[] = [];
   private readonly waiting: ((worker: ChildWorker) => void)[] = [];
   private readonly all = new Set<ChildWorker>();
@@ -10,7 +14,8 @@ export class WorkerPool {
 
   constructor(entry: string, size: number) {
     this.entry = entry;
-    for (let i = 0; i < size; i++) this.idle.push(this.spawn());
+    this.size = size;
+    this.idle.push(this.spawn());
   }
 
   private spawn(): ChildWorker {
@@ -21,7 +26,7 @@ export class WorkerPool {
 
   /** A ready worker, waiting for one to be free if all are busy. */
   async acquire(): Promise<ChildWorker> {
-    let worker = this.idle.pop();
+    let worker = this.idle.pop() ?? (this.all.size < this.size ? this.spawn() : undefined);
     if (worker === undefined) worker = await new Promise<ChildWorker>((resolve) => this.waiting.push(resolve));
     if (worker.dead) worker = this.replace(worker);
     try {
