@@ -8,6 +8,7 @@ import { generateTree } from './fixtures.js';
 import { benchKernel } from './kernel-bench.js';
 import { benchNvim } from './nvim-bench.js';
 import { benchOrchestrator } from './orchestrator-bench.js';
+import { benchPrompt } from './prompt-bench.js';
 import { benchSandbox } from './sandbox-bench.js';
 import { benchSeed } from './seed-bench.js';
 import { report, SMOKE } from './measure.js';
@@ -75,6 +76,7 @@ async function main(): Promise<number> {
       { name: 'storage, drizzle-orm', run: (work) => benchStorage('drizzle-orm package', copyOf(real, work), join(work, 'scratch')) },
       { name: 'orchestrator', run: (work) => benchOrchestrator('drizzle-orm package', real, work) },
       { name: 'seed 001', run: (work) => benchSeed('drizzle-orm package', real, work) },
+      { name: 'model prompt', run: (work) => benchPrompt(work) },
       { name: 'neovim', run: (work) => benchNvim(work) },
       {
         name: 'cairn from the command line',

@@ -26,6 +26,8 @@ await build({
   external: ['better-sqlite3', 'isolated-vm', '@pydantic/monty', 'fsevents'],
   // packages written as CommonJS call require(); an ES module bundle gets one
   banner: { js: "import { createRequire as __cairnRequire } from 'node:module'; const require = __cairnRequire(import.meta.url);" },
+  // and CommonJS packages (TypeScript's parser) that read their own file name get the chunk's
+  define: { __filename: 'import.meta.filename', __dirname: 'import.meta.dirname' },
   // chunks beside the entry: the sandbox finds its child entry (child/child-main.js) next to its own code
   chunkNames: '[name]-[hash]',
   legalComments: 'none',

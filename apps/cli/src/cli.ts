@@ -17,6 +17,7 @@ const commands = {
   gc: () => import('./commands/gc.js').then((m) => m.gcCommand as Action),
   list: () => import('./commands/list.js').then((m) => m.listCommand as Action),
   log: () => import('./commands/log.js').then((m) => m.logCommand as Action),
+  models: () => import('./commands/models.js').then((m) => m.modelsCommand as Action),
   accept: () => import('./commands/review.js').then((m) => m.acceptCommand as Action),
   reject: () => import('./commands/review.js').then((m) => m.rejectCommand as Action),
   replay: () => import('./commands/review.js').then((m) => m.replayCommand as Action),
@@ -42,6 +43,7 @@ const PROJECT_USE: Record<string, ProjectUse | 'none'> = {
   queue: 'create',
   down: 'any',
   'air check': 'any',
+  models: 'any',
   demo: 'none',
 };
 
@@ -69,7 +71,15 @@ function withSpawnOptions(command: Command): Command {
     .argument('<task...>', 'what the agent should do')
     .option('--code <file>', 'run your own program (.js or .py) instead of asking a model')
     .addOption(new Option('--lang <lang>', 'language of the program').choices(['js', 'py']))
-    .option('--model <name>', 'the model that writes the program (default qwen2.5-coder:7b, through Ollama)')
+    .option(
+      '--model <name>',
+      'the model that writes the program (default qwen2.5-coder:7b through Ollama; openai/NAME for an OpenAI-compatible server)',
+    )
+    .option('--context-tokens <n>', 'the largest window the model is asked for (default 16384)')
+    .option('--max-output-tokens <n>', 'the longest program the model may write, in tokens (default 4096)')
+    .option('--temperature <t>', 'sampling temperature, 0 to 2 (default 0.2)')
+    .option('--seed <n>', 'sampling seed sent with every model request')
+    .option('--model-timeout-ms <ms>', 'how long one model answer may take')
     .option('--wait', 'follow the agent until it submits or fails')
     .option('--wall-ms <ms>', 'wall-clock limit of one run')
     .option('--cpu-ms <ms>', 'CPU limit of one run')
@@ -205,6 +215,11 @@ function buildProgram(run: (load: Load, options: CommonOptions, ...args: unknown
       .command('repair')
       .description('rebuild the agent records of a damaged or lost bin.db from the agent databases (keeps the damaged file)'),
   ).action((flags) => run(commands.repair, flags));
+  withCommon(
+    program
+      .command('models')
+      .description('the models the configured server offers (Ollama, or OPENAI_BASE_URL), with their context lengths'),
+  ).action((flags) => run(commands.models, flags));
   const air = program.command('air').description('governance: the AIR manifest');
   withCommon(air.command('check').description('validate .cairn/manifest.air.json')).action((flags) => run(commands.airCheck, flags));
   withCommon(

@@ -16,6 +16,11 @@ export interface SpawnFlags {
   calls?: string;
   repairs?: string;
   scope?: string[];
+  contextTokens?: string;
+  maxOutputTokens?: string;
+  temperature?: string;
+  seed?: string;
+  modelTimeoutMs?: string;
 }
 
 /** Turns spawn flags into the orchestrator's options, reading `--code FILE`. */
@@ -61,6 +66,13 @@ export function spawnOptionsOf(flags: SpawnFlags): SpawnOptions {
   if (Object.keys(limits).length > 0) options.limits = limits;
   if (Object.keys(budgets).length > 0) options.budgets = budgets;
   if (flags.scope !== undefined && flags.scope.length > 0) options.scope = flags.scope;
+  const model: NonNullable<SpawnOptions['modelOptions']> = {};
+  setNumber(model, 'contextTokens', flags.contextTokens, '--context-tokens');
+  setNumber(model, 'maxOutputTokens', flags.maxOutputTokens, '--max-output-tokens');
+  setNumber(model, 'temperature', flags.temperature, '--temperature');
+  setNumber(model, 'seed', flags.seed, '--seed');
+  setNumber(model, 'timeoutMs', flags.modelTimeoutMs, '--model-timeout-ms');
+  if (Object.keys(model).length > 0) options.modelOptions = model;
   return options;
 }
 

@@ -31,6 +31,7 @@ export type {
   InboxThread,
   JournalRow,
   JournalView,
+  ModelOptions,
   NonEmpty,
   ProgramLang,
   RepairOutcome,
@@ -71,5 +72,8 @@ export { PROTECTED_READ_PATTERNS, PROTECTED_WRITE_PATTERNS } from './governance/
 export { proposalOnText, type ProposalOnText } from './workspace/file-proposal.js';
 export { decisionCarriedOut } from './inbox/outcomes.js';
 
-// The model server (the demo asks whether one answers).
-export { createModelClient, type ModelClient, type ModelFault } from './model/ollama-client.js';
+// The model servers: the client (the demo asks whether one answers; `cairn models` lists what one has) and the project's settings.
+export { createModelClient, type ModelClientOptions } from './model/model-client.js';
+export type { ModelClient, ModelFault, ModelListing, ModelProvider } from './model/model-types.js';
+export { loadModelSettings, type ModelSettings } from './model/model-settings.js';
+export { modelClientOptionsFor } from './model/client-options.js';

@@ -3,6 +3,7 @@ import { type AgentSpec, agentSpec } from '../api/spawn-options.js';
 import type { AgentInfo, SpawnOptions } from '../api/types.js';
 import { compileGovernance } from '../governance/compile.js';
 import { governanceFor } from '../governance/project-governance.js';
+import { withModelSettings } from './model-defaults.js';
 import { toAgentInfo } from './agent-info.js';
 import type { AgentRecord, AgentStore } from './agent-store.js';
 import type { ProjectCore } from './project-core.js';
@@ -28,7 +29,7 @@ export class AgentCommands {
 
   /** Creates an agent from a task and spawn options; `front` puts it before every queued agent. */
   create(task: unknown, options: SpawnOptions | undefined, front: boolean): AgentInfo {
-    return toAgentInfo(this.add(agentSpec(task, options), front));
+    return toAgentInfo(this.add(agentSpec(task, options), front, {}, options?.model === undefined));
   }
 
   /** Creates a reviewer agent at the front of the queue. */
@@ -55,9 +56,11 @@ export class AgentCommands {
     this.schedule(id);
   }
 
-  private add(spec: AgentSpec, front: boolean, extra: Partial<AgentRecord> = {}): AgentRecord {
+  /** Records a new agent: its governance checked first, then the project's model settings under its own. */
+  private add(spec: AgentSpec, front: boolean, extra: Partial<AgentRecord> = {}, projectModel = false): AgentRecord {
     compileGovernance(governanceFor(this.core.layout, { ...spec, ...extra }));
-    const record = this.core.store.create({ ...spec, ...extra, createdBy: this.person }, front);
+    const settled = withModelSettings(spec, this.core.modelSettings(), projectModel);
+    const record = this.core.store.create({ ...settled, ...extra, createdBy: this.person }, front);
     this.core.emit({ type: 'agent.queued', time: new Date(record.createdAt).toISOString(), agentId: record.id, task: record.task });
     this.core.lifecycle.changed(record);
     this.schedule(record.id);

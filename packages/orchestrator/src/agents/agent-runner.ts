@@ -12,6 +12,7 @@ import type { AgentFailure, ChangeInfo } from '../api/types.js';
 import type { AgentRecord } from './agent-store.js';
 import { proposalForReview } from './proposal-reader.js';
 import { appendCairnEntry, governanceRefOf, runStartsOf, SCHEMAS } from '../workspace/journal-entries.js';
+import { generationSetup, readableBy, windowOptionsOf } from './generation-setup.js';
 
 /**
  * Runs one stretch of an agent's life: claims it (queued → running), opens its overlay and journal, builds
@@ -35,9 +36,10 @@ export async function runAgent(core: ProjectCore, id: string): Promise<void> {
     return;
   }
   let workspace: AgentWorkspace | undefined;
+  const run = core.running.start(id);
   try {
     workspace = AgentWorkspace.open(id, core.layout.overlayPath(id), core.stable, record.journalHead);
-    const outcome = await runStretch(core, record, workspace, started);
+    const outcome = await runStretch(core, record, workspace, started, run.signal);
     await finish(core, record, workspace, outcome, started);
   } catch (error) {
     fail(core, id, { code: 'internal', message: `Cairn failed while running the agent: ${(error as Error).message}` }, workspace, {
@@ -48,10 +50,17 @@ export async function runAgent(core: ProjectCore, id: string): Promise<void> {
     });
   } finally {
     workspace?.close();
+    run.end();
   }
 }
 
-async function runStretch(core: ProjectCore, record: AgentRecord, workspace: AgentWorkspace, started: number): Promise<AttemptsOutcome> {
+async function runStretch(
+  core: ProjectCore,
+  record: AgentRecord,
+  workspace: AgentWorkspace,
+  started: number,
+  signal: AbortSignal,
+): Promise<AttemptsOutcome> {
   const { journal, blobs } = workspace;
   let governance: CompiledGovernance;
   const first = journal.length === 0;
@@ -97,14 +106,17 @@ async function runStretch(core: ProjectCore, record: AgentRecord, workspace: Age
     transaction: (fn) => workspace.transaction(fn),
     toolLog: workspace.overlay.tools,
     signer: core.signer,
-    callModel: modelCaller(core.modelClient(), blobs),
+    // the client is made on the first model call: a program that never asks one needs no model settings
+    callModel: (params) => modelCaller(core.modelClient(), blobs, { ...windowOptionsOf(core, record), signal })(params),
     emit: (event) => core.emit(event),
     clockOf: () => core.clock,
   };
   const contextFor = (run: number): RunContext => {
     // each attempt decides afresh: a decision of a run that was rolled back does not count
     if (review !== undefined) delete review.decision;
-    return buildRunContext(source, run);
+    const ctx = buildRunContext(source, run);
+    if (record.modelOptions !== undefined) ctx.modelOptions = record.modelOptions;
+    return ctx;
   };
   const outcome = await runAttempts(
     {
@@ -133,6 +145,8 @@ async function runStretch(core: ProjectCore, record: AgentRecord, workspace: Age
         return limits;
       },
       onGenerating: (_run, round) => core.emit({ type: 'agent.generating', time: iso(core.clock()), agentId: record.id, model, round }),
+      generation: generationSetup(core, record, readableBy(governance, record.id)),
+      signal,
       onRepairing: (round, problem) => core.emit({ type: 'agent.repairing', time: iso(core.clock()), agentId: record.id, round, problem }),
     },
   );

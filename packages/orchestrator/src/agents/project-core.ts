@@ -2,10 +2,12 @@ import type { AgentFS } from '@cairn/agentfs';
 import type { Sandbox } from '@cairn/sandbox';
 import type { CairnEvent } from '../api/events.js';
 import type { ReceiptSigner } from '../governance/receipt-signer.js';
-import type { ModelClient } from '../model/ollama-client.js';
+import type { ModelSettings } from '../model/model-settings.js';
+import type { ModelClient } from '../model/model-types.js';
 import type { ProjectLayout } from '../workspace/layout.js';
 import type { AgentLifecycle } from './agent-lifecycle.js';
 import type { AgentRecord, AgentStore } from './agent-store.js';
+import type { RunningAgents } from './running-agents.js';
 
 /** Where a reviewer's decision went: the thread it was written into, or why it was not. */
 export type DecisionWritten = { thread: string } | { why: string };
@@ -34,6 +36,12 @@ export interface ProjectCore {
   defaultModel: string;
   sandbox(): Sandbox;
   modelClient(): ModelClient;
+  /** The `model` section of `.cairn/config.json`, read afresh (refused with `CAIRN_CONFIG` when malformed). */
+  modelSettings(): ModelSettings;
+  /** The agents this process runs, so a reject can stop one. */
+  running: RunningAgents;
+  /** Files the person edited lately, newest first (what the watcher saw). */
+  recentEdits(): readonly string[];
   emit(event: CairnEvent): void;
   lifecycle: AgentLifecycle;
   /** Where reviewers' decisions go; none in a process that does not keep the inbox. */

@@ -8,6 +8,7 @@ import type { ProposalForReview } from '../run/run-context.js';
 import { withAgentOverlay } from '../workspace/agent-overlay.js';
 import { readFileProposal } from '../workspace/file-proposal.js';
 import { journalRows, verifyJournal } from '../workspace/journal-view.js';
+import { withModelRows } from '../tools/model-rows.js';
 import { interruptedJournal } from './interrupted.js';
 import type { ProjectCore } from './project-core.js';
 
@@ -66,11 +67,20 @@ export function journalOf(core: ProjectCore, id: string): JournalView {
   return withOverlayOf(core, id, (overlay) => {
     const entries = [...new SqliteJournalStore(overlay.upper.db).entries()];
     const broken = verifyJournal(entries, record.journalHead);
-    const view: JournalView = { agentId: id, rows: journalRows(entries), entries: entries.length, verified: broken === undefined };
+    const view: JournalView = {
+      agentId: id,
+      rows: withModelRows(entries, journalRows(entries)),
+      entries: entries.length,
+      verified: broken === undefined,
+    };
     if (broken !== undefined) view.broken = broken;
     const earlier = interruptedJournal(overlay.upper.db);
     if (earlier.length > 0)
-      view.interrupted = { rows: journalRows(earlier), entries: earlier.length, verified: verifyJournal(earlier, undefined) === undefined };
+      view.interrupted = {
+        rows: withModelRows(earlier, journalRows(earlier)),
+        entries: earlier.length,
+        verified: verifyJournal(earlier, undefined) === undefined,
+      };
     return view;
   });
 }

@@ -1,6 +1,6 @@
 import { CairnError } from './errors.js';
 import { projectPath } from './project-path.js';
-import type { AgentBudgets, AgentLimits, ProgramLang, SpawnOptions } from './types.js';
+import type { AgentBudgets, AgentLimits, ModelOptions, ProgramLang, SpawnOptions } from './types.js';
 
 /** The model a model-written agent uses unless told otherwise. */
 export const DEFAULT_MODEL = 'qwen2.5-coder:7b';
@@ -25,6 +25,8 @@ export interface AgentSpec {
   limits: AgentLimits;
   budgets: AgentBudgets;
   scope?: string[];
+  /** How the model is asked (model agents). */
+  modelOptions?: ModelOptions;
 }
 
 /**
@@ -57,11 +59,34 @@ export function parseSpawnOptions(input: unknown): SpawnOptions {
     if (!Array.isArray(value.scope) || value.scope.some((p) => typeof p !== 'string')) invalid('scope must be a list of paths');
     options.scope = (value.scope as string[]).map(projectPath);
   }
+  if (value.modelOptions !== undefined) options.modelOptions = parseModelOptions(value.modelOptions);
   return options;
 }
 
-/** A new agent's spec from its task and spawn options (checked as `parseSpawnOptions` checks them). */
-export function agentSpec(task: unknown, input: SpawnOptions | undefined): AgentSpec {
+/** Model options read from untrusted input: whole numbers of at least 1, a temperature from 0 to 2, a seed of at least 0. */
+export function parseModelOptions(input: unknown): ModelOptions {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) invalid('the model options must be an object');
+  const out: ModelOptions = {};
+  for (const [key, value] of Object.entries(input)) {
+    if (value === undefined) continue;
+    if (key === 'temperature') {
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 2)
+        invalid(`the temperature must be a number from 0 to 2 (got ${JSON.stringify(value)})`);
+      out.temperature = value;
+      continue;
+    }
+    if (!['contextTokens', 'maxOutputTokens', 'seed', 'timeoutMs'].includes(key))
+      invalid(`unknown model option "${key}" (one of contextTokens, maxOutputTokens, temperature, seed, timeoutMs)`);
+    const min = key === 'seed' ? 0 : 1;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min)
+      invalid(`the ${key} model option must be a whole number of at least ${min} (got ${JSON.stringify(value)})`);
+    out[key as 'contextTokens' | 'maxOutputTokens' | 'seed' | 'timeoutMs'] = value;
+  }
+  return out;
+}
+
+/** A new agent's spec from its task and spawn options (checked as `parseSpawnOptions` checks them); `defaultModel` is the project's. */
+export function agentSpec(task: unknown, input: SpawnOptions | undefined, defaultModel: string = DEFAULT_MODEL): AgentSpec {
   if (typeof task !== 'string' || task.trim() === '')
     throw new CairnError('CAIRN_INVALID_ARGUMENT', 'a task is required: say what the agent should do', {
       hint: 'cairn spawn "add docstrings to src/util.py"',
@@ -76,8 +101,9 @@ export function agentSpec(task: unknown, input: SpawnOptions | undefined): Agent
     budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
   };
   if (options.code !== undefined) spec.code = options.code;
-  else spec.model = options.model?.trim() ?? DEFAULT_MODEL;
+  else spec.model = options.model?.trim() ?? defaultModel;
   if (options.scope !== undefined) spec.scope = [...options.scope];
+  if (options.modelOptions !== undefined && spec.origin === 'model') spec.modelOptions = { ...options.modelOptions };
   return spec;
 }
 

@@ -64,6 +64,22 @@ export interface SpawnOptions {
   budgets?: Partial<AgentBudgets>;
   /** Project-relative paths the agent may write under (default: the whole project, minus protected paths). */
   scope?: readonly string[];
+  /** How the model is asked (over `.cairn/config.json`'s `model` settings). */
+  modelOptions?: ModelOptions;
+}
+
+/** How a model-written agent asks its model; each one overrides `.cairn/config.json`'s `model` section. */
+export interface ModelOptions {
+  /** The largest window a request asks for (default 16,384; never more than the model has). */
+  contextTokens?: number;
+  /** The longest answer a program generation asks for (default 4,096). */
+  maxOutputTokens?: number;
+  /** Sampling temperature, 0 to 2 (default 0.2). */
+  temperature?: number;
+  /** The sampling seed sent with every request, for answers that can be had again. */
+  seed?: number;
+  /** Deadline of one answer (ms). */
+  timeoutMs?: number;
 }
 
 /** An agent as every surface sees it (the CLI's `--json` shape, the daemon's). Times are ISO 8601. */

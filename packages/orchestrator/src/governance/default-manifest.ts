@@ -59,7 +59,7 @@ export function defaultGovernance(options: { role: AgentRole; budgets: AgentBudg
     {
       name: LLM_GRANT,
       cap: 'sys/llm.basic@1',
-      params: { providers: ['ollama'], max_tokens_max: MAX_TOKENS_PER_CALL },
+      params: { providers: ['ollama', 'openai'], max_tokens_max: MAX_TOKENS_PER_CALL },
       budget: { tokens: options.budgets.tokens },
     },
   ];

@@ -3,7 +3,7 @@ import { formatRepairReport } from '../model/repair-report.js';
 import { rollbackRun, runProgram, type ProgramRunResult, type RunLimits } from './program-run.js';
 import type { RunContext } from '../run/run-context.js';
 import type { AgentFailure, ProgramLang } from '../api/types.js';
-import { generateProgram } from './generate-program.js';
+import { type GenerationSetup, generateProgram } from './generate-program.js';
 import { appendCairnEntry, SCHEMAS } from '../workspace/journal-entries.js';
 
 /** What one stretch of an agent's work (its first start, or a revision) sets out to do. */
@@ -29,6 +29,10 @@ export interface AttemptHost {
   limitsFor(callsSoFar: number): RunLimits | AgentFailure;
   onGenerating(run: number, round: number): void;
   onRepairing(round: number, problem: string): void;
+  /** How a live generation fits its prompt to the model's window (absent in a replay). */
+  generation?: GenerationSetup;
+  /** Set when the agent is stopped (rejected) while it runs: no further round starts. */
+  signal?: AbortSignal;
 }
 
 /** How the attempts ended. */
@@ -54,6 +58,7 @@ export async function runAttempts(plan: AttemptPlan, host: AttemptHost): Promise
   const outcome: AttemptsOutcome = { ok: false, runs: 0, repairs: 0, calls: 0, wallMs: 0 };
   let previous = plan.previousProgram === undefined ? undefined : { program: plan.previousProgram, report: '' };
   for (let round = 0; ; round++) {
+    if (isStopped(host)) return { ...outcome, failure: stopped() };
     const limits = host.limitsFor(outcome.calls);
     if (!('wallMs' in limits)) return { ...outcome, failure: limits };
     const run = host.firstRun + outcome.runs;
@@ -62,8 +67,8 @@ export async function runAttempts(plan: AttemptPlan, host: AttemptHost): Promise
     let code = plan.code;
     if (plan.origin === 'model') {
       host.onGenerating(run, round);
-      const generated = await generateProgram(ctx, plan.lang, previous);
-      if (generated.type === 'fault') return { ...outcome, failure: generated.failure };
+      const generated = await generateProgram(ctx, plan.lang, previous, host.generation);
+      if (generated.type === 'fault') return { ...outcome, failure: isStopped(host) ? stopped() : generated.failure };
       if (generated.type === 'unusable') {
         if (!repairAllowed(plan, outcome, host, generated.problem))
           return { ...outcome, failure: { code: 'model-answer', message: `the model gave no usable program: ${generated.problem}` } };
@@ -111,6 +116,18 @@ export async function runAttempts(plan: AttemptPlan, host: AttemptHost): Promise
     });
     previous = { program: code!, report };
   }
+}
+
+function isStopped(host: AttemptHost): boolean {
+  return host.signal?.aborted === true;
+}
+
+function stopped(): AgentFailure {
+  return {
+    code: 'cancelled',
+    message: 'the agent was stopped while it ran',
+    hint: 'it was rejected; `cairn restore` brings it back to look at',
+  };
 }
 
 function repairAllowed(plan: AttemptPlan, outcome: AttemptsOutcome, host: AttemptHost, problem: string): boolean {

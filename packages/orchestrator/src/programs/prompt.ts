@@ -1,12 +1,12 @@
-import type { ChatMessage } from '../model/ollama-client.js';
+import type { ChatMessage } from '../model/model-types.js';
 import { renderToolDeclarations } from '../tools/tool-table.js';
 
 /** What a program prompt is built from. */
 export interface ProgramPromptInput {
   task: string;
   lang: 'js' | 'py';
-  /** The project's file tree, already capped by the caller. */
-  fileTree: string;
+  /** The repo map: the files the task leads to, then the project by folder, already fitted to the budget. */
+  projectMap: string;
   /** A reviewer's feedback on an earlier proposal (`do:reply`). */
   feedback?: string;
   /** A reviewer's program: it reads the proposal and decides. */
@@ -58,7 +58,7 @@ const RULES = {
 
 /**
  * The chat that asks a model for a program: who it is and the rules, the typed tool declarations, a short
- * worked example; then the task, the file tree, and for a repair the earlier program with its report, or
+ * worked example; then the task, the repo map, and for a repair the earlier program with its report, or
  * for a revision the reviewer's feedback.
  */
 export function buildProgramPrompt(input: ProgramPromptInput): ChatMessage[] {
@@ -89,7 +89,14 @@ export function buildProgramPrompt(input: ProgramPromptInput): ChatMessage[] {
     '',
     ...(input.reviewer ? [] : ['An example:', EXAMPLES[input.lang]]),
   ].join('\n');
-  const parts = [`Task: ${input.task}`, '', 'The project:', '```', input.fileTree, '```'];
+  const parts = [
+    `Task: ${input.task}`,
+    '',
+    'The project (the files the task leads to first, with their exported symbols; get_file_tree() and search_files() show more):',
+    '```',
+    input.projectMap,
+    '```',
+  ];
   if (input.feedback !== undefined) {
     parts.push(
       '',

@@ -7,6 +7,8 @@ import { runAgent } from '../agents/agent-runner.js';
 import { openAgentStore } from '../agents/bin-damage.js';
 import { keepAgentEvents } from '../agents/event-log.js';
 import { recoverOrphans } from '../agents/interrupted.js';
+import { RecentEdits } from '../agents/recent-edits.js';
+import { RunningAgents } from '../agents/running-agents.js';
 import type { ProjectCore, ReviewerDecisions } from '../agents/project-core.js';
 import { type QueueScope, Scheduler } from '../agents/scheduler.js';
 import { CairnError } from '../api/errors.js';
@@ -15,7 +17,10 @@ import { EventBus } from '../events/event-bus.js';
 import { ReceiptSigner } from '../governance/receipt-signer.js';
 import { currentPerson } from '../inbox/actors.js';
 import { InboxService } from '../inbox/inbox-service.js';
-import { createModelClient, type ModelClient } from '../model/ollama-client.js';
+import { modelClientOptionsFor } from '../model/client-options.js';
+import { createModelClient } from '../model/model-client.js';
+import { loadModelSettings } from '../model/model-settings.js';
+import type { ModelClient } from '../model/model-types.js';
 import { recoverPendingWrites } from '../review/complete-operation.js';
 import { projectLayout } from '../workspace/layout.js';
 import { Project, type ProjectParts } from './project.js';
@@ -59,6 +64,8 @@ export function wireProject(root: string, options: ProjectOptions = {}): Project
   const store = openAgentStore(layout.binPath, clock);
   const bus = new EventBus();
   bus.subscribe(keepAgentEvents(store));
+  const recent = new RecentEdits();
+  bus.subscribe(recent.listener);
   const emit = bus.emit.bind(bus);
   let sandbox: Sandbox | undefined;
   let model: ModelClient | undefined;
@@ -74,7 +81,10 @@ export function wireProject(root: string, options: ProjectOptions = {}): Project
     rerunsInterrupted: options.queue === 'all',
     defaultModel: options.defaultModel ?? DEFAULT_MODEL,
     sandbox: () => (sandbox ??= createSandbox({ poolSize })),
-    modelClient: () => (model ??= createModelClient(modelOptions(options))),
+    modelClient: () => (model ??= createModelClient(modelClientOptionsFor(loadModelSettings(layout.configPath), clientOverrides(options)))),
+    modelSettings: () => loadModelSettings(layout.configPath),
+    running: new RunningAgents(),
+    recentEdits: () => recent.list(),
     emit,
     lifecycle: new AgentLifecycle(store, emit, clock),
     decisions,
@@ -101,7 +111,7 @@ function checkPoolSize(size: number): number {
   return size;
 }
 
-function modelOptions(options: ProjectOptions): { host?: string; timeoutMs?: number } {
+function clientOverrides(options: ProjectOptions): { host?: string; timeoutMs?: number } {
   return {
     ...(options.ollamaHost === undefined ? {} : { host: options.ollamaHost }),
     ...(options.modelTimeoutMs === undefined ? {} : { timeoutMs: options.modelTimeoutMs }),

@@ -114,7 +114,10 @@ export class Project implements CairnApi {
   }
 
   async reject(id: string, reason?: string): Promise<AgentInfo> {
-    return this.parts.inbox.noteReject(rejectAgent(this.open(), id, reason));
+    const core = this.open();
+    // an agent this process runs is stopped first (its model request aborted), then rejected from where it stopped
+    if (core.store.require(id).state === 'running') await core.running.stop(id, 'rejected');
+    return this.parts.inbox.noteReject(rejectAgent(core, id, reason));
   }
 
   async restore(id: string): Promise<AgentInfo> {

@@ -93,9 +93,13 @@ async function replayRecorded(core: ProjectCore, record: AgentRecord, recorded: 
           callModel: () => Promise.reject(new Error('a replay never calls the model')),
           emit: () => undefined,
           clockOf: (run) => () => clockOf(entries, run),
-          replay: { receipts: { take: (hash) => receipts.get(hash) }, paths: recordedPaths },
+          replay: { receipts: { take: (hash) => receipts.get(hash), entryAt: (seq) => entries[seq] }, paths: recordedPaths },
         };
-        const contextFor = (run: number): RunContext => (lastCtx.ctx = buildRunContext(source, run));
+        const contextFor = (run: number): RunContext => {
+          lastCtx.ctx = buildRunContext(source, run);
+          if (record.modelOptions !== undefined) lastCtx.ctx.modelOptions = record.modelOptions;
+          return lastCtx.ctx;
+        };
         const code = record.origin === 'code' ? programOf(recorded, entries, segment.value.first_run) : undefined;
         const previousProgram =
           record.origin === 'model' && segment.index > 0 ? lastProgramBefore(recorded, entries, segment.entry.seq) : undefined;

@@ -1,15 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { ToolCalls } from '@cairn/agentfs';
-import type { CborValue, Denial, EffectKernel, Journal, Receipt } from '@cairn/air';
+import type { CborValue, Denial, EffectKernel, Journal, JournalEntry, Receipt } from '@cairn/air';
 import type { ReceiptSigner } from '../governance/receipt-signer.js';
 import type { EffectResult, FsView } from './fs-effects.js';
 import type { CairnEvent } from '../api/events.js';
+import type { ModelOptions } from '../api/types.js';
 import type { ResolvedPath } from './resolve-path.js';
 import type { BlobStore } from '../workspace/blob-store.js';
 
 /** Recorded receipts a replay answers with instead of performing effects, by intent hash. */
 export interface RecordedReceipts {
   take(intentHash: string): Receipt | undefined;
+  /** The recorded journal's entry at `seq`: where a replay reads what a live run journaled beside its effects. */
+  entryAt?(seq: number): JournalEntry | undefined;
 }
 
 /** A journal difference found while replaying, inside a tool call. */
@@ -18,8 +21,8 @@ export interface Divergence {
   reason: string;
 }
 
-/** The model call an `llm.generate` effect makes when it runs live. */
-export type ModelCall = (params: Record<string, CborValue>) => Promise<EffectResult>;
+/** The model call an `llm.generate` effect makes when it runs live; `facts` (window, timings) are journaled beside its receipt. */
+export type ModelCall = (params: Record<string, CborValue>) => Promise<EffectResult & { facts?: Record<string, CborValue> }>;
 
 /** What a breach of a budget looks like when it fails the agent. */
 export interface BudgetBreach {
@@ -53,6 +56,8 @@ export interface RunContext {
   /** A replay's recorded path resolutions (through symbolic links, or refused), by `resolutionKey`. */
   recordedPaths?: ReadonlyMap<string, ResolvedPath>;
   model: string;
+  /** How the agent asks its model (temperature, seed, window); the defaults when absent. */
+  modelOptions?: ModelOptions;
   callModel: ModelCall;
   emit: (event: CairnEvent) => void;
   clock: () => number;

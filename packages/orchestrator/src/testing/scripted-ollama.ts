@@ -1,33 +1,18 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import {
+  parseBody,
+  programAnswer,
+  promptCount,
+  readBody,
+  type ScriptedReply,
+  type ScriptedRequest,
+  sendJson,
+  sleep,
+  watchClose,
+} from './scripted-reply.js';
 
-/** One scripted answer of the fake model server. */
-export type ScriptedReply =
-  /** A model's answer; streamed in small chunks when the client streams. */
-  | {
-      kind: 'answer';
-      text: string;
-      doneReason?: 'stop' | 'length';
-      promptTokens?: number;
-      completionTokens?: number;
-      headerDelayMs?: number;
-      chunkDelayMs?: number;
-    }
-  /** An HTTP error with a JSON body, as Ollama sends them (`404 {"error":"model \"x\" not found, try pulling it first"}`). */
-  | { kind: 'status'; status: number; body: unknown }
-  /** The connection closes in the middle of the answer. */
-  | { kind: 'drop' }
-  /** The answer is not JSON. */
-  | { kind: 'malformed' }
-  /** Headers are never sent. */
-  | { kind: 'hang' };
-
-/** A request the server received. */
-export interface ScriptedRequest {
-  method: string;
-  path: string;
-  body: Record<string, unknown>;
-}
+export { programAnswer, type ScriptedReply, type ScriptedRequest };
 
 /** A fake Ollama on 127.0.0.1: real HTTP, Ollama's API, scripted answers. */
 export interface ScriptedOllama {
@@ -36,14 +21,26 @@ export interface ScriptedOllama {
   close(): Promise<void>;
 }
 
+/** Options of `startScriptedOllama`. */
+export interface ScriptedOllamaOptions {
+  /** What `/api/show` gives as `model_info["<arch>.context_length"]` (default 32,768; null: none). */
+  contextLength?: number | null;
+}
+
+/** The window Ollama uses when a request states none: the front of a longer prompt is dropped. */
+const OLLAMA_DEFAULT_WINDOW = 2048;
+
 /**
  * Starts an HTTP server on 127.0.0.1 (port 0) that speaks Ollama's API — `POST /api/chat` and
- * `/api/generate` (streaming NDJSON or `stream: false`), `GET /api/tags`, `POST /api/show`, `GET /api/version` —
- * and answers model calls from `script` in order (the last one repeats), or from a function of the request.
+ * `/api/generate` (streaming NDJSON or `stream: false`), `GET /api/tags`, `POST /api/show` (with the model's
+ * context length), `GET /api/version` — and answers model calls from `script` in order (the last one
+ * repeats), or from a function of the request. Its prompt counts behave as Ollama's: the prompt's size, cut
+ * at the window the request states (`num_ctx`), or at 2,048 when it states none.
  */
 export async function startScriptedOllama(
   script: readonly ScriptedReply[] | ((request: ScriptedRequest, index: number) => ScriptedReply),
   models: readonly string[] = ['qwen2.5-coder:7b'],
+  options: ScriptedOllamaOptions = {},
 ): Promise<ScriptedOllama> {
   const requests: ScriptedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -57,19 +54,14 @@ export async function startScriptedOllama(
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const text = await readBody(req);
-    let body: Record<string, unknown> = {};
-    try {
-      body = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
-    } catch {
-      body = {};
-    }
+    const body = parseBody(await readBody(req));
     const path = (req.url ?? '/').split('?')[0]!;
-    const request = { method: req.method ?? 'GET', path, body };
+    const request: ScriptedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body };
     requests.push(request);
-    if (path === '/api/version') return json(res, 200, { version: '0.6.0' });
+    watchClose(res, request);
+    if (path === '/api/version') return sendJson(res, 200, { version: '0.6.0' });
     if (path === '/api/tags')
-      return json(res, 200, {
+      return sendJson(res, 200, {
         models: models.map((name) => ({
           name,
           model: name,
@@ -81,31 +73,46 @@ export async function startScriptedOllama(
       });
     if (path === '/api/show') {
       const name = String(body.model ?? body.name ?? '');
+      const context = options.contextLength === undefined ? 32_768 : options.contextLength;
       return models.includes(name)
-        ? json(res, 200, { modelfile: '', parameters: '', template: '', details: {} })
-        : json(res, 404, { error: `model "${name}" not found, try pulling it first` });
+        ? sendJson(res, 200, {
+            modelfile: '',
+            parameters: '',
+            template: '',
+            details: { family: 'qwen2' },
+            model_info: { 'general.architecture': 'qwen2', ...(context === null ? {} : { 'qwen2.context_length': context }) },
+          })
+        : sendJson(res, 404, { error: `model "${name}" not found, try pulling it first` });
     }
-    if (path !== '/api/chat' && path !== '/api/generate') return json(res, 404, { error: `no route ${path}` });
+    if (path !== '/api/chat' && path !== '/api/generate') return sendJson(res, 404, { error: `no route ${path}` });
     const reply = typeof script === 'function' ? script(request, calls) : script[Math.min(calls, script.length - 1)]!;
     calls++;
     const model = String(body.model ?? '');
     if (reply.kind === 'hang') return;
-    if (reply.kind === 'status') return json(res, reply.status, reply.body);
+    if (reply.kind === 'status') return sendJson(res, reply.status, reply.body, reply.headers);
     if (reply.kind === 'malformed') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"model": "x", "message": {"content": ');
       return;
     }
-    const answer = reply.kind === 'answer' ? reply : { kind: 'answer' as const, text: 'partial answer that never ends', chunkDelayMs: 0 };
+    const answer =
+      reply.kind === 'answer'
+        ? reply
+        : {
+            kind: 'answer' as const,
+            text: reply.kind === 'stall' ? (reply.text ?? 'an answer that stops here') : 'partial answer that never ends',
+            chunkDelayMs: 0,
+          };
     if (answer.headerDelayMs !== undefined) await sleep(answer.headerDelayMs);
     const chat = path === '/api/chat';
+    const window = Number((body.options as { num_ctx?: unknown } | undefined)?.num_ctx ?? OLLAMA_DEFAULT_WINDOW);
     const final = {
       model,
       created_at: new Date().toISOString(),
       done: true,
       done_reason: answer.doneReason ?? 'stop',
       total_duration: 1_000_000,
-      prompt_eval_count: answer.promptTokens ?? 120,
+      prompt_eval_count: answer.promptTokens ?? Math.min(promptCount(body), window),
       eval_count: answer.completionTokens ?? Math.max(1, Math.ceil(answer.text.length / 4)),
     };
     if (body.stream === false) {
@@ -115,7 +122,7 @@ export async function startScriptedOllama(
         res.socket?.destroy();
         return;
       }
-      return json(
+      return sendJson(
         res,
         200,
         chat ? { ...final, message: { role: 'assistant', content: answer.text } } : { ...final, response: answer.text },
@@ -128,12 +135,15 @@ export async function startScriptedOllama(
         res.socket?.destroy();
         return;
       }
+      if (reply.kind === 'stall' && index === 1) return;
+      if (res.destroyed) return;
       const line = chat
         ? { model, created_at: new Date().toISOString(), message: { role: 'assistant', content: chunk }, done: false }
         : { model, created_at: new Date().toISOString(), response: chunk, done: false };
       res.write(JSON.stringify(line) + '\n');
       if (answer.chunkDelayMs) await sleep(answer.chunkDelayMs);
     }
+    if (reply.kind === 'stall') return;
     res.end(JSON.stringify(chat ? { ...final, message: { role: 'assistant', content: '' } } : { ...final, response: '' }) + '\n');
   }
 
@@ -148,28 +158,4 @@ export async function startScriptedOllama(
         server.close(() => resolve());
       }),
   };
-}
-
-/** A good answer holding a program in a fenced block. */
-export function programAnswer(code: string, lang: 'js' | 'python' = 'js'): ScriptedReply {
-  return { kind: 'answer', text: `Here is the program:\n\n\`\`\`${lang}\n${code}\n\`\`\`\n` };
-}
-
-function json(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    let text = '';
-    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    req.on('end', () => resolve(text));
-    req.on('error', () => resolve(text));
-  });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

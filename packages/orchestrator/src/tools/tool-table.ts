@@ -1,10 +1,10 @@
 import type { ToolHandler } from '@cairn/sandbox';
 import { formatTriage, parseTriage } from '@cairn/triage';
 import { performList, performRead, performSearch, performWrite } from '../run/fs-effects.js';
-import { governedModelEffect } from '../run/governed-effect.js';
 import type { RunContext } from '../run/run-context.js';
 import { contentHash } from '../workspace/blob-store.js';
 import { askParams } from './ask-llm.js';
+import { governedModelCall } from './model-call.js';
 import { nameLimitProblem } from '../run/resolve-path.js';
 import { fsCall, kindOf, note, refuse, requireString, resolvePath, settle, shorten, ToolError, writeCall } from './tool-calls.js';
 
@@ -131,7 +131,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'search_files',
     params: [{ name: 'glob', type: 'string' }],
     returns: { js: 'string[]', py: 'list[str]' },
-    doc: 'Project paths matching a glob such as "src/**/*.ts", sorted, at most 1000.',
+    doc: 'Project paths matching a glob such as "src/**/*.ts", sorted, at most 1000 (a list of exactly 1000 was cut: narrow the glob).',
     audience: 'everyone',
     handler: (ctx) => (glob) => {
       const pattern = requireString(glob, 'search_files', 'glob');
@@ -168,7 +168,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'get_file_tree',
     params: [],
     returns: { js: 'string', py: 'str' },
-    doc: 'The project as an indented tree of names (ignored files left out).',
+    doc: 'The project as an indented tree of names (ignored files left out), at most 400 lines; a cut tree ends with "… and N more entries".',
     audience: 'everyone',
     handler: (ctx) => () =>
       fsCall(ctx, 'get_file_tree', '.', 'follow', false, (at) => [
@@ -203,7 +203,7 @@ export const TOOLS: readonly ToolSpec[] = [
       async (prompt, context = '') => {
         const question = requireString(prompt, 'ask_llm', 'prompt');
         const extra = requireString(context, 'ask_llm', 'context');
-        const outcome = await governedModelEffect(ctx, askParams(ctx, question, extra), { tool: 'ask_llm' });
+        const outcome = await governedModelCall(ctx, askParams(ctx, question, extra), { tool: 'ask_llm' });
         return settle(ctx, 'ask_llm', undefined, outcome, (r) => ctx.blobs.text(String(r.output_ref)));
       },
   },

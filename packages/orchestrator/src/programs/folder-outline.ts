@@ -1,0 +1,125 @@
+/** A folder of the outline: its folders and files, and how many files lie anywhere below it. */
+interface Folder {
+  name: string;
+  folders: Map<string, Folder>;
+  files: string[];
+  total: number;
+}
+
+/** The most files of one folder an outline lists by name; more are counted. */
+const MAX_LISTED_FILES = 40;
+
+/**
+ * The project as an indented outline that fits `maxChars`: every file when it fits, else folders summarised
+ * by their file count (`feature042/ — 80 files`) from the deepest level up until it fits. Files of a folder
+ * with many of them are counted rather than listed.
+ */
+export function outlineFolders(files: readonly string[], maxChars: number): { text: string; depth: number; complete: boolean } {
+  const root = buildTree(files);
+  const deepest = depthOf(root);
+  for (let depth = deepest; depth >= 0; depth--) {
+    const lines: string[] = [];
+    const size = { chars: 0 };
+    const complete = render(root, 0, depth, new Set(), lines, size, maxChars);
+    if (complete === undefined) continue;
+    if (depth === deepest) return { text: lines.join('\n'), depth, complete };
+    // the room left opens summarised folders one level, in path order, as far as it goes
+    const expanded = new Set<Folder>();
+    let room = maxChars - size.chars;
+    for (const folder of foldersAt(root, depth)) {
+      const cost = contentChars(folder, depth + 1);
+      if (cost > room) continue;
+      expanded.add(folder);
+      room -= cost;
+    }
+    const final: string[] = [];
+    render(root, 0, depth, expanded, final, { chars: 0 }, Number.MAX_SAFE_INTEGER);
+    return { text: final.join('\n'), depth, complete: false };
+  }
+  const line = `./ — ${root.total} files`;
+  return { text: line.slice(0, Math.max(0, maxChars)), depth: 0, complete: false };
+}
+
+/** The folders at `level` (the root is level 0's parent), in the order an outline shows them. */
+function foldersAt(folder: Folder, level: number): Folder[] {
+  const children = sorted(folder);
+  return level === 0 ? children : children.flatMap((child) => foldersAt(child, level - 1));
+}
+
+/** The characters a folder's content takes when listed one level deep at `level`. */
+function contentChars(folder: Folder, level: number): number {
+  const lines: string[] = [];
+  const size = { chars: 0 };
+  render(folder, level, level, new Set(), lines, size, Number.MAX_SAFE_INTEGER);
+  return size.chars;
+}
+
+function sorted(folder: Folder): Folder[] {
+  return [...folder.folders.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+function buildTree(files: readonly string[]): Folder {
+  const root: Folder = { name: '', folders: new Map(), files: [], total: 0 };
+  for (const path of files) {
+    const parts = path.split('/');
+    let at = root;
+    at.total++;
+    for (let i = 0; i < parts.length - 1; i++) {
+      let next = at.folders.get(parts[i]!);
+      if (next === undefined) {
+        next = { name: parts[i]!, folders: new Map(), files: [], total: 0 };
+        at.folders.set(parts[i]!, next);
+      }
+      next.total++;
+      at = next;
+    }
+    at.files.push(parts[parts.length - 1]!);
+  }
+  return root;
+}
+
+function depthOf(folder: Folder): number {
+  let deepest = 0;
+  for (const child of folder.folders.values()) deepest = Math.max(deepest, 1 + depthOf(child));
+  return deepest;
+}
+
+/**
+ * Renders `folder`'s content at `level`: folders above `depth` (and those in `expanded`) are opened, deeper ones
+ * summarised. Undefined as soon as it runs over `maxChars`, else whether every file was listed.
+ */
+function render(
+  folder: Folder,
+  level: number,
+  depth: number,
+  expanded: ReadonlySet<Folder>,
+  lines: string[],
+  size: { chars: number },
+  maxChars: number,
+): boolean | undefined {
+  const indent = '  '.repeat(level);
+  let complete = true;
+  const add = (line: string): boolean => {
+    size.chars += line.length + 1;
+    lines.push(line);
+    return size.chars <= maxChars;
+  };
+  for (const child of sorted(folder)) {
+    if (level < depth || expanded.has(child)) {
+      if (!add(`${indent}${child.name}/`)) return undefined;
+      const inner = render(child, level + 1, level < depth ? depth : level + 1, expanded, lines, size, maxChars);
+      if (inner === undefined) return undefined;
+      complete &&= inner;
+    } else {
+      complete = false;
+      if (!add(`${indent}${child.name}/ — ${child.total} file${child.total === 1 ? '' : 's'}`)) return undefined;
+    }
+  }
+  const names = [...folder.files].sort();
+  if (names.length > MAX_LISTED_FILES) {
+    complete = false;
+    for (const name of names.slice(0, MAX_LISTED_FILES / 2)) if (!add(`${indent}${name}`)) return undefined;
+    if (!add(`${indent}… and ${names.length - MAX_LISTED_FILES / 2} more files here`)) return undefined;
+  } else for (const name of names) if (!add(`${indent}${name}`)) return undefined;
+  return complete;
+}

@@ -1,0 +1,109 @@
+import type { OverlayFileSystem } from '@cairn/agentfs';
+import { fsPathExcluded } from '@cairn/air';
+import type { FsView } from '../run/fs-effects.js';
+import { walkTree } from '../run/tree-walk.js';
+
+/** The most paths a repo map walks; a larger project is mapped from the first ones in path order. */
+export const MAX_MAPPED_PATHS = 250_000;
+
+/** The files and folders of a project an agent may see, in path order. */
+export interface VisiblePaths {
+  files: string[];
+  dirs: string[];
+  /** True when the walk stopped at `MAX_MAPPED_PATHS`. */
+  cut: boolean;
+}
+
+/** One layer's directory entries, as an AgentFS store lists them: name, inode and mode, one query per directory. */
+interface Layer {
+  children(ino: number): { name: string; ino: number; mode: number }[];
+  whiteoutsIn(path: string): string[];
+}
+
+const S_IFMT = 0o170000;
+const S_IFDIR = 0o040000;
+const ROOT_INO = 1;
+
+/**
+ * Walks the agent's view of the project, leaving out what its file grant keeps it from reading (as
+ * `get_file_tree` does). The overlay's two layers are read a directory at a time (one query per layer and
+ * directory, whiteouts applied as the overlay applies them), which is what makes a map of 50,000 files cheap;
+ * a file system without them is walked entry by entry.
+ */
+export function listVisiblePaths(view: FsView, limit: number = MAX_MAPPED_PATHS): VisiblePaths {
+  const layers = layersOf(view.fs);
+  return layers === undefined ? walkEntries(view, limit) : walkLayers(layers, view.readExclude, limit);
+}
+
+function layersOf(fs: OverlayFileSystem): { upper: Layer; base: Layer } | undefined {
+  const upper = (fs as { upper?: { inodes?: Partial<Layer> } }).upper?.inodes;
+  const base = (fs as { base?: { inodes?: Partial<Layer> } }).base?.inodes;
+  const usable = (layer: Partial<Layer> | undefined): layer is Layer =>
+    typeof layer?.children === 'function' && typeof layer.whiteoutsIn === 'function';
+  return usable(upper) && usable(base) ? { upper, base } : undefined;
+}
+
+function walkLayers(layers: { upper: Layer; base: Layer }, exclude: readonly string[], limit: number): VisiblePaths {
+  const out: VisiblePaths = { files: [], dirs: [], cut: false };
+  // a folder is walked only once it passed, so a name-only pattern needs testing on the last name alone
+  const anchored = exclude.filter((p) => p.startsWith('/') || p.replace(/^\/+|\/+$/g, '').includes('/'));
+  const named = exclude.filter((p) => !anchored.includes(p));
+  const excluded = (name: string, path: string) =>
+    (named.length > 0 && fsPathExcluded(name, named)) || (anchored.length > 0 && fsPathExcluded(path, anchored));
+  const isDir = (mode: number) => (mode & S_IFMT) === S_IFDIR;
+  const walk = (upperIno: number | undefined, baseIno: number | undefined, path: string): boolean => {
+    const entries = new Map<string, { mode: number; upper?: number; base?: number }>();
+    if (upperIno !== undefined)
+      for (const child of layers.upper.children(upperIno)) entries.set(child.name, { mode: child.mode, upper: child.ino });
+    if (baseIno !== undefined) {
+      const hidden = upperIno === undefined ? undefined : new Set(layers.upper.whiteoutsIn(path === '' ? '/' : `/${path}`));
+      for (const child of layers.base.children(baseIno)) {
+        const above = entries.get(child.name);
+        if (above === undefined) {
+          if (hidden?.has(`/${path === '' ? '' : `${path}/`}${child.name}`)) continue;
+          entries.set(child.name, { mode: child.mode, base: child.ino });
+        } else if (isDir(above.mode) && isDir(child.mode)) above.base = child.ino;
+      }
+    }
+    for (const name of [...entries.keys()].sort(compareNames)) {
+      const entry = entries.get(name)!;
+      const child = path === '' ? name : `${path}/${name}`;
+      if (excluded(name, child)) continue;
+      if (out.files.length + out.dirs.length >= limit) {
+        out.cut = true;
+        return false;
+      }
+      if (isDir(entry.mode)) {
+        out.dirs.push(child);
+        if (!walk(entry.upper, entry.base, child)) return false;
+      } else out.files.push(child);
+    }
+    return true;
+  };
+  walk(ROOT_INO, ROOT_INO, '');
+  return out;
+}
+
+function walkEntries(view: FsView, limit: number): VisiblePaths {
+  const out: VisiblePaths = { files: [], dirs: [], cut: false };
+  walkTree(
+    view.fs,
+    '',
+    (path) => fsPathExcluded(path, view.readExclude),
+    (entry) => {
+      if (out.files.length + out.dirs.length >= limit) {
+        out.cut = true;
+        return false;
+      }
+      if (entry.kind === 'dir') out.dirs.push(entry.path);
+      else out.files.push(entry.path);
+      return true;
+    },
+  );
+  return out;
+}
+
+/** Names in code-unit order (AgentFS's byte order for every name outside the astral planes). */
+function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
