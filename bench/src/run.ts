@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { benchCli } from './cli-bench.js';
 import { generateTree } from './fixtures.js';
 import { benchKernel } from './kernel-bench.js';
@@ -15,6 +16,12 @@ import { report, SMOKE } from './measure.js';
 import { benchStorage, type BenchRow } from './storage-bench.js';
 
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'results');
+
+/** `--only kernel,cli`: run just the parts whose names contain one of the words (the results go to partial.json). */
+const ONLY = (parseArgs({ options: { only: { type: 'string' } } }).values.only ?? '')
+  .split(',')
+  .map((word) => word.trim().toLowerCase())
+  .filter((word) => word !== '');
 
 /** One part of the bench: it gets a fresh temporary folder of its own and returns its rows. */
 interface BenchPart {
@@ -83,7 +90,10 @@ async function main(): Promise<number> {
         run: (work) => benchCli(work, SMOKE ? { trees: [200], rounds: 1 } : { trees: [1_000, 10_000, 50_000], rounds: 5 }),
       },
     ];
-    for (const part of parts) {
+    const chosen = ONLY.length === 0 ? parts : parts.filter((part) => ONLY.some((word) => part.name.toLowerCase().includes(word)));
+    if (chosen.length === 0)
+      throw new UsageError(`--only ${ONLY.join(',')} names no part; the parts: ${parts.map((p) => p.name).join('; ')}`);
+    for (const part of chosen) {
       const work = mkdtempSync(join(tmpdir(), 'cairn-bench-'));
       try {
         const rows = await part.run(work);
@@ -101,11 +111,20 @@ async function main(): Promise<number> {
     rmSync(sources, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   }
   mkdirSync(RESULTS, { recursive: true });
-  const file = join(RESULTS, SMOKE ? 'smoke.json' : 'latest.json');
+  const file = join(RESULTS, SMOKE ? 'smoke.json' : ONLY.length > 0 ? 'partial.json' : 'latest.json');
   writeFileSync(file, JSON.stringify({ node: process.version, at: new Date().toISOString(), smoke: SMOKE, rows: all, failed }, null, 2));
   if (failed.length > 0) report(`bench: ${failed.length} part(s) failed: ${failed.map((f) => f.part).join(', ')}`, 'err');
   report(`bench: ${all.length} rows written to ${file}`);
   return failed.length === 0 ? 0 : 1;
 }
 
-process.exitCode = await main();
+/** Bad flags: said in one line, no stack. */
+class UsageError extends Error {}
+
+try {
+  process.exitCode = await main();
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  report(`bench: ${error.message}`, 'err');
+  process.exitCode = 2;
+}

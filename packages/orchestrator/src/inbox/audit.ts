@@ -1,6 +1,6 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatAuditLog, parseAuditLog, type AuditEntry } from '@cairn/triage';
+import { formatAuditLog, type AuditEntry } from '@cairn/triage';
 import { writeAtomically } from '../workspace/atomic-write.js';
 import { unusableFolder } from './thread-file.js';
 
@@ -25,9 +25,10 @@ export function auditPath(dir: string, date: string): string {
 }
 
 /**
- * Appends a line to its day's log in seed 002's table format. The file is rewritten whole (so it always
- * reads back with `parseAuditLog`); a file someone broke by hand is never rewritten: the row is appended
- * to it as it is. Callers hold the inbox lock.
+ * Appends a line to its day's log in seed 002's table format: the day's first line writes the file whole
+ * (title and table head); every later one appends its row, so a busy day costs one short append a line, never
+ * a rewrite of the day. A file someone broke by hand is never rewritten either: the row goes at its end.
+ * Callers hold the inbox lock.
  */
 export function appendAudit(dir: string, line: AuditLine): void {
   mkdirSync(dir, { recursive: true });
@@ -39,21 +40,27 @@ export function appendAudit(dir: string, line: AuditLine): void {
     decision: cell(line.decision),
     executed: cell(line.executed),
   };
+  const whole = formatAuditLog({ date, entries: [entry] });
   if (!existsSync(path)) {
-    writeAtomically(path, formatAuditLog({ date, entries: [entry] }), { durable: true });
+    writeAtomically(path, whole, { durable: true });
     return;
   }
-  const parsed = parseAuditLog(readFileSync(path, 'utf8'));
-  if (parsed.ok) {
-    writeAtomically(path, formatAuditLog({ date: parsed.value.date, entries: [...parsed.value.entries, entry] }), { durable: true });
-    return;
+  const row = whole.trimEnd().split('\n').pop()!;
+  appendFileSync(path, (endsWithNewline(path) ? '' : '\n') + row + '\n');
+}
+
+/** Whether a file's last byte is a newline (an empty file counts as one). */
+function endsWithNewline(path: string): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return true;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] === 0x0a;
+  } finally {
+    closeSync(fd);
   }
-  const row = formatAuditLog({ date, entries: [entry] })
-    .trimEnd()
-    .split('\n')
-    .pop()!;
-  const text = readFileSync(path, 'utf8');
-  appendFileSync(path, (text.endsWith('\n') ? '' : '\n') + row + '\n');
 }
 
 /** A cell's text on one line, never empty. */

@@ -81,7 +81,8 @@ export class Inbox {
         },
         now,
       );
-      writeAtomically(join(inboxDir, name), text, { durable: true });
+      // a view of the proposal (bin.db and the agent's overlay hold it): written whole, without waiting for the disk
+      writeAtomically(join(inboxDir, name), text);
       const parsed = parseThread(text);
       appendAudit(this.deps.layout.auditDir, {
         at: now,
