@@ -41,6 +41,8 @@ export class InodeStore {
   /** Lookups by (parent inode, name) and whiteout tests, valid while no one else commits (see `validateCache`). */
   private readonly dentryCache = new Map<string, Dentry | null>();
   private readonly whiteoutCache = new Map<string, boolean>();
+  /** How many times this connection added, removed or moved a name (see `namesVersion`). */
+  private namesWritten = 0;
   private dataVersion = -1;
 
   constructor(db: Database.Database, chunkSize: number, clock: Clock) {
@@ -86,6 +88,7 @@ export class InodeStore {
       removeWhiteout: p(`DELETE FROM fs_whiteout WHERE path = ?`),
       removeWhiteoutsUnder: p(`DELETE FROM fs_whiteout WHERE path = ? OR substr(path, 1, ?) = ?`),
       allWhiteouts: p(`SELECT path FROM fs_whiteout ORDER BY path`).pluck(),
+      anyWhiteout: p(`SELECT 1 FROM fs_whiteout LIMIT 1`).pluck(),
       origin: p(`SELECT base_ino FROM fs_origin WHERE delta_ino = ?`).pluck(),
       setOrigin: p(`INSERT OR REPLACE INTO fs_origin (delta_ino, base_ino) VALUES (?, ?)`),
       deleteOrigin: p(`DELETE FROM fs_origin WHERE delta_ino = ?`),
@@ -138,6 +141,26 @@ export class InodeStore {
     return found;
   }
 
+  /**
+   * A token that changes whenever the tree's names may have changed: another connection committed (SQLite's
+   * data_version), or this one added, removed or moved a name (a rolled-back change counts too). What is
+   * derived from the whole tree can be kept while it stays the same.
+   */
+  namesVersion(): string {
+    let version: number;
+    try {
+      version = this.stmt.dataVersion.get() as number;
+    } catch (error) {
+      throw this.explain(error);
+    }
+    return `${version}:${this.namesWritten}`;
+  }
+
+  /** Whether any whiteout is recorded (an overlay's upper layer that hid nothing has none). */
+  hasWhiteouts(): boolean {
+    return this.stmt.anyWhiteout.get() !== undefined;
+  }
+
   children(ino: number): NamedDentry[] {
     return this.stmt.children.all(ino) as NamedDentry[];
   }
@@ -166,6 +189,7 @@ export class InodeStore {
     const m = mtime ?? now;
     const info = this.stmt.insertFileInode.run(mode, data.byteLength, now.sec, m.sec, now.sec, now.nsec, m.nsec, now.nsec);
     const ino = Number(info.lastInsertRowid);
+    this.namesWritten++;
     this.stmt.insertDentry.run(name, parentIno, ino);
     this.dentryCache.set(`${parentIno}/${name}`, { ino, mode });
     this.insertChunks(ino, data);
@@ -173,6 +197,7 @@ export class InodeStore {
   }
 
   link(parentIno: number, name: string, ino: number): void {
+    this.namesWritten++;
     this.stmt.insertDentry.run(name, parentIno, ino);
     this.stmt.addLink.run(ino);
     this.dentryCache.delete(`${parentIno}/${name}`);
@@ -181,6 +206,7 @@ export class InodeStore {
   /** Removes one name; frees the inode, its chunks, symlink and origin rows when no name is left. */
   unlink(parentIno: number, name: string, ino: number): void {
     this.dentryCache.set(`${parentIno}/${name}`, null);
+    this.namesWritten++;
     this.stmt.deleteDentry.run(parentIno, name);
     const remaining = this.stmt.dropLink.get(ino) as number | undefined;
     if (remaining !== undefined && remaining <= 0) this.freeInode(ino);
@@ -189,6 +215,7 @@ export class InodeStore {
   moveDentry(fromParent: number, fromName: string, toParent: number, toName: string): void {
     this.dentryCache.set(`${fromParent}/${fromName}`, null);
     this.dentryCache.delete(`${toParent}/${toName}`);
+    this.namesWritten++;
     this.stmt.moveDentry.run(toParent, toName, fromParent, fromName);
   }
 

@@ -18,7 +18,19 @@ export interface VisiblePaths {
 interface Layer {
   children(ino: number): { name: string; ino: number; mode: number }[];
   whiteoutsIn(path: string): string[];
+  hasWhiteouts(): boolean;
+  /** Changes whenever the layer's names may have changed. */
+  namesVersion(): string;
 }
+
+/** The last listing of a base layer, kept while its names and the exclusions stay the same. */
+interface BaseListing {
+  key: string;
+  paths: VisiblePaths;
+}
+
+/** Per base store: every agent's overlay of a project shares the project's stable.db. */
+const baseListings = new WeakMap<Layer, BaseListing>();
 
 const S_IFMT = 0o170000;
 const S_IFDIR = 0o040000;
@@ -32,14 +44,34 @@ const ROOT_INO = 1;
  */
 export function listVisiblePaths(view: FsView, limit: number = MAX_MAPPED_PATHS): VisiblePaths {
   const layers = layersOf(view.fs);
-  return layers === undefined ? walkEntries(view, limit) : walkLayers(layers, view.readExclude, limit);
+  if (layers === undefined) return walkEntries(view, limit);
+  if (!upperIsEmpty(layers.upper)) return walkLayers(layers, view.readExclude, limit);
+  // a fresh overlay (every new agent's) shows its base as it is: its listing is kept until the base's names change
+  const key = `${layers.base.namesVersion()}\0${limit}\0${view.readExclude.join('\0')}`;
+  let listing = baseListings.get(layers.base);
+  if (listing?.key !== key) {
+    listing = { key, paths: walkLayers({ upper: EMPTY_LAYER, base: layers.base }, view.readExclude, limit) };
+    baseListings.set(layers.base, listing);
+  }
+  return { files: [...listing.paths.files], dirs: [...listing.paths.dirs], cut: listing.paths.cut };
 }
+
+/** True when an overlay's upper layer holds no entry and hides nothing. */
+function upperIsEmpty(upper: Layer): boolean {
+  return upper.children(ROOT_INO).length === 0 && !upper.hasWhiteouts();
+}
+
+/** A layer with nothing in it. */
+const EMPTY_LAYER: Layer = { children: () => [], whiteoutsIn: () => [], hasWhiteouts: () => false, namesVersion: () => '' };
 
 function layersOf(fs: OverlayFileSystem): { upper: Layer; base: Layer } | undefined {
   const upper = (fs as { upper?: { inodes?: Partial<Layer> } }).upper?.inodes;
   const base = (fs as { base?: { inodes?: Partial<Layer> } }).base?.inodes;
   const usable = (layer: Partial<Layer> | undefined): layer is Layer =>
-    typeof layer?.children === 'function' && typeof layer.whiteoutsIn === 'function';
+    typeof layer?.children === 'function' &&
+    typeof layer.whiteoutsIn === 'function' &&
+    typeof layer.hasWhiteouts === 'function' &&
+    typeof layer.namesVersion === 'function';
   return usable(upper) && usable(base) ? { upper, base } : undefined;
 }
 
