@@ -30,19 +30,24 @@ export interface RankSources {
 
 const MAX_NAMED_MATCHES = 20;
 const MAX_MATCHED = 30;
+/** A word found in the paths of more files than this (and than the share below of all files) ranks none of them. */
+const MAX_PATH_WORD_FILES = 200;
+const COMMON_PATH_WORD_SHARE = 0.05;
 
 /**
  * Ranks a project's files for a task: the files it names first, then the files edited lately, then files
- * whose path holds the task's words, then files whose content holds its identifiers or longer words (a
- * bounded search: files near the named ones first, then path order; stopped by count, bytes and time).
+ * whose path holds the task's words (a word in the paths of many files ranks none), then files whose content
+ * holds its identifiers or longer words (a bounded search: files near the named ones first, then path order;
+ * stopped by count, bytes and time).
  */
 export function rankFiles(paths: VisiblePaths, terms: TaskTerms, sources: RankSources): RankedFiles {
   const named: string[] = [];
   const namedDirs: string[] = [];
   const missing: string[] = [];
+  const dirs = new Set(paths.dirs);
   for (const token of terms.named.slice(0, 12)) {
     const dir = token.replace(/\/+$/, '');
-    if (paths.dirs.includes(dir)) {
+    if (dirs.has(dir)) {
       namedDirs.push(dir);
       continue;
     }
@@ -66,17 +71,22 @@ export function rankFiles(paths: VisiblePaths, terms: TaskTerms, sources: RankSo
     scores.set(path, entry);
   };
   const words = [...terms.words].sort((a, b) => b.length - a.length).slice(0, 6);
+  const hits = words.map(() => [] as { path: string; score: number }[]);
   if (words.length > 0)
     for (const path of paths.files) {
       if (taken.has(path)) continue;
       const lower = path.toLowerCase();
       const cut = lower.lastIndexOf('/');
-      for (const word of words) {
-        const at = lower.indexOf(word);
-        if (at < 0) continue;
-        note(path, at > cut ? 3 : 1, `path: ${word}`);
+      for (let w = 0; w < words.length; w++) {
+        const at = lower.indexOf(words[w]!);
+        if (at >= 0) hits[w]!.push({ path, score: at > cut ? 3 : 1 });
       }
     }
+  // a word in the paths of many files (`src`, `test`, `file`) tells none of them apart: it ranks nothing
+  const common = Math.max(MAX_PATH_WORD_FILES, Math.floor(paths.files.length * COMMON_PATH_WORD_SHARE));
+  words.forEach((word, w) => {
+    if (hits[w]!.length <= common) for (const hit of hits[w]!) note(hit.path, hit.score, `path: ${word}`);
+  });
   const searched = searchContents(paths, terms, sources, taken, [...named, ...namedDirs.map((d) => `${d}/`)], note);
   const matched = [...scores.entries()]
     .sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1))
