@@ -4,7 +4,13 @@ interface Folder {
   folders: Map<string, Folder>;
   files: string[];
   total: number;
+  /** `folders` by name and `files` sorted, once the tree is whole (an outline renders it several times). */
+  sortedFolders?: Folder[];
+  sortedFiles?: string[];
 }
+
+/** Trees already built, kept beside a listing that is shared (the listing of a project's stable tree). */
+const trees = new WeakMap<readonly string[], Folder>();
 
 /** The most files of one folder an outline lists by name; more are counted. */
 const MAX_LISTED_FILES = 40;
@@ -15,7 +21,11 @@ const MAX_LISTED_FILES = 40;
  * with many of them are counted rather than listed.
  */
 export function outlineFolders(files: readonly string[], maxChars: number): { text: string; depth: number; complete: boolean } {
-  const root = buildTree(files);
+  let root = trees.get(files);
+  if (root === undefined) {
+    root = buildTree(files);
+    trees.set(files, root);
+  }
   const deepest = depthOf(root);
   for (let depth = deepest; depth >= 0; depth--) {
     const lines: string[] = [];
@@ -55,7 +65,8 @@ function contentChars(folder: Folder, level: number): number {
 }
 
 function sorted(folder: Folder): Folder[] {
-  return [...folder.folders.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+  folder.sortedFolders ??= [...folder.folders.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+  return folder.sortedFolders;
 }
 
 function buildTree(files: readonly string[]): Folder {
@@ -115,7 +126,8 @@ function render(
       if (!add(`${indent}${child.name}/ — ${child.total} file${child.total === 1 ? '' : 's'}`)) return undefined;
     }
   }
-  const names = [...folder.files].sort();
+  folder.sortedFiles ??= [...folder.files].sort();
+  const names = folder.sortedFiles;
   if (names.length > MAX_LISTED_FILES) {
     complete = false;
     for (const name of names.slice(0, MAX_LISTED_FILES / 2)) if (!add(`${indent}${name}`)) return undefined;

@@ -72,16 +72,19 @@ export function rankFiles(paths: VisiblePaths, terms: TaskTerms, sources: RankSo
   };
   const words = [...terms.words].sort((a, b) => b.length - a.length).slice(0, 6);
   const hits = words.map(() => [] as { path: string; score: number }[]);
-  if (words.length > 0)
-    for (const path of paths.files) {
+  if (words.length > 0) {
+    const lowered = lowerCased(paths.files);
+    for (let i = 0; i < paths.files.length; i++) {
+      const path = paths.files[i]!;
       if (taken.has(path)) continue;
-      const lower = path.toLowerCase();
+      const lower = lowered[i]!;
       const cut = lower.lastIndexOf('/');
       for (let w = 0; w < words.length; w++) {
         const at = lower.indexOf(words[w]!);
         if (at >= 0) hits[w]!.push({ path, score: at > cut ? 3 : 1 });
       }
     }
+  }
   // a word in the paths of many files (`src`, `test`, `file`) tells none of them apart: it ranks nothing
   const common = Math.max(MAX_PATH_WORD_FILES, Math.floor(paths.files.length * COMMON_PATH_WORD_SHARE));
   words.forEach((word, w) => {
@@ -93,6 +96,18 @@ export function rankFiles(paths: VisiblePaths, terms: TaskTerms, sources: RankSo
     .slice(0, MAX_MATCHED)
     .map(([path, entry]) => ({ path, why: [...entry.why].slice(0, 4) }));
   return { named, namedDirs, missing, recent, matched, searched };
+}
+
+/** The paths in lower case, kept beside a listing that is shared (the listing of a project's stable tree). */
+const lowerCasedLists = new WeakMap<readonly string[], readonly string[]>();
+
+function lowerCased(files: readonly string[]): readonly string[] {
+  let lowered = lowerCasedLists.get(files);
+  if (lowered === undefined) {
+    lowered = files.map((path) => path.toLowerCase());
+    lowerCasedLists.set(files, lowered);
+  }
+  return lowered;
 }
 
 /** Files a named token stands for: the path itself, a path ending in it, or (for a bare name) files of that name. */

@@ -36,8 +36,9 @@ describe('listVisiblePaths', () => {
       dirs: ['src', 'src/lib'],
       cut: false,
     });
-    // what a caller does with the lists never reaches the next listing
-    listVisiblePaths(view(first)).files.push('not/there.ts');
+    // the listing is shared until the base changes, and no caller can change it
+    expect(listVisiblePaths(view(overlay())).files).toBe(listVisiblePaths(view(first)).files);
+    expect(() => (listVisiblePaths(view(first)).files as string[]).push('not/there.ts')).toThrow(TypeError);
     stable.fs.writeFile('/src/c.ts', 'x');
     stable.fs.unlink('/README.md');
     const again = listVisiblePaths(view(overlay()));

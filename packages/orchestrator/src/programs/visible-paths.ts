@@ -8,8 +8,8 @@ export const MAX_MAPPED_PATHS = 250_000;
 
 /** The files and folders of a project an agent may see, in path order. */
 export interface VisiblePaths {
-  files: string[];
-  dirs: string[];
+  readonly files: readonly string[];
+  readonly dirs: readonly string[];
   /** True when the walk stopped at `MAX_MAPPED_PATHS`. */
   cut: boolean;
 }
@@ -50,10 +50,12 @@ export function listVisiblePaths(view: FsView, limit: number = MAX_MAPPED_PATHS)
   const key = `${layers.base.namesVersion()}\0${limit}\0${view.readExclude.join('\0')}`;
   let listing = baseListings.get(layers.base);
   if (listing?.key !== key) {
-    listing = { key, paths: walkLayers({ upper: EMPTY_LAYER, base: layers.base }, view.readExclude, limit) };
+    const paths = walkLayers({ upper: EMPTY_LAYER, base: layers.base }, view.readExclude, limit);
+    listing = { key, paths: Object.freeze({ files: Object.freeze(paths.files), dirs: Object.freeze(paths.dirs), cut: paths.cut }) };
     baseListings.set(layers.base, listing);
   }
-  return { files: [...listing.paths.files], dirs: [...listing.paths.dirs], cut: listing.paths.cut };
+  // shared by every caller until the base changes (read-only: what is derived from it can be kept beside it)
+  return listing.paths;
 }
 
 /** True when an overlay's upper layer holds no entry and hides nothing. */
@@ -75,8 +77,15 @@ function layersOf(fs: OverlayFileSystem): { upper: Layer; base: Layer } | undefi
   return usable(upper) && usable(base) ? { upper, base } : undefined;
 }
 
-function walkLayers(layers: { upper: Layer; base: Layer }, exclude: readonly string[], limit: number): VisiblePaths {
-  const out: VisiblePaths = { files: [], dirs: [], cut: false };
+/** A listing being made. */
+interface Listing {
+  files: string[];
+  dirs: string[];
+  cut: boolean;
+}
+
+function walkLayers(layers: { upper: Layer; base: Layer }, exclude: readonly string[], limit: number): Listing {
+  const out: Listing = { files: [], dirs: [], cut: false };
   // a folder is walked only once it passed, so a name-only pattern needs testing on the last name alone
   const anchored = exclude.filter((p) => p.startsWith('/') || p.replace(/^\/+|\/+$/g, '').includes('/'));
   const named = exclude.filter((p) => !anchored.includes(p));
@@ -116,8 +125,8 @@ function walkLayers(layers: { upper: Layer; base: Layer }, exclude: readonly str
   return out;
 }
 
-function walkEntries(view: FsView, limit: number): VisiblePaths {
-  const out: VisiblePaths = { files: [], dirs: [], cut: false };
+function walkEntries(view: FsView, limit: number): Listing {
+  const out: Listing = { files: [], dirs: [], cut: false };
   walkTree(
     view.fs,
     '',
