@@ -34,6 +34,8 @@ export interface WriteBackOptions {
    * checked against `expected`): an operation finished again after a crash finds what it wrote before.
    */
   skipUnchanged?: boolean;
+  /** Wait for the disk (fsync) after each file written and each folder changed (default true). */
+  durable?: boolean;
 }
 
 /**
@@ -48,8 +50,9 @@ export interface WriteBackResult {
 
 /**
  * Writes the given paths of a store (or overlay) to a directory, so the directory holds what the store holds:
- * deletions first (directories only when empty, deepest first), then files through a temp file (fsynced) and
- * an atomic rename with their modes, symlinks likewise; each touched directory is fsynced after its renames.
+ * deletions first (directories only when empty, deepest first), then files through a temp file and an atomic
+ * rename with their modes, symlinks likewise; unless `durable` is false, each file is fsynced before its rename
+ * and each touched directory after its renames.
  * Paths are project-relative.
  *
  * Before anything is written: a protected path (`.git`, `.agentfs`, `.cairn`, …) is refused (`EPERM`); a path
@@ -61,6 +64,7 @@ export interface WriteBackResult {
  */
 export function writeBack(fs: FileSystem, root: string, paths: readonly string[], options: WriteBackOptions = {}): WriteBackResult {
   const sorted = paths.map((p) => toRelative(normalizePath(p, 'writeBack'))).sort();
+  const durable = options.durable !== false;
   if (sorted.includes('')) throw new AgentFSError('EINVAL', 'writeBack', '', 'cannot write back the root itself');
   const states = new Map(sorted.map((rel) => [rel, stateOf(fs, '/' + rel)]));
   // what the disk holds, read once per path: for the unchanged ones, for the check against `expected`, and for the write
@@ -112,9 +116,9 @@ export function writeBack(fs: FileSystem, root: string, paths: readonly string[]
     if (state.kind === 'absent') continue;
     const under = failed.find((f) => rel.startsWith(f.path + '/'));
     if (under !== undefined) failed.push({ path: rel, error: under.error });
-    else attempt(rel, () => writeState(join(root, rel), state, { folders, found: disk.get(rel) }));
+    else attempt(rel, () => writeState(join(root, rel), state, { folders, found: disk.get(rel), durable }));
   }
-  for (const dir of touchedDirs) syncDirectory(dir);
+  if (durable) for (const dir of touchedDirs) syncDirectory(dir);
   const failedPaths = new Set(failed.map((f) => f.path));
   const written = todo.filter((rel) => !failedPaths.has(rel));
   return { written: unchanged.size === 0 ? written : [...unchanged, ...written].sort(), moved, failed };
@@ -198,6 +202,8 @@ function linkedAncestors(root: string, ordered: readonly string[]): WriteBackRes
 export interface WriteStateHints {
   folders?: Set<string>;
   found?: EntryState | undefined;
+  /** Fsync the file before its rename (default true). */
+  durable?: boolean;
 }
 
 /** Writes one entry state to a disk path (temp file + rename for files and symlinks). */
@@ -233,7 +239,7 @@ export function writeState(target: string, state: EntryState, hints: WriteStateH
       try {
         for (let offset = 0; offset < state.content.byteLength; ) offset += writeSync(fd, state.content, offset);
         fchmodSync(fd, state.mode & 0o7777);
-        fsyncSync(fd);
+        if (hints.durable !== false) fsyncSync(fd);
       } finally {
         closeSync(fd);
       }

@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { CairnError } from '../api/errors.js';
+import type { CairnError } from '../api/errors.js';
+import { configError, isConfigObject as isObject, readProjectConfig } from '../workspace/project-config.js';
 import type { ModelProvider } from './model-types.js';
 
 /** The `model` section of `.cairn/config.json`: which model, on which server, with which window and limits. */
@@ -47,7 +47,7 @@ const KEYS = [
  * ```
  */
 export function loadModelSettings(configPath: string): ModelSettings {
-  const config = readConfig(configPath);
+  const config = readProjectConfig(configPath, 'the model settings are described in SPEC.md §6.4');
   const raw = config?.model;
   if (raw === undefined) return {};
   if (!isObject(raw)) throw invalid('"model" must be an object');
@@ -83,29 +83,6 @@ export function loadModelSettings(configPath: string): ModelSettings {
   return settings;
 }
 
-function readConfig(configPath: string): Record<string, unknown> | undefined {
-  if (!existsSync(configPath)) return undefined;
-  let text: string;
-  try {
-    text = readFileSync(configPath, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw invalid(`cannot be read: ${code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : String(code)}`);
-  }
-  let config: unknown;
-  try {
-    config = JSON.parse(text);
-  } catch (error) {
-    throw invalid(`is not JSON: ${(error as Error).message}`);
-  }
-  if (!isObject(config)) throw invalid('must hold a JSON object');
-  return config;
-}
-
 function invalid(message: string): CairnError {
-  return new CairnError('CAIRN_CONFIG', `.cairn/config.json ${message}`, { hint: 'the model settings are described in SPEC.md §6.4' });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return configError(message, 'the model settings are described in SPEC.md §6.4');
 }

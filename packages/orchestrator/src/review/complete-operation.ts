@@ -10,6 +10,7 @@ import { reproposeInOverlay } from './repropose.js';
 import { processAlive } from '../workspace/process-alive.js';
 import { withAgentOverlay } from '../workspace/agent-overlay.js';
 import { withProjectLock } from '../workspace/project-lock.js';
+import { fsyncsWorkingTree } from '../workspace/working-tree-settings.js';
 
 /** What finishing an operation did on disk. */
 export interface CompletedOperation {
@@ -51,7 +52,7 @@ export function completeOperation(
           core.stable.fs,
           root,
           writes.map((write) => write.path),
-          { expected, skipUnchanged: true },
+          { expected, skipUnchanged: true, durable: fsyncsWorkingTree(core.layout.configPath) },
         );
   const yielded = [...result.moved.map((m) => m.path), ...result.failed.map((f) => f.path)];
   for (const path of [...yielded].sort().reverse()) importPath(core.stable, root, path, { subtree: true });
