@@ -1,5 +1,5 @@
 import type { AgentFS } from '@cairn/agentfs';
-import { importPath } from '@cairn/agentfs/internal';
+import { IgnoreRules, importPath } from '@cairn/agentfs/internal';
 import { ancestorsOf } from './ancestors.js';
 
 /**
@@ -24,9 +24,12 @@ export function inStableTransaction<T>(stable: AgentFS, fn: () => T): T {
 
 /**
  * Brings the given paths of stable.db in line with the working tree: every folder above them first (so a
- * folder the human replaced by a link or a file is known), then each path with what lies below it.
+ * folder the human replaced by a link or a file is known), then each path with what lies below it, under one
+ * reading of the tree's ignore rules.
  */
 export function importAffected(stable: AgentFS, root: string, paths: readonly string[]): void {
-  for (const path of ancestorsOf(paths)) importPath(stable, root, path);
-  for (const path of paths) importPath(stable, root, path, { subtree: true });
+  // the tree's .gitignore files, read once for every path
+  const rules = IgnoreRules.forTree(root);
+  for (const path of ancestorsOf(paths)) importPath(stable, root, path, { rules });
+  for (const path of paths) importPath(stable, root, path, { subtree: true, rules });
 }
