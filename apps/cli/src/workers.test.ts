@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -246,7 +246,7 @@ describe.skipIf(!hasRedis)('agents on workers fed by a Redis queue', () => {
     ]);
     try {
       await Promise.all([...workers.values()].map((w) => w.waitFor((line) => line.type === 'result')));
-      const id = await queueProgram('slow', SLOW);
+      const id = await queueProgram('slow', slow('slow-1'));
       const first = await workerOf(id);
       workers.get(first)!.child.kill('SIGKILL');
       const [agent] = await waitForStates([id], ['reviewing', 'failed']);
@@ -258,11 +258,57 @@ describe.skipIf(!hasRedis)('agents on workers fed by a Redis queue', () => {
     }
   });
 
+  it('a stalled worker (SIGSTOP) loses its job to another; woken, it cannot complete it, and nothing is accepted twice', async () => {
+    const env = { CAIRN_WORKER_LOCK_MS: '3000' };
+    const workers = new Map([
+      ['w2', startWorker('w2', 'w2', env)],
+      ['w3', startWorker('w3', 'w3', env)],
+    ]);
+    try {
+      await Promise.all([...workers.values()].map((w) => w.waitFor((line) => line.type === 'result')));
+      const id = await queueProgram('stalled', slow('slow-2'));
+      const first = await workerOf(id);
+      const stalled = workers.get(first)!;
+      stalled.child.kill('SIGSTOP');
+      const [agent] = await waitForStates([id], ['reviewing', 'failed']);
+      stalled.child.kill('SIGCONT');
+      const other = first === 'w2' ? 'w3' : 'w2';
+      expect([agent!.state, agent!.worker]).toEqual(['reviewing', other]);
+      expect((await cairn(['accept', id, '--json'])).code).toBe(0);
+      // the woken worker finishes its run and uploads it as run 1, which nobody reads; the job is not its to complete
+      const late = join(root, '.agentfs', 'remote', 'uploads', `${id}-1.1.db`);
+      for (let i = 0; i < 600 && !existsSync(late); i++) await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(existsSync(late)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const status = resultOf(await cairn(['status', id, '--json'])).agent as Record<string, unknown>;
+      expect([status.state, status.worker]).toEqual(['accepted', other]);
+    } finally {
+      for (const w of workers.values()) w.child.kill('SIGCONT');
+      await Promise.all([...workers.values()].map((w) => w.stop()));
+    }
+  });
+
+  it('an agent whose job Redis lost in a restart runs again, once, as attempt 2', async () => {
+    const worker = startWorker('w1');
+    try {
+      await worker.waitFor((line) => line.type === 'result');
+      const id = await queueProgram('through a redis restart', slow('slow-3'));
+      await workerOf(id);
+      await redis.restart();
+      const [agent] = await waitForStates([id], ['reviewing', 'failed']);
+      expect([agent!.state, agent!.reason]).toEqual(['reviewing', undefined]);
+      const logs = coordinator.lines.map((line) => (line.event as { agentId?: string; message?: string } | undefined) ?? {});
+      expect(logs.some((e) => e.agentId === id && e.message === `job ${id}-1 was lost from the queue; it is put there again`)).toBe(true);
+    } finally {
+      await worker.stop();
+    }
+  });
+
   it('follows a running agent again after the coordinator is killed and started again', async () => {
     const worker = startWorker('w1');
     try {
       await worker.waitFor((line) => line.type === 'result');
-      const id = await queueProgram('slow after restart', SLOW);
+      const id = await queueProgram('slow after restart', slow('slow-4'));
       await workerOf(id);
       coordinator.child.kill('SIGKILL');
       await coordinator.stop();
@@ -275,6 +321,7 @@ describe.skipIf(!hasRedis)('agents on workers fed by a Redis queue', () => {
   });
 });
 
-/** A program that takes a while (many governed calls), then writes. */
-const SLOW =
-  "for (let i = 0; i < 3000; i++) await file_exists('README.md');\nawait write_file('slow.txt', 'slow\\n');\nawait submit_result('slow', ['slow.txt']);\n";
+/** A program that takes a while (many governed calls), then writes its own file. */
+function slow(name: string): string {
+  return `for (let i = 0; i < 3000; i++) await file_exists('README.md');\nawait write_file('${name}.txt', 'slow\\n');\nawait submit_result('slow', ['${name}.txt']);\n`;
+}

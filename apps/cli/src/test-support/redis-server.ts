@@ -24,6 +24,8 @@ export function redisAvailable(env: NodeJS.ProcessEnv = process.env): boolean {
 export interface RedisServer {
   url: string;
   port: number;
+  /** Stops it and starts it again on the same port; without persistence it comes back empty. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -43,6 +45,26 @@ export function freePort(): Promise<number> {
 export async function startRedis(): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'cairn-redis-'));
   const port = await freePort();
+  let running = await launch(port, dir);
+  const stopRunning = async () => {
+    if (running.child.exitCode === null) running.child.kill('SIGTERM');
+    await running.exited;
+  };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    restart: async () => {
+      await stopRunning();
+      running = await launch(port, dir);
+    },
+    stop: async () => {
+      await stopRunning();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function launch(port: number, dir: string): Promise<{ child: ChildProcess; exited: Promise<void> }> {
   const child: ChildProcess = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'],
@@ -57,13 +79,5 @@ export async function startRedis(): Promise<RedisServer> {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    port,
-    stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return { child, exited };
 }

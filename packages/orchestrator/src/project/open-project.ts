@@ -42,6 +42,8 @@ export interface ProjectOptions {
   defaultModel?: string;
   /** Milliseconds since the epoch (injected by tests). */
   clock?: () => number;
+  /** A sandbox shared with other projects of this process (a worker's jobs); it is not closed with the project. */
+  sandbox?: Sandbox;
   /** Signs receipts instead of the project's key (a worker signs with its enrolled Ed25519 key). */
   signer?: ReceiptSigner;
   /** Runs queued agents elsewhere instead of in this process's pool (a coordinator feeding workers). */
@@ -90,7 +92,7 @@ export function wireProject(root: string, options: ProjectOptions = {}): Project
     owner: `${process.pid}:${randomBytes(4).toString('hex')}`,
     rerunsInterrupted: options.queue === 'all',
     defaultModel: options.defaultModel ?? DEFAULT_MODEL,
-    sandbox: () => (sandbox ??= createSandbox({ poolSize })),
+    sandbox: () => options.sandbox ?? (sandbox ??= createSandbox({ poolSize })),
     modelClient: () => (model ??= createModelClient(modelClientOptionsFor(loadModelSettings(layout.configPath), clientOverrides(options)))),
     modelSettings: () => loadModelSettings(layout.configPath),
     running: new RunningAgents(),

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Job, Queue } from 'bullmq';
+import { type Job, Queue, QueueEvents } from 'bullmq';
 import { runAgent } from '../agents/agent-runner.js';
 import type { AgentRecord } from '../agents/agent-store.js';
 import type { ProjectCore } from '../agents/project-core.js';
@@ -55,7 +55,9 @@ export class Coordinator implements AgentDispatch {
   private readonly dirs: ReturnType<typeof remoteDirs>;
   private readonly following = new Map<string, Promise<void>>();
   private stopped = false;
-  private wake: (() => void) | undefined;
+  /** Followers waiting for news of their job, by job id: a queue event wakes one at once. */
+  private readonly waiting = new Map<string, () => void>();
+  private readonly events: QueueEvents;
 
   constructor(
     private readonly core: ProjectCore,
@@ -68,6 +70,10 @@ export class Coordinator implements AgentDispatch {
     this.roster = new WorkerRoster(core.layout.configPath, join(this.dirs.root, 'untrusted.json'));
     this.queue = new Queue(queueNameOf(core.layout.home), { connection: redisConnection(options.queue) });
     this.queue.on('error', () => undefined);
+    this.events = new QueueEvents(this.queue.name, { connection: redisConnection(options.queue) });
+    this.events.on('error', () => undefined);
+    for (const name of ['completed', 'failed', 'progress', 'active', 'stalled'] as const)
+      this.events.on(name, ({ jobId }: { jobId: string }) => this.waiting.get(jobId)?.());
   }
 
   /** What workers are told at `GET /info`. */
@@ -107,8 +113,9 @@ export class Coordinator implements AgentDispatch {
   /** Stops following (agents stay running and are followed again by the next coordinator) and disconnects. */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.wake?.();
+    for (const wake of this.waiting.values()) wake();
     await Promise.allSettled([...this.following.values()]);
+    await this.events.close();
     await this.queue.close();
   }
 
@@ -183,14 +190,14 @@ export class Coordinator implements AgentDispatch {
         job = await this.queue.getJob(jobId);
         state = job === undefined ? 'lost' : await job.getState();
       } catch {
-        await this.pause();
+        await this.pause(jobId);
         continue;
       }
       if (job === undefined || state === 'unknown') {
         if (attempt >= ENQUEUES)
           return this.failRunning(id, { code: 'remote', message: `job ${jobId} was lost from the queue (was Redis emptied?), twice` });
         this.log(id, `job ${jobId} was lost from the queue; it is put there again`);
-        await this.enqueue(record, attempt + 1, ['running']).catch(() => this.pause());
+        await this.enqueue(record, attempt + 1, ['running']).catch(() => this.pause(jobId));
         continue;
       }
       const worker = (job.progress as { worker?: unknown } | undefined)?.worker;
@@ -206,7 +213,7 @@ export class Coordinator implements AgentDispatch {
         const reason = ended.failedReason ?? 'the job failed';
         return this.failRunning(id, { code: 'remote', message: `${typeof worker === 'string' ? `worker ${worker}: ` : ''}${reason}` });
       }
-      await this.pause();
+      await this.pause(jobId);
     }
   }
 
@@ -334,13 +341,16 @@ export class Coordinator implements AgentDispatch {
     this.core.emit({ type: 'agent.log', time: new Date(this.core.clock()).toISOString(), agentId: id, message });
   }
 
-  private pause(): Promise<void> {
+  /** Waits for news of `jobId` (a queue event), or the poll interval at most (events can be missed while Redis is away). */
+  private pause(jobId: string): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, this.options.pollMs ?? 200);
-      this.wake = () => {
+      const done = () => {
         clearTimeout(timer);
+        if (this.waiting.get(jobId) === done) this.waiting.delete(jobId);
         resolve();
       };
+      const timer = setTimeout(done, this.options.pollMs ?? 1000);
+      this.waiting.set(jobId, done);
     });
   }
 }

@@ -1,6 +1,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import { createSandbox, type Sandbox } from '@cairn/sandbox';
 import { CairnError } from '../api/errors.js';
 import { verifyToken } from './capability-token.js';
 import { redisConnection } from './redis-connection.js';
@@ -45,6 +46,7 @@ export interface RunningWorker {
 /** What every job of a worker runs with. */
 interface JobContext {
   options: WorkerOptions;
+  sandbox: Sandbox;
   snapshots: SnapshotCache;
   clock: () => number;
   coordinatorKey: Uint8Array;
@@ -60,8 +62,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const info = await coordinatorInfo(options);
   const coordinatorKey = parsePublicKey(info.key);
   if (!coordinatorKey.ok) throw new CairnError('CAIRN_REMOTE', `the coordinator's key is not usable: ${coordinatorKey.reason}`);
+  const sandbox = createSandbox({ poolSize: options.concurrency });
   const context: JobContext = {
     options,
+    sandbox,
     snapshots: new SnapshotCache(join(options.home, 'snapshots'), options.coordinator, options.bearer),
     clock,
     coordinatorKey: coordinatorKey.key,
@@ -78,7 +82,12 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   worker.on('failed', (job, error) => options.onJob?.(`${job?.id ?? '?'} failed: ${error.message}`));
   worker.on('completed', (job) => options.onJob?.(`${job.id ?? '?'} done`));
   await worker.waitUntilReady();
-  return { stop: () => worker.close() };
+  return {
+    stop: async () => {
+      await worker.close();
+      await sandbox.close();
+    },
+  };
 }
 
 /** Asks the coordinator which queue to take jobs from and which key signs its tokens. */
@@ -133,6 +142,7 @@ async function runJob(job: Job, context: JobContext): Promise<RemoteResult> {
       home: join(options.home, 'home'),
       secret: options.key.secret,
       worker: options.name,
+      sandbox: context.sandbox,
       onEvent: (event) => {
         events++;
         void report(event.type);

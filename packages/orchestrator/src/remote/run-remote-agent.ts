@@ -2,6 +2,7 @@ import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runAgent } from '../agents/agent-runner.js';
 import type { AgentRecord } from '../agents/agent-store.js';
+import type { Sandbox } from '@cairn/sandbox';
 import type { CairnEvent } from '../api/events.js';
 import { ReceiptSigner } from '../governance/receipt-signer.js';
 import { wireProject } from '../project/open-project.js';
@@ -21,6 +22,8 @@ export interface RemoteRun {
   /** The worker's enrolled Ed25519 secret key: every receipt is signed with it. */
   secret: Uint8Array;
   worker: string;
+  /** The worker's sandbox, shared by its jobs. */
+  sandbox?: Sandbox;
   onEvent?: (event: CairnEvent) => void;
 }
 
@@ -37,7 +40,13 @@ export async function runRemoteAgent(run: RemoteRun): Promise<{ record: AgentRec
     mkdirSync(join(run.dir, '.cairn'), { recursive: true });
     writeFileSync(join(run.dir, '.cairn', 'manifest.air.json'), run.data.manifest);
   }
-  const parts = wireProject(run.dir, { cairnHome: run.home, queue: 'none', poolSize: 1, signer: ReceiptSigner.ed25519(run.secret) });
+  const parts = wireProject(run.dir, {
+    cairnHome: run.home,
+    queue: 'none',
+    poolSize: 1,
+    signer: ReceiptSigner.ed25519(run.secret),
+    ...(run.sandbox === undefined ? {} : { sandbox: run.sandbox }),
+  });
   const project = new Project(parts);
   const hashOfToken = tokenHash(run.data.token);
   const { id, ...spec } = run.data.agent;
