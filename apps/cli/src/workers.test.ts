@@ -304,6 +304,33 @@ describe.skipIf(!hasRedis)('agents on workers fed by a Redis queue', () => {
     }
   });
 
+  it('rejects an agent while it runs on a worker: the coordinator stops following it and never reads its result', async () => {
+    const worker = startWorker('w2');
+    try {
+      await worker.waitFor((line) => line.type === 'result');
+      const id = await queueProgram('rejected while remote', slow('slow-rejected'));
+      await workerOf(id);
+      const rejected = await cairn(['reject', id, '--reason', 'not needed', '--json']);
+      expect(rejected.code, rejected.stdout).toBe(0);
+      const agent = resultOf(await cairn(['status', id, '--json'])).agent as Record<string, unknown>;
+      expect([agent.state, (agent.failure as { message?: string } | undefined)?.message]).toEqual([
+        'rejected',
+        'stopped while it ran on worker w2: rejected',
+      ]);
+    } finally {
+      await worker.stop();
+    }
+    const after = resultOf(
+      await cairn([
+        'status',
+        (resultOf(await cairn(['ls', '--json'])).agents as { id: string; task: string }[]).find((a) => a.task === 'rejected while remote')!
+          .id,
+        '--json',
+      ]),
+    ).agent as Record<string, unknown>;
+    expect(after.state).toBe('rejected');
+  });
+
   it('follows a running agent again after the coordinator is killed and started again', async () => {
     const worker = startWorker('w1');
     try {

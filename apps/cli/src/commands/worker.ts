@@ -65,6 +65,11 @@ export async function workerCommand(ctx: CommandContext, flags: WorkerFlags): Pr
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  out.line('finishing the running agents (stop again to leave them: their jobs run again on another worker)');
+  // a second signal leaves at once: the queue gives the jobs to another worker when their locks expire
+  const leave = () => process.exit(130);
+  process.once('SIGINT', leave);
+  process.once('SIGTERM', leave);
   await worker.stop();
   out.line('worker is down');
   return 0;

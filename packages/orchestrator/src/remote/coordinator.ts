@@ -174,13 +174,36 @@ export class Coordinator implements AgentDispatch {
         run: moved.runs + 1,
       }));
     else this.core.store.update(record.id, patch, ['running']);
-    await this.queue.add('agent', data, { jobId, attempts: 1, removeOnComplete: false, removeOnFail: false });
+    // finished jobs stay a week, long enough for a coordinator that was down to read them
+    const keep = { age: 7 * 24 * 3600 };
+    await this.queue.add('agent', data, { jobId, attempts: 1, removeOnComplete: keep, removeOnFail: keep });
     this.log(record.id, `on the queue as job ${jobId} (snapshot ${snapshot.hash.slice(0, 12)})`);
   }
 
+  /** Follows the agent's job; a reject stops following it (the worker's result is then never read). */
   private async follow(id: string): Promise<void> {
+    const run = this.core.running.start(id);
+    const wakeOnStop = () => {
+      const jobId = this.core.store.get(id)?.remoteJob?.id;
+      if (jobId !== undefined) this.waiting.get(jobId)?.();
+    };
+    run.signal.addEventListener('abort', wakeOnStop);
+    try {
+      await this.followJob(id, run.signal);
+    } finally {
+      run.signal.removeEventListener('abort', wakeOnStop);
+      run.end();
+    }
+  }
+
+  private async followJob(id: string, signal: AbortSignal): Promise<void> {
     let seenWorker: string | undefined;
     while (!this.stopped) {
+      if (signal.aborted) {
+        const worker = this.core.store.get(id)?.worker;
+        const message = `stopped while it ran${worker === undefined ? '' : ` on worker ${worker}`}: ${(signal.reason as Error).message}`;
+        return this.failRunning(id, { code: 'stopped', message });
+      }
       const record = this.core.store.get(id);
       if (record?.state !== 'running' || record.remoteJob === undefined) return;
       const { id: jobId, attempt } = record.remoteJob;

@@ -9,7 +9,8 @@ export function loadBearer(path: string): string {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  const token = randomBytes(24).toString('base64url');
+  // hex: a token never starts with a dash, which a command line would take for an option
+  const token = randomBytes(24).toString('hex');
   writeFileSync(path, `${token}\n`, { mode: 0o600 });
   return token;
 }
