@@ -190,6 +190,10 @@ export class Coordinator implements AgentDispatch {
     run.signal.addEventListener('abort', wakeOnStop);
     try {
       await this.followJob(id, run.signal);
+    } catch (error) {
+      // the agent moved under it (a reject while its result was read): that move stands; say what happened
+      const message = `following agent ${id}'s job: ${(error as Error).message}`;
+      this.core.emit({ type: 'error', time: new Date(this.core.clock()).toISOString(), agentId: id, code: 'remote', message });
     } finally {
       run.signal.removeEventListener('abort', wakeOnStop);
       run.end();
