@@ -272,6 +272,7 @@ export class Coordinator implements AgentDispatch {
         attempt: job.attemptsStarted,
         token: data.data.token,
         coordinatorKey: this.key.publicKey,
+        snapshot: data.data.snapshot,
         snapshotPath,
         upload,
         workerKey: (name) => this.roster.keyOf(name),

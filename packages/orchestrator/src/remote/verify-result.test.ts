@@ -104,6 +104,7 @@ describe('verifying a remote result', () => {
       attempt: 1,
       token,
       coordinatorKey: coordinator.publicKey,
+      snapshot: claims.snapshot.slice('sha256:'.length),
       snapshotPath,
       upload: paths,
       workerKey: (name) => (name === 'w1' ? worker.publicKey : undefined),

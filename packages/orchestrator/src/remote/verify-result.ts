@@ -23,6 +23,8 @@ export interface ExpectedResult {
   attempt: number;
   token: string;
   coordinatorKey: Uint8Array;
+  /** sha256 (hex) of the snapshot the job named, and where this coordinator keeps it. */
+  snapshot: string;
   snapshotPath: string;
   upload: { db: string; claims: string };
   /** The enrolled workers' public keys, by name. */
@@ -50,6 +52,8 @@ export async function verifyResult(core: ProjectCore, expected: ExpectedResult, 
   if (!token.ok) return refuse(token.reason, false);
   if (token.claims.agent !== expected.record.id || token.claims.job !== expected.jobId)
     return refuse('the capability token is for another job', false);
+  if (token.claims.snapshot !== `sha256:${expected.snapshot}`)
+    return refuse('the job names another snapshot than its capability token', false);
   if (!existsSync(expected.upload.db) || !existsSync(expected.upload.claims))
     return refuse(`worker ${worker} completed the job without uploading its result`);
   const claims = JSON.parse(readFileSync(expected.upload.claims, 'utf8')) as UploadClaims;
