@@ -239,7 +239,7 @@ describe.skipIf(!hasRedis)('agents on workers fed by a Redis queue', () => {
   });
 
   it('retries once on another worker when the worker running an agent is killed; the dead attempt counts for nothing', async () => {
-    const env = { CAIRN_WORKER_LOCK_MS: '3000' };
+    const env = { CAIRN_WORKER_LOCK_MS: '5000' };
     const workers = new Map([
       ['w1', startWorker('w1', 'w1', env)],
       ['w3', startWorker('w3', 'w3', env)],
@@ -259,7 +259,7 @@ describe.skipIf(!hasRedis)('agents on workers fed by a Redis queue', () => {
   });
 
   it('a stalled worker (SIGSTOP) loses its job to another; woken, it cannot complete it, and nothing is accepted twice', async () => {
-    const env = { CAIRN_WORKER_LOCK_MS: '3000' };
+    const env = { CAIRN_WORKER_LOCK_MS: '5000' };
     const workers = new Map([
       ['w2', startWorker('w2', 'w2', env)],
       ['w3', startWorker('w3', 'w3', env)],
