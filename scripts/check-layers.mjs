@@ -41,6 +41,7 @@ export const FOLDERS = {
     'replay',
     'inbox',
     'project',
+    'remote',
     'daemon',
     'testing',
     'test-support',

@@ -14,6 +14,7 @@ import { benchSandbox } from './sandbox-bench.js';
 import { benchSeed } from './seed-bench.js';
 import { report, SMOKE } from './measure.js';
 import { benchStorage, type BenchRow } from './storage-bench.js';
+import { benchWorkers } from './workers-bench.js';
 
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'results');
 
@@ -85,6 +86,7 @@ async function main(): Promise<number> {
       { name: 'seed 001', run: (work) => benchSeed('drizzle-orm package', real, work) },
       { name: 'model prompt', run: (work) => benchPrompt(work) },
       { name: 'neovim', run: (work) => benchNvim(work) },
+      { name: 'workers', run: (work) => benchWorkers(work) },
       {
         name: 'cairn from the command line',
         run: (work) => benchCli(work, SMOKE ? { trees: [200], rounds: 1 } : { trees: [1_000, 10_000, 50_000], rounds: 5 }),

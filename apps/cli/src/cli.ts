@@ -31,6 +31,9 @@ const commands = {
   inboxProcess: () => import('./commands/inbox.js').then((m) => m.inboxProcessCommand as Action),
   review: () => import('./commands/reviewer.js').then((m) => m.reviewCommand as Action),
   repair: () => import('./commands/repair.js').then((m) => m.repairCommand as Action),
+  worker: () => import('./commands/worker.js').then((m) => m.workerCommand as Action),
+  workerEnroll: () => import('./commands/worker.js').then((m) => m.workerEnrollCommand as Action),
+  workerTrust: () => import('./commands/worker.js').then((m) => m.workerTrustCommand as Action),
 } satisfies Record<string, Load>;
 
 /**
@@ -45,6 +48,8 @@ const PROJECT_USE: Record<string, ProjectUse | 'none'> = {
   'air check': 'any',
   models: 'any',
   demo: 'none',
+  worker: 'none',
+  'worker enroll': 'none',
 };
 
 /** The command's path below `cairn` (`spawn`, `inbox list`, `air check`). */
@@ -100,13 +105,17 @@ function buildProgram(run: (load: Load, options: CommonOptions, ...args: unknown
     .description('Run many coding agents on one project; nothing reaches your files until you accept it.')
     .version(CAIRN_VERSION, '-v, --version')
     .showHelpAfterError('(add --help for usage)')
-    .showSuggestionAfterError(true);
+    .showSuggestionAfterError(true)
+    // a subcommand's options are its own (`cairn worker enroll --name N`), not its parent's
+    .enablePositionalOptions();
 
   withCommon(
     program
       .command('up')
       .description("start the project's daemon: import, watch, serve, run the queue")
-      .option('--detach', 'run in the background (pid and log files)'),
+      .option('--detach', 'run in the background (pid and log files)')
+      .option('--queue <url>', 'feed queued agents to workers through this Redis queue (redis://HOST:PORT) instead of the local pool')
+      .option('--serve-workers <addr>', 'serve snapshots to workers and take their results on HOST:PORT (with --queue)'),
   ).action((flags) => run(commands.up, flags, flags));
   withCommon(program.command('down').description("stop the project's daemon (running agents finish first)")).action((flags) =>
     run(commands.down, flags),
@@ -220,6 +229,25 @@ function buildProgram(run: (load: Load, options: CommonOptions, ...args: unknown
       .command('models')
       .description('the models the configured server offers (Ollama, or OPENAI_BASE_URL), with their context lengths'),
   ).action((flags) => run(commands.models, flags));
+  const worker = withCommon(
+    program
+      .command('worker')
+      .description('run agents for a coordinator on this machine: take jobs from its queue, return verified results')
+      .option('--queue <url>', "the coordinator's Redis queue, redis://HOST:PORT")
+      .option('--coordinator <url>', "the coordinator's endpoint for workers, http://HOST:PORT (as `cairn up --serve-workers` prints it)")
+      .option('--token <token>', 'the bearer token the coordinator printed')
+      .option('--concurrency <n>', 'agents run at once (default 3)')
+      .option('--name <name>', "this worker's name, as enrolled (default: the host name)"),
+  ).action((flags) => run(commands.worker, flags, flags));
+  withCommon(
+    worker
+      .command('enroll')
+      .description("print this worker's public key, for the coordinator's .cairn/config.json")
+      .option('--name <name>', "this worker's name (default: the host name)"),
+  ).action((flags) => run(commands.workerEnroll, flags, flags));
+  withCommon(
+    worker.command('trust').description('clear the untrusted mark a refused result left on a worker').argument('<name>', 'the worker'),
+  ).action((name, flags) => run(commands.workerTrust, flags, name));
   const air = program.command('air').description('governance: the AIR manifest');
   withCommon(air.command('check').description('validate .cairn/manifest.air.json')).action((flags) => run(commands.airCheck, flags));
   withCommon(

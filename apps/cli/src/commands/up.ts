@@ -8,10 +8,12 @@ import {
   readPidFile,
   socketAnswers,
   startDaemon,
+  checkQueueUrl,
+  loadQueueSettings,
   type CairnEvent,
 } from '@cairn/orchestrator';
 import cliProgress from 'cli-progress';
-import type { CommandContext } from '../context.js';
+import { type CommandContext, UsageError } from '../context.js';
 import { describeEvent } from '../render/events.js';
 
 const DETACH_TIMEOUT_MS = 120_000;
@@ -22,8 +24,20 @@ const DETACH_TIMEOUT_MS = 120_000;
  * `cairn down`. `--detach` starts it in the background with its output in a log file, and returns once its
  * socket answers.
  */
-export async function upCommand(ctx: CommandContext, flags: { detach?: boolean }): Promise<number> {
-  if (flags.detach === true) return detach(ctx);
+export async function upCommand(ctx: CommandContext, given: { detach?: boolean; queue?: string; serveWorkers?: string }): Promise<number> {
+  // the flags over `.cairn/config.json`'s `queue` and `serveWorkers`
+  const flags = { ...loadQueueSettings(projectLayout(ctx.root).configPath), ...definedOf(given) };
+  if (flags.serveWorkers !== undefined && flags.queue === undefined)
+    throw new UsageError('--serve-workers needs --queue', 'workers take jobs from a Redis queue: --queue redis://HOST:PORT');
+  const remote =
+    flags.queue === undefined
+      ? undefined
+      : {
+          queue: checkQueueUrl(flags.queue),
+          ...(flags.serveWorkers === undefined ? {} : { serveWorkers: flags.serveWorkers }),
+          ...tokenTtl(),
+        };
+  if (flags.detach === true) return detach(ctx, flags);
   const { out } = ctx;
   const bar =
     out.tty && !out.json
@@ -51,11 +65,16 @@ export async function upCommand(ctx: CommandContext, flags: { detach?: boolean }
     if (event.type !== 'agent.tool-called' && event.type !== 'agent.log')
       out.line(`${out.paint.dim(event.time.slice(11, 19))} ${describeEvent(event, out.paint)}`);
   };
-  const daemon = await startDaemon(ctx.root, { onEvent }).finally(() => {
+  const daemon = await startDaemon(ctx.root, { onEvent, ...(remote === undefined ? {} : { remote }) }).finally(() => {
     if (barOn) bar?.stop();
   });
   const layout = projectLayout(ctx.root);
-  out.result(true, { pid: process.pid, socket: daemon.socketPath, sync: daemon.sync });
+  out.result(true, {
+    pid: process.pid,
+    socket: daemon.socketPath,
+    sync: daemon.sync,
+    ...(daemon.workers === undefined ? {} : { workers: daemon.workers }),
+  });
   out.line(`${out.paint.green('cairn is up')} for ${layout.root} (pid ${process.pid})`);
   out.line(
     out.paint.dim(
@@ -64,6 +83,13 @@ export async function upCommand(ctx: CommandContext, flags: { detach?: boolean }
   );
   out.line(out.paint.dim(`  socket: ${daemon.socketPath}`));
   out.line(out.paint.dim(`  signals: ${layout.signalsDir}`));
+  if (daemon.workers !== undefined) {
+    out.line(`  agents go to workers through ${daemon.workers.queue}`);
+    if (daemon.workers.url !== undefined)
+      out.line(
+        `  start a worker: cairn worker --queue ${daemon.workers.queue} --coordinator ${daemon.workers.url} --token ${daemon.workers.bearer}`,
+      );
+  }
   out.line(out.paint.dim('  Ctrl-C or `cairn down` stops it'));
   const stop = () => void daemon.stop();
   process.once('SIGINT', stop);
@@ -75,7 +101,17 @@ export async function upCommand(ctx: CommandContext, flags: { detach?: boolean }
   return 0;
 }
 
-async function detach(ctx: CommandContext): Promise<number> {
+function definedOf<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** `CAIRN_TOKEN_TTL_MS`: how long capability tokens last (tests shorten it). */
+function tokenTtl(): { tokenTtlMs?: number } {
+  const value = Number(process.env.CAIRN_TOKEN_TTL_MS);
+  return Number.isSafeInteger(value) && value > 0 ? { tokenTtlMs: value } : {};
+}
+
+async function detach(ctx: CommandContext, flags: { queue?: string; serveWorkers?: string }): Promise<number> {
   const { out } = ctx;
   const layout = projectLayout(ctx.root);
   ensurePrivateDir(layout.home);
@@ -83,7 +119,11 @@ async function detach(ctx: CommandContext): Promise<number> {
   const log = openSync(layout.logPath, 'a', 0o600);
   // the daemon is this same command, as it was started (the bundle, or the built sources through bin/)
   const bin = process.argv[1] ?? fileURLToPath(new URL('../../bin/cairn.mjs', import.meta.url));
-  const child = spawn(process.execPath, [bin, 'up', '--project', layout.root], {
+  const remote = [
+    ...(flags.queue === undefined ? [] : ['--queue', flags.queue]),
+    ...(flags.serveWorkers === undefined ? [] : ['--serve-workers', flags.serveWorkers]),
+  ];
+  const child = spawn(process.execPath, [bin, 'up', '--project', layout.root, ...remote], {
     detached: true,
     stdio: ['ignore', log, log],
     env: { ...process.env, NO_COLOR: '1' },

@@ -27,7 +27,9 @@ export function renderAgentTable(agents: readonly AgentInfo[], paint: Paint, wid
   for (const agent of agents) {
     const files = agent.changes === undefined ? '' : String(agent.changes.length);
     const fixed = idWidth + 2 + 9 + 2 + 4 + 2 + 5 + 2;
-    const task = truncate(agent.task.replace(/\s+/g, ' '), Math.max(20, width - fixed));
+    // an agent run on a worker names it before its task
+    const where = agent.worker === undefined ? '' : `@${agent.worker} `;
+    const task = truncate(where + agent.task.replace(/\s+/g, ' '), Math.max(20, width - fixed));
     lines.push(
       `${paint.bold(agent.id.padEnd(idWidth))}  ${paintState(agent.state, paint)}${' '.repeat(Math.max(0, 9 - agent.state.length))}  ${formatAge(agent.createdAt).padStart(4)}  ${files.padStart(5)}  ${task}`,
     );
@@ -42,6 +44,7 @@ export function renderAgentDetail(agent: AgentInfo, history: readonly CairnEvent
     `program:  ${agent.origin === 'code' ? `the user's (${agent.lang})` : `written by ${agent.model ?? 'a model'} (${agent.lang})`}`,
   );
   lines.push(`created:  ${agent.createdAt} (${formatAge(agent.createdAt)} ago), updated ${agent.updatedAt}`);
+  if (agent.worker !== undefined) lines.push(`worker:   ${agent.worker}`);
   if (agent.summary !== undefined) lines.push(`summary:  ${agent.summary}`);
   if (agent.failure !== undefined) {
     lines.push(`${paint.red('failed:')}   ${agent.failure.message} ${paint.dim(`(${agent.failure.code})`)}`);

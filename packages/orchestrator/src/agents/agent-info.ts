@@ -21,6 +21,7 @@ export function toAgentInfo(record: AgentRecord): AgentInfo {
   if (record.role === 'reviewer') info.role = 'reviewer';
   if (record.reviews !== undefined) info.reviews = record.reviews;
   if (record.decision !== undefined) info.decision = { ...record.decision };
+  if (record.worker !== undefined) info.worker = record.worker;
   const reason = record.reason ?? record.failure?.message;
   if (reason !== undefined) info.reason = reason;
   return info;

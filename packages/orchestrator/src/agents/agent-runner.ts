@@ -77,6 +77,7 @@ async function runStretch(
       lang: record.lang,
       model: record.model ?? '',
       governance_ref: blobs.put(governance.json),
+      ...(record.tokenHash === undefined ? {} : { token: record.tokenHash }),
     };
     workspace.transaction(() => appendCairnEntry(journal, SCHEMAS.agentStarted, value));
   } else {

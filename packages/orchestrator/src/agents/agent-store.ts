@@ -46,6 +46,14 @@ export interface AgentRecord extends AgentSpec {
   actor?: string;
   /** A reviewer's decision, as written into the thread. */
   decision?: { decision: string; note: string; thread?: string };
+  /** The worker (a machine fed by the coordinator's queue) that runs or ran the agent. */
+  worker?: string;
+  /** The worker's enrolled Ed25519 public key (hex) its receipts are verified with, once its result was accepted. */
+  workerKey?: string;
+  /** The agent's job on the coordinator's queue, while it runs remotely (kept to resume after a restart). */
+  remoteJob?: { id: string; attempt: number };
+  /** The sha256 of the capability token a worker runs the agent under: its journal starts from it. */
+  tokenHash?: string;
 }
 
 /** The fields of a record that may change after creation. */
@@ -134,6 +142,22 @@ export class AgentStore {
         return record;
       })
       .immediate();
+  }
+
+  /** Adds a queued agent with the id and spec another store gave it (a worker taking a coordinator's agent). */
+  insertQueued(fields: Omit<AgentRecord, 'state' | 'queueSeq' | 'createdAt' | 'updatedAt' | 'runs' | 'spent'>): AgentRecord {
+    const now = this.clock();
+    const record: AgentRecord = {
+      ...fields,
+      state: 'queued',
+      queueSeq: 0,
+      createdAt: now,
+      updatedAt: now,
+      runs: 0,
+      spent: { tokens: 0, bytes: 0, calls: 0, wallMs: 0, repairs: 0 },
+    };
+    this.statements.insert.run(record.id, record.state, 0, now, now, encode(record));
+    return record;
   }
 
   /** bin.db itself, for the tables kept beside the agents (the inbox's decisions). */

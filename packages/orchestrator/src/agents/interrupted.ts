@@ -22,6 +22,8 @@ export function recoverOrphans(core: ProjectCore): void {
   for (const record of core.store.list(['running'])) {
     const pid = Number((record.owner ?? '').split(':')[0]);
     if (record.owner !== undefined && Number.isSafeInteger(pid) && pid > 0 && processAlive(pid)) continue;
+    // a worker runs it: the coordinator resumes it from its job on the queue
+    if (record.remoteJob !== undefined) continue;
     if (!claimOrphan(core.store, record, core.owner)) continue;
     try {
       if (mayRerun(record)) rerun(core, record);

@@ -11,6 +11,7 @@ export type CairnErrorCode =
   | 'CAIRN_BUSY'
   | 'CAIRN_DAEMON'
   | 'CAIRN_CLOSED'
+  | 'CAIRN_REMOTE'
   | 'CAIRN_INTERNAL';
 
 /** The one error class of `@cairn/orchestrator`: misuse and failures, each with a stable `code` and an optional hint. */

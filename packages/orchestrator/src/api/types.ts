@@ -108,6 +108,8 @@ export interface AgentInfo {
   reviews?: string;
   /** A reviewer's decision and note. */
   decision?: { decision: string; note: string; thread?: string };
+  /** The worker that runs or ran the agent, for an agent run on another machine. */
+  worker?: string;
 }
 
 /** One file of a proposal: its text when the agent first changed it (`base`) and now (`proposed`); null where absent. */

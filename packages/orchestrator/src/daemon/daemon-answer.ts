@@ -18,6 +18,7 @@ const KNOWN_CODES: Record<CairnErrorCode, true> = {
   CAIRN_BUSY: true,
   CAIRN_DAEMON: true,
   CAIRN_CLOSED: true,
+  CAIRN_REMOTE: true,
   CAIRN_INTERNAL: true,
 };
 

@@ -10,7 +10,7 @@ import type { DaemonIdentity } from './wire-schemas.js';
 export type { DaemonIdentity } from './wire-schemas.js';
 
 /** The HTTP status of each error code a route may answer with (500 for the rest). */
-const STATUS: Partial<Record<CairnErrorCode, 400 | 404 | 409 | 422 | 500 | 503>> = {
+const STATUS: Partial<Record<CairnErrorCode, 400 | 404 | 409 | 422 | 500 | 502 | 503>> = {
   CAIRN_NOT_FOUND: 404,
   CAIRN_INVALID_STATE: 409,
   CAIRN_INVALID_ARGUMENT: 400,
@@ -19,6 +19,7 @@ const STATUS: Partial<Record<CairnErrorCode, 400 | 404 | 409 | 422 | 500 | 503>>
   CAIRN_CONFIG: 422,
   CAIRN_BUSY: 409,
   CAIRN_CLOSED: 503,
+  CAIRN_REMOTE: 502,
 };
 
 /**

@@ -13,6 +13,10 @@ import type { ProjectWatcher } from '../sync/watcher.js';
 import { watchInbox, type InboxWatcher } from '../inbox/inbox-watcher.js';
 import { CAIRN_VERSION } from '../api/version.js';
 import { type DaemonPidFile, readPidFile, writePidFile } from './pid-file.js';
+import type { ProjectCore } from '../agents/project-core.js';
+import { Coordinator, remoteDirs } from '../remote/coordinator.js';
+import { serveWorkers, type WorkerEndpoint } from '../remote/worker-endpoint.js';
+import { loadBearer } from '../remote/worker-bearer.js';
 
 /** A daemon running in this process. */
 export interface RunningDaemon {
@@ -22,6 +26,18 @@ export interface RunningDaemon {
   /** Resolves once the daemon has stopped (after `stop`, `POST /shutdown`, or a signal the caller forwards). */
   stopped: Promise<void>;
   stop(): Promise<void>;
+  /** With `remote`: the endpoint workers reach and the bearer token they present. */
+  workers?: { url?: string; bearer: string; queue: string };
+}
+
+/** A daemon that feeds workers: the queue, and where it serves snapshots and takes uploads. */
+export interface RemoteOptions {
+  /** `redis://HOST:PORT` */
+  queue: string;
+  /** `HOST:PORT` of the endpoint for workers (none: workers cannot fetch snapshots from this daemon). */
+  serveWorkers?: string;
+  /** How long a capability token is valid (ms). */
+  tokenTtlMs?: number;
 }
 
 /** Options of `startDaemon`. */
@@ -29,6 +45,8 @@ export interface DaemonOptions extends Omit<ProjectOptions, 'queue'> {
   /** Every event while the daemon runs (the import's progress first). */
   onEvent?: (event: CairnEvent) => void;
   debounceMs?: number;
+  /** Feed queued agents to workers through this queue instead of the local pool. */
+  remote?: RemoteOptions;
 }
 
 /**
@@ -48,6 +66,8 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
   let signals: SignalWatcher | undefined;
   let inbox: InboxWatcher | undefined;
   let server: DaemonServer | undefined;
+  let coordinator: Coordinator | undefined;
+  let endpoint: WorkerEndpoint | undefined;
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
   let stopping: Promise<void> | undefined;
@@ -55,6 +75,8 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
     (stopping ??= (async () => {
       try {
         await server?.close();
+        await endpoint?.close();
+        await coordinator?.stop();
         await signals?.close();
         await inbox?.close();
         await watcher?.close();
@@ -68,7 +90,18 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
     })());
   try {
     writePidFile(layout.pidPath, pidFile);
-    project = openProject(layout.root, { ...options, queue: 'all' });
+    const remote = options.remote;
+    const dispatch =
+      remote === undefined
+        ? {}
+        : {
+            dispatch: (core: ProjectCore) =>
+              (coordinator = new Coordinator(core, {
+                queue: remote.queue,
+                ...(remote.tokenTtlMs === undefined ? {} : { tokenTtlMs: remote.tokenTtlMs }),
+              })),
+          };
+    project = openProject(layout.root, { ...options, queue: 'all', ...dispatch });
     if (options.onEvent !== undefined) events = forward(project, options.onEvent);
     // the watcher imports the tree, watching each folder as the import reaches it
     watcher = project.watch(options.debounceMs === undefined ? {} : { debounceMs: options.debounceMs });
@@ -86,8 +119,21 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
       open.notify({ type: 'error', time: new Date().toISOString(), code: 'inbox', message: error.message }),
     );
     await inbox.ready;
+    let workers: RunningDaemon['workers'];
+    if (remote !== undefined && coordinator !== undefined) {
+      const bearer = loadBearer(join(remoteDirs({ layout }).root, 'worker-token'));
+      const serving = coordinator;
+      if (remote.serveWorkers !== undefined)
+        endpoint = await serveWorkers(remote.serveWorkers, bearer, {
+          info: serving.info,
+          snapshotPath: (hash) => serving.snapshots.pathOf(hash),
+          uploadsDir: serving.uploadsDir,
+        });
+      workers = { bearer, queue: remote.queue, ...(endpoint === undefined ? {} : { url: endpoint.url }) };
+      coordinator.resume();
+    }
     open.startQueue();
-    return { project: open, socketPath: layout.socketPath, sync, stopped, stop };
+    return { project: open, socketPath: layout.socketPath, sync, stopped, stop, ...(workers === undefined ? {} : { workers }) };
   } catch (error) {
     await stop();
     throw error;

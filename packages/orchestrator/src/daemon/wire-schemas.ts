@@ -38,6 +38,7 @@ export const agentInfoSchema = v.object({
   role: optional(v.picklist(['author', 'reviewer'])),
   reviews: optional(text),
   decision: optional(v.object({ decision: text, note: text, thread: optional(text) })),
+  worker: optional(text),
 });
 
 /** One file of a proposal, for showing it over an editor's buffer. */

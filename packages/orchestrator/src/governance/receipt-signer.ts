@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
-import { receiptSigningBytes, type AdapterKey, type Receipt } from '@cairn/air';
+import { ed25519PublicKey, receiptSigningBytes, signEd25519, type AdapterKey, type Receipt } from '@cairn/air';
 import { CairnError } from '../api/errors.js';
 import { FS_ADAPTER, LLM_ADAPTER } from '../workspace/journal-spend.js';
 
@@ -11,9 +11,26 @@ import { FS_ADAPTER, LLM_ADAPTER } from '../workspace/journal-spend.js';
  */
 export class ReceiptSigner {
   readonly key: Uint8Array;
+  /** `hmac-sha256` for a project's own runs; `ed25519` for a worker's, whose public key anyone can verify with. */
+  readonly scheme: 'hmac-sha256' | 'ed25519';
+  private readonly publicKey: Uint8Array | undefined;
+  private readonly secret: Uint8Array | undefined;
 
-  constructor(key: Uint8Array) {
+  constructor(key: Uint8Array, scheme: 'hmac-sha256' | 'ed25519' = 'hmac-sha256', secret?: Uint8Array) {
     this.key = key;
+    this.scheme = scheme;
+    this.secret = scheme === 'ed25519' ? secret : key;
+    this.publicKey = scheme === 'ed25519' ? key : undefined;
+  }
+
+  /** A signer with a worker's Ed25519 secret key: receipts anyone holding its public key can verify. */
+  static ed25519(secret: Uint8Array): ReceiptSigner {
+    return new ReceiptSigner(ed25519PublicKey(secret), 'ed25519', secret);
+  }
+
+  /** Verifies (in a replay) receipts a worker signed with the secret of `publicKey`; it cannot sign. */
+  static verifying(publicKey: Uint8Array): ReceiptSigner {
+    return new ReceiptSigner(publicKey, 'ed25519');
   }
 
   /** Loads the project's key, creating it on first use. */
@@ -41,12 +58,15 @@ export class ReceiptSigner {
 
   /** The keys the kernel verifies receipts with, by adapter id. */
   adapterKeys(): Record<string, AdapterKey> {
-    const key: AdapterKey = { scheme: 'hmac-sha256', key: this.key };
+    const key: AdapterKey =
+      this.publicKey === undefined ? { scheme: 'hmac-sha256', key: this.key } : { scheme: 'ed25519', key: this.publicKey };
     return { [FS_ADAPTER]: key, [LLM_ADAPTER]: key };
   }
 
   sign(body: Omit<Receipt, 'sig'>): Receipt {
-    const sig = createHmac('sha256', this.key).update(receiptSigningBytes(body)).digest();
+    if (this.secret === undefined) throw new CairnError('CAIRN_INTERNAL', 'this signer only verifies receipts');
+    if (this.scheme === 'ed25519') return { ...body, sig: signEd25519(this.secret, receiptSigningBytes(body)) };
+    const sig = createHmac('sha256', this.secret).update(receiptSigningBytes(body)).digest();
     return { ...body, sig: new Uint8Array(sig) };
   }
 }

@@ -100,6 +100,13 @@ export function touchedDigest(view: FsView): string {
   return `sha256:${hash.digest('hex')}`;
 }
 
+/** Hash of the state now of `paths` (sorted) in `fs`: what an overlay holds where its runs wrote. */
+export function contentDigest(fs: FsView['fs'], paths: Iterable<string>): string {
+  const hash = createHash('sha256');
+  for (const path of [...new Set(paths)].sort()) hash.update(`${path}\0${describeState(stateOf(fs, '/' + path))}\n`);
+  return `sha256:${hash.digest('hex')}`;
+}
+
 function describeState(state: EntryState): string {
   if (state.kind === 'absent') return 'absent';
   if (state.kind === 'dir') return `dir ${(state.mode & 0o7777).toString(8)}`;

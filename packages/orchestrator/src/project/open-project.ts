@@ -42,6 +42,18 @@ export interface ProjectOptions {
   defaultModel?: string;
   /** Milliseconds since the epoch (injected by tests). */
   clock?: () => number;
+  /** A sandbox shared with other projects of this process (a worker's jobs); it is not closed with the project. */
+  sandbox?: Sandbox;
+  /** Signs receipts instead of the project's key (a worker signs with its enrolled Ed25519 key). */
+  signer?: ReceiptSigner;
+  /** Runs queued agents elsewhere instead of in this process's pool (a coordinator feeding workers). */
+  dispatch?: (core: ProjectCore) => AgentDispatch;
+}
+
+/** Where queued agents go when they do not run in this process: at most `slots` at once, each by `run`. */
+export interface AgentDispatch {
+  slots: number;
+  run(id: string): Promise<void>;
 }
 
 /**
@@ -75,12 +87,12 @@ export function wireProject(root: string, options: ProjectOptions = {}): Project
     layout,
     stable,
     store,
-    signer: ReceiptSigner.forProject(layout.receiptKeyPath),
+    signer: options.signer ?? ReceiptSigner.forProject(layout.receiptKeyPath),
     clock,
     owner: `${process.pid}:${randomBytes(4).toString('hex')}`,
     rerunsInterrupted: options.queue === 'all',
     defaultModel: options.defaultModel ?? DEFAULT_MODEL,
-    sandbox: () => (sandbox ??= createSandbox({ poolSize })),
+    sandbox: () => options.sandbox ?? (sandbox ??= createSandbox({ poolSize })),
     modelClient: () => (model ??= createModelClient(modelClientOptionsFor(loadModelSettings(layout.configPath), clientOverrides(options)))),
     modelSettings: () => loadModelSettings(layout.configPath),
     running: new RunningAgents(),
@@ -89,11 +101,12 @@ export function wireProject(root: string, options: ProjectOptions = {}): Project
     lifecycle: new AgentLifecycle(store, emit, clock),
     decisions,
   };
+  const dispatch = options.dispatch?.(core);
   const scheduler = new Scheduler(
-    poolSize,
+    dispatch?.slots ?? poolSize,
     options.queue ?? 'own',
     () => store.queued().map((a) => a.id),
-    (id) => runAgent(core, id),
+    dispatch === undefined ? (id) => runAgent(core, id) : (id) => dispatch.run(id),
   );
   const person = currentPerson();
   const commands = new AgentCommands(core, scheduler, person);

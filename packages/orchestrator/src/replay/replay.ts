@@ -13,6 +13,7 @@ import { spentFromJournal } from '../workspace/journal-spend.js';
 import { AgentWorkspace } from '../workspace/agent-workspace.js';
 import { BlobStore } from '../workspace/blob-store.js';
 import type { RunContext } from '../run/run-context.js';
+import { ReceiptSigner } from '../governance/receipt-signer.js';
 import { TouchedLog } from '../workspace/touched-log.js';
 import { resolutionKey, type ResolvedPath } from '../run/resolve-path.js';
 import type { ReplayDivergence, ReplayOutcome } from '../api/types.js';
@@ -47,13 +48,31 @@ export async function replayAgent(core: ProjectCore, agentId: string): Promise<R
     throw error;
   }
   try {
-    return await replayRecorded(core, record, recorded);
+    // a worker's receipts verify with its enrolled public key, not the project's receipt key
+    const checks =
+      record.workerKey === undefined ? {} : { signer: ReceiptSigner.verifying(new Uint8Array(Buffer.from(record.workerKey, 'hex'))) };
+    return await replayRecorded(core, record, recorded, checks);
   } finally {
     recorded.close();
   }
 }
 
-async function replayRecorded(core: ProjectCore, record: AgentRecord, recorded: AgentWorkspace): Promise<ReplayOutcome> {
+/** How a replay is checked beyond the journal: whose receipts it verifies, and what it rebuilt. */
+export interface ReplayChecks {
+  /** Verifies the receipts instead of the project's key (a worker's public key). */
+  signer?: ReceiptSigner;
+  /** Called with each stretch's rebuilt overlay and the runs it replayed, before the overlay is dropped. */
+  onRebuilt?: (fs: Overlay['fs'], runs: readonly number[]) => void;
+}
+
+/** Replays a recorded workspace (an agent's database opened by the caller) for `record`. */
+export async function replayRecorded(
+  core: ProjectCore,
+  record: AgentRecord,
+  recorded: AgentWorkspace,
+  checks: ReplayChecks = {},
+): Promise<ReplayOutcome> {
+  const signer = checks.signer ?? core.signer;
   const entries = recorded.journal.entries();
   const segments = segmentsOf(entries);
   const first = segments[0];
@@ -71,7 +90,7 @@ async function replayRecorded(core: ProjectCore, record: AgentRecord, recorded: 
   try {
     for (const segment of segments) {
       journal.append(segment.entry.kind, segment.entry.body);
-      const kernel = createAgentKernel(governance, journal, core.signer, spentFromJournal(journal.entries()), () => 0n);
+      const kernel = createAgentKernel(governance, journal, signer, spentFromJournal(journal.entries()), () => 0n);
       const base = buildReplayBase(recorded.touched, segmentRuns(segment, segments, record));
       const overlay = Overlay.open(':memory:', base);
       try {
@@ -89,7 +108,7 @@ async function replayRecorded(core: ProjectCore, record: AgentRecord, recorded: 
           viewBlobs: scratchBlobs,
           touched: scratchTouched,
           transaction: (fn) => overlay.upper.transaction(fn),
-          signer: core.signer,
+          signer,
           callModel: () => Promise.reject(new Error('a replay never calls the model')),
           emit: () => undefined,
           clockOf: (run) => () => clockOf(entries, run),
@@ -122,6 +141,7 @@ async function replayRecorded(core: ProjectCore, record: AgentRecord, recorded: 
           },
         );
         runs += outcome.runs;
+        checks.onRebuilt?.(overlay.fs, segmentRuns(segment, segments, record));
         if (lastCtx.ctx?.divergence !== undefined && divergence === undefined)
           divergence = { seq: lastCtx.ctx.divergence.seq, reason: lastCtx.ctx.divergence.reason };
       } finally {

@@ -1,0 +1,96 @@
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { cairnHomeDir, checkQueueUrl, loadSigningKey, startWorker, workerRoster } from '@cairn/orchestrator';
+import { type CommandContext, UsageError } from '../context.js';
+
+interface WorkerFlags {
+  queue?: string;
+  coordinator?: string;
+  token?: string;
+  concurrency?: string;
+  name?: string;
+}
+
+/** This machine's worker folder: its key, its snapshot cache, its jobs. */
+function workerHome(): string {
+  return join(cairnHomeDir(), 'worker');
+}
+
+function nameOf(flags: { name?: string }): string {
+  const name =
+    flags.name ??
+    hostname()
+      .replace(/[^\w.-]/g, '-')
+      .slice(0, 64);
+  if (!/^[\w.-]{1,64}$/.test(name))
+    throw new UsageError(`a worker name is 1 to 64 letters, digits, dots, dashes or underscores (got ${JSON.stringify(name)})`);
+  return name;
+}
+
+/**
+ * `cairn worker`: takes agents from the coordinator's queue and runs them here, until Ctrl-C or SIGTERM (the
+ * running agents finish first).
+ */
+export async function workerCommand(ctx: CommandContext, flags: WorkerFlags): Promise<number> {
+  const { out } = ctx;
+  if (flags.queue === undefined || flags.coordinator === undefined || flags.token === undefined)
+    throw new UsageError(
+      'cairn worker needs --queue, --coordinator and --token',
+      'all three are printed by `cairn up --queue … --serve-workers …` on the coordinator',
+    );
+  const queue = checkQueueUrl(flags.queue);
+  if (!/^https?:\/\/[^/]+$/.test(flags.coordinator.replace(/\/$/, '')))
+    throw new UsageError(`--coordinator must be http://HOST:PORT (got ${JSON.stringify(flags.coordinator)})`);
+  const concurrency = flags.concurrency === undefined ? 3 : Number(flags.concurrency);
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1)
+    throw new UsageError(`--concurrency must be a positive integer (got ${JSON.stringify(flags.concurrency)})`);
+  const name = nameOf(flags);
+  const home = workerHome();
+  const key = loadSigningKey(join(home, 'worker.key'));
+  const lockMs = process.env.CAIRN_WORKER_LOCK_MS === undefined ? undefined : Number(process.env.CAIRN_WORKER_LOCK_MS);
+  const worker = await startWorker({
+    queue,
+    coordinator: flags.coordinator.replace(/\/$/, ''),
+    bearer: flags.token,
+    home,
+    name,
+    key,
+    concurrency,
+    ...(lockMs === undefined || !(lockMs > 0) ? {} : { lockMs }),
+    onJob: (line) => out.line(`${out.paint.dim(new Date().toISOString().slice(11, 19))} ${line}`),
+  });
+  out.result(true, { worker: name, pid: process.pid, concurrency, key: key.publicText });
+  out.line(`${out.paint.green('worker is up')}: ${name} (pid ${process.pid}), ${concurrency} at once, queue ${queue}`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  out.line('finishing the running agents (stop again to leave them: their jobs run again on another worker)');
+  // a second signal leaves at once: the queue gives the jobs to another worker when their locks expire
+  const leave = () => process.exit(130);
+  process.once('SIGINT', leave);
+  process.once('SIGTERM', leave);
+  await worker.stop();
+  out.line('worker is down');
+  return 0;
+}
+
+/** `cairn worker enroll`: prints this worker's public key (made on first use) as the coordinator lists it. */
+export async function workerEnrollCommand(ctx: CommandContext, flags: { name?: string }): Promise<number> {
+  const name = nameOf(flags);
+  const key = loadSigningKey(join(workerHome(), 'worker.key'));
+  ctx.out.result(true, { name, key: key.publicText });
+  ctx.out.line(`${name} ${key.publicText}`);
+  ctx.out.line(ctx.out.paint.dim(`  on the coordinator, add to .cairn/config.json: "workers": { "${name}": "${key.publicText}" }`));
+  return 0;
+}
+
+/** `cairn worker trust NAME`: clears the untrusted mark a refused result left. */
+export async function workerTrustCommand(ctx: CommandContext, name: string): Promise<number> {
+  const roster = workerRoster(ctx.root);
+  const was = roster.untrusted(name);
+  const cleared = roster.trust(name);
+  ctx.out.result(true, { worker: name, cleared, ...(was === undefined ? {} : { was }) });
+  ctx.out.line(cleared ? `worker ${name} is trusted again (it was untrusted: ${was ?? ''})` : `worker ${name} was not marked untrusted`);
+  return 0;
+}

@@ -1,0 +1,354 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BackgroundCairn, startCairn } from './test-support/background-cairn.js';
+import { startCorruptingProxy } from './test-support/corrupting-proxy.js';
+import { freePort, redisAvailable, type RedisServer, startRedis } from './test-support/redis-server.js';
+import { programAnswer, startScriptedOllama } from '@cairn/orchestrator/testing';
+import { resultOf, runCairn } from './test-support/run-cairn.js';
+
+const hasRedis = redisAvailable();
+
+/** A program agent: writes its own file and submits. */
+function program(n: number): string {
+  return `await write_file('out/agent-${n}.txt', 'made by agent ${n}\\n');\nawait submit_result('wrote agent-${n}.txt', ['out/agent-${n}.txt']);\n`;
+}
+
+describe.skipIf(!hasRedis)('agents on workers fed by a Redis queue', () => {
+  let base: string;
+  let root: string;
+  let redis: RedisServer;
+  const running: BackgroundCairn[] = [];
+  let coordinator: BackgroundCairn;
+  let endpoint: { url: string; bearer: string };
+  let port: number;
+  const home = () => join(base, 'coordinator-home');
+  const cairn = (args: readonly string[], env?: NodeJS.ProcessEnv) =>
+    runCairn(args, { cwd: root, home: home(), ...(env === undefined ? {} : { env }) });
+
+  async function enroll(name: string): Promise<string> {
+    const run = await runCairn(['worker', 'enroll', '--name', name, '--json'], { cwd: base, home: join(base, `home-${name}`) });
+    expect(run.code).toBe(0);
+    return resultOf(run).key as string;
+  }
+
+  function startWorker(name: string, homeOf = name, env: NodeJS.ProcessEnv = {}): BackgroundCairn {
+    const worker = startCairn(
+      ['worker', '--queue', redis.url, '--coordinator', endpoint.url, '--token', endpoint.bearer, '--name', name, '--concurrency', '2'],
+      { cwd: base, home: join(base, `home-${homeOf}`), env },
+    );
+    running.push(worker);
+    return worker;
+  }
+
+  async function waitForStates(ids: readonly string[], states: readonly string[]): Promise<Record<string, unknown>[]> {
+    for (let i = 0; i < 600; i++) {
+      const listed = resultOf(await cairn(['ls', '--json'])).agents as Record<string, unknown>[];
+      const ours = listed.filter((a) => ids.includes(a.id as string));
+      if (ours.length === ids.length && ours.every((a) => states.includes(a.state as string))) return ours;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    throw new Error(`agents did not reach ${states.join('/')}`);
+  }
+
+  beforeAll(async () => {
+    base = mkdtempSync(join(tmpdir(), 'cairn-workers-'));
+    root = join(base, 'project');
+    mkdirSync(join(root, '.cairn'), { recursive: true });
+    writeFileSync(join(root, 'README.md'), '# a project\n');
+    redis = await startRedis();
+    const keys: Record<string, string> = {};
+    for (const name of ['w1', 'w2', 'w3']) keys[name] = await enroll(name);
+    // `rogue` is listed with w1's key but signs with its own
+    keys.rogue = keys.w1!;
+    await enroll('rogue-home');
+    writeFileSync(join(root, '.cairn', 'config.json'), JSON.stringify({ workers: keys }, null, 2));
+    port = await freePort();
+    await startCoordinator();
+    expect(endpoint.url).toBe(`http://127.0.0.1:${port}`);
+  });
+
+  async function startCoordinator(): Promise<void> {
+    coordinator = startCairn(['up', '--queue', redis.url, '--serve-workers', `127.0.0.1:${port}`], { cwd: root, home: home() });
+    running.push(coordinator);
+    const up = await coordinator.waitFor((line) => line.type === 'result');
+    endpoint = up.workers as { url: string; bearer: string };
+  }
+
+  async function queueProgram(task: string, code: string): Promise<string> {
+    const file = join(base, `${task.replace(/\W+/g, '-')}.js`);
+    writeFileSync(file, code);
+    const run = await cairn(['queue', task, '--code', file, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    return (resultOf(run).agent as { id: string }).id;
+  }
+
+  /** Waits until the agent runs on a worker; its name. */
+  async function workerOf(id: string): Promise<string> {
+    for (let i = 0; i < 600; i++) {
+      const agent = resultOf(await cairn(['status', id, '--json'])).agent as Record<string, unknown>;
+      if (agent.state === 'running' && typeof agent.worker === 'string') return agent.worker;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`agent ${id} never ran on a worker`);
+  }
+
+  afterAll(async () => {
+    await Promise.all(running.map((p) => p.stop()));
+    await redis?.stop();
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  it('runs 20 program agents across three workers, verifies each by replay, and accepts one from the coordinator', async () => {
+    const workers = ['w1', 'w2', 'w3'].map((name) => startWorker(name));
+    try {
+      await runTwenty();
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+    }
+  });
+
+  async function runTwenty(): Promise<void> {
+    const ids: string[] = [];
+    for (let n = 0; n < 20; n++) {
+      writeFileSync(join(base, `agent-${n}.js`), program(n));
+      const run = await cairn(['queue', `write agent ${n}`, '--code', join(base, `agent-${n}.js`), '--json']);
+      expect(run.code, run.stderr).toBe(0);
+      ids.push((resultOf(run).agent as { id: string }).id);
+    }
+    const agents = await waitForStates(ids, ['reviewing', 'failed']);
+    expect(agents.filter((a) => a.state !== 'reviewing').map((a) => a.reason)).toEqual([]);
+    const used = new Set(agents.map((a) => a.worker));
+    expect([...used].every((w) => ['w1', 'w2', 'w3'].includes(w as string))).toBe(true);
+    expect(used.size).toBeGreaterThanOrEqual(2);
+    const table = await cairn(['ls']);
+    expect(table.stdout).toMatch(/reviewing .*@w[123] write agent/);
+    const replay = await cairn(['replay', ids[0]!, '--json']);
+    expect(replay.code, replay.stdout).toBe(0);
+    const accept = await cairn(['accept', ids[0]!, '--json']);
+    expect(accept.code, accept.stdout).toBe(0);
+    expect(readFileSync(join(root, 'out', 'agent-0.txt'), 'utf8')).toBe('made by agent 0\n');
+    const again = await cairn(['accept', ids[0]!, '--json']);
+    expect(again.code).toBe(1);
+  }
+
+  it('refuses the result of a worker signing with a key other than its enrolled one, and marks it untrusted', async () => {
+    const rogue = startWorker('rogue', 'rogue-home');
+    try {
+      await rogueRuns(rogue);
+    } finally {
+      await rogue.stop();
+    }
+  });
+
+  async function rogueRuns(rogue: BackgroundCairn): Promise<void> {
+    await rogue.waitFor((line) => line.type === 'result');
+    writeFileSync(join(base, 'rogue.js'), program(99));
+    const run = await cairn(['queue', 'rogue work', '--code', join(base, 'rogue.js'), '--json']);
+    const id = (resultOf(run).agent as { id: string }).id;
+    const [agent] = await waitForStates([id], ['reviewing', 'failed']);
+    expect(agent!.state, JSON.stringify(agent)).toBe('failed');
+    expect(agent!.reason).toMatch(/refused: the upload's signature does not verify with worker rogue's enrolled key/);
+    const evidence = join(root, '.agentfs', 'remote', 'evidence');
+    expect(readFileSync(join(evidence, `${id}-1.1.json`), 'utf8')).toContain('rogue');
+    // while untrusted, its next result is not even looked at
+    const next = await cairn(['queue', 'rogue again', '--code', join(base, 'rogue.js'), '--json']);
+    const nextId = (resultOf(next).agent as { id: string }).id;
+    const [refused] = await waitForStates([nextId], ['reviewing', 'failed']);
+    expect(refused!.reason).toMatch(/worker rogue is untrusted/);
+    const trust = await cairn(['worker', 'trust', 'rogue', '--json']);
+    expect(resultOf(trust).cleared).toBe(true);
+  }
+
+  it('fails an agent whose snapshot arrives corrupted, after fetching it twice; nothing runs on a bad base', async () => {
+    const proxy = await startCorruptingProxy(endpoint.url);
+    const worker = startCairn(
+      ['worker', '--queue', redis.url, '--coordinator', proxy.url, '--token', endpoint.bearer, '--name', 'w4', '--concurrency', '1'],
+      // a home of its own: no snapshot cached yet
+      { cwd: base, home: join(base, 'home-w4') },
+    );
+    running.push(worker);
+    try {
+      await worker.waitFor((line) => line.type === 'result');
+      const id = await queueProgram('over a bad line', program(7));
+      const [agent] = await waitForStates([id], ['reviewing', 'failed']);
+      expect(agent!.state).toBe('failed');
+      expect(agent!.reason).toMatch(/worker w4: the snapshot [0-9a-f]{64} arrived corrupted 2 times/);
+      expect(proxy.snapshots).toBe(2);
+    } finally {
+      await worker.stop();
+      await proxy.close();
+    }
+  });
+
+  it("refuses a job whose capability token expired: the worker does not run it, and another project's queue is apart", async () => {
+    const other = join(base, 'other-project');
+    const otherHome = join(base, 'other-home');
+    mkdirSync(other);
+    writeFileSync(join(other, 'README.md'), '# another project\n');
+    const up = startCairn(['up', '--queue', redis.url, '--serve-workers', `127.0.0.1:${await freePort()}`], {
+      cwd: other,
+      home: otherHome,
+      env: { CAIRN_TOKEN_TTL_MS: '1' },
+    });
+    running.push(up);
+    const { workers } = (await up.waitFor((line) => line.type === 'result')) as { workers: { url: string; bearer: string } };
+    const worker = startCairn(['worker', '--queue', redis.url, '--coordinator', workers.url, '--token', workers.bearer, '--name', 'w1'], {
+      cwd: base,
+      home: join(base, 'home-w1'),
+    });
+    running.push(worker);
+    try {
+      writeFileSync(join(base, 'late.js'), program(8));
+      const queued = await runCairn(['queue', 'too late', '--code', join(base, 'late.js'), '--json'], { cwd: other, home: otherHome });
+      const id = (resultOf(queued).agent as { id: string }).id;
+      let agent: Record<string, unknown> = {};
+      for (let i = 0; i < 600 && agent.state !== 'failed' && agent.state !== 'reviewing'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        agent = resultOf(await runCairn(['status', id, '--json'], { cwd: other, home: otherHome })).agent as Record<string, unknown>;
+      }
+      expect(agent.state).toBe('failed');
+      expect(agent.reason).toMatch(/the capability token expired at .*; the worker did not run the job/);
+    } finally {
+      await worker.stop();
+      await up.stop();
+    }
+  });
+
+  it('runs model agents on a worker that asks its own model server; the coordinator verifies them with no model', async () => {
+    const ollama = await startScriptedOllama([
+      programAnswer("await write_file('model.txt', 'from the model\\n');\nawait submit_result('model wrote', ['model.txt']);"),
+    ]);
+    const worker = startWorker('w2', 'w2', { OLLAMA_HOST: ollama.host });
+    try {
+      const ids: string[] = [];
+      for (let n = 0; n < 3; n++) {
+        const run = await cairn(['queue', `model task ${n}`, '--json']);
+        ids.push((resultOf(run).agent as { id: string }).id);
+      }
+      const agents = await waitForStates(ids, ['reviewing', 'failed']);
+      expect(agents.map((a) => [a.state, a.worker, a.reason])).toEqual(ids.map(() => ['reviewing', 'w2', undefined]));
+      expect(ollama.requests.some((r) => r.path === '/api/chat' || r.path === '/api/generate')).toBe(true);
+      const diff = await cairn(['diff', ids[1]!]);
+      expect(diff.stdout).toContain('+from the model');
+    } finally {
+      await worker.stop();
+      await ollama.close();
+    }
+  });
+
+  it('retries once on another worker when the worker running an agent is killed; the dead attempt counts for nothing', async () => {
+    const env = { CAIRN_WORKER_LOCK_MS: '5000' };
+    const workers = new Map([
+      ['w1', startWorker('w1', 'w1', env)],
+      ['w3', startWorker('w3', 'w3', env)],
+    ]);
+    try {
+      await Promise.all([...workers.values()].map((w) => w.waitFor((line) => line.type === 'result')));
+      const id = await queueProgram('slow', slow('slow-1'));
+      const first = await workerOf(id);
+      workers.get(first)!.child.kill('SIGKILL');
+      const [agent] = await waitForStates([id], ['reviewing', 'failed']);
+      const other = first === 'w1' ? 'w3' : 'w1';
+      expect([agent!.state, agent!.worker]).toEqual(['reviewing', other]);
+      expect((await cairn(['replay', id])).code).toBe(0);
+    } finally {
+      await Promise.all([...workers.values()].map((w) => w.stop()));
+    }
+  });
+
+  it('a stalled worker (SIGSTOP) loses its job to another; woken, it cannot complete it, and nothing is accepted twice', async () => {
+    const env = { CAIRN_WORKER_LOCK_MS: '5000' };
+    const workers = new Map([
+      ['w2', startWorker('w2', 'w2', env)],
+      ['w3', startWorker('w3', 'w3', env)],
+    ]);
+    try {
+      await Promise.all([...workers.values()].map((w) => w.waitFor((line) => line.type === 'result')));
+      const id = await queueProgram('stalled', slow('slow-2'));
+      const first = await workerOf(id);
+      const stalled = workers.get(first)!;
+      stalled.child.kill('SIGSTOP');
+      const [agent] = await waitForStates([id], ['reviewing', 'failed']);
+      stalled.child.kill('SIGCONT');
+      const other = first === 'w2' ? 'w3' : 'w2';
+      expect([agent!.state, agent!.worker]).toEqual(['reviewing', other]);
+      expect((await cairn(['accept', id, '--json'])).code).toBe(0);
+      // the woken worker finishes its run and uploads it as run 1, which nobody reads; the job is not its to complete
+      const late = join(root, '.agentfs', 'remote', 'uploads', `${id}-1.1.db`);
+      for (let i = 0; i < 600 && !existsSync(late); i++) await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(existsSync(late)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const status = resultOf(await cairn(['status', id, '--json'])).agent as Record<string, unknown>;
+      expect([status.state, status.worker]).toEqual(['accepted', other]);
+    } finally {
+      for (const w of workers.values()) w.child.kill('SIGCONT');
+      await Promise.all([...workers.values()].map((w) => w.stop()));
+    }
+  });
+
+  it('an agent whose job Redis lost in a restart runs again, once, as attempt 2', async () => {
+    const worker = startWorker('w1');
+    try {
+      await worker.waitFor((line) => line.type === 'result');
+      const id = await queueProgram('through a redis restart', slow('slow-3'));
+      await workerOf(id);
+      await redis.restart();
+      const [agent] = await waitForStates([id], ['reviewing', 'failed']);
+      expect([agent!.state, agent!.reason]).toEqual(['reviewing', undefined]);
+      const logs = coordinator.lines.map((line) => (line.event as { agentId?: string; message?: string } | undefined) ?? {});
+      expect(logs.some((e) => e.agentId === id && e.message === `job ${id}-1 was lost from the queue; it is put there again`)).toBe(true);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('rejects an agent while it runs on a worker: the coordinator stops following it and never reads its result', async () => {
+    const worker = startWorker('w2');
+    try {
+      await worker.waitFor((line) => line.type === 'result');
+      const id = await queueProgram('rejected while remote', slow('slow-rejected'));
+      await workerOf(id);
+      const rejected = await cairn(['reject', id, '--reason', 'not needed', '--json']);
+      expect(rejected.code, rejected.stdout).toBe(0);
+      const agent = resultOf(await cairn(['status', id, '--json'])).agent as Record<string, unknown>;
+      expect([agent.state, (agent.failure as { message?: string } | undefined)?.message]).toEqual([
+        'rejected',
+        'stopped while it ran on worker w2: rejected',
+      ]);
+    } finally {
+      await worker.stop();
+    }
+    const after = resultOf(
+      await cairn([
+        'status',
+        (resultOf(await cairn(['ls', '--json'])).agents as { id: string; task: string }[]).find((a) => a.task === 'rejected while remote')!
+          .id,
+        '--json',
+      ]),
+    ).agent as Record<string, unknown>;
+    expect(after.state).toBe('rejected');
+  });
+
+  it('follows a running agent again after the coordinator is killed and started again', async () => {
+    const worker = startWorker('w1');
+    try {
+      await worker.waitFor((line) => line.type === 'result');
+      const id = await queueProgram('slow after restart', slow('slow-4'));
+      await workerOf(id);
+      coordinator.child.kill('SIGKILL');
+      await coordinator.stop();
+      await startCoordinator();
+      const [agent] = await waitForStates([id], ['reviewing', 'failed']);
+      expect([agent!.state, agent!.worker, agent!.reason]).toEqual(['reviewing', 'w1', undefined]);
+    } finally {
+      await worker.stop();
+    }
+  });
+});
+
+/** A program that takes a while (many governed calls), then writes its own file. */
+function slow(name: string): string {
+  return `for (let i = 0; i < 3000; i++) await file_exists('README.md');\nawait write_file('${name}.txt', 'slow\\n');\nawait submit_result('slow', ['${name}.txt']);\n`;
+}

@@ -1,0 +1,384 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Job, Queue, QueueEvents } from 'bullmq';
+import { runAgent } from '../agents/agent-runner.js';
+import type { AgentRecord } from '../agents/agent-store.js';
+import type { ProjectCore } from '../agents/project-core.js';
+import type { AgentFailure, ChangeInfo } from '../api/types.js';
+import { compileGovernance } from '../governance/compile.js';
+import { governanceFor } from '../governance/project-governance.js';
+import type { AgentDispatch } from '../project/open-project.js';
+import { spentFromJournal } from '../workspace/journal-spend.js';
+import { AgentWorkspace } from '../workspace/agent-workspace.js';
+import { signToken, tokenHash } from './capability-token.js';
+import { redisConnection } from './redis-connection.js';
+import { type CoordinatorInfo, jobIdOf, parseJobData, parseResult, queueNameOf, type RemoteJobData } from './remote-job.js';
+import { loadSigningKey, type SigningKey } from './signing-key.js';
+import { SnapshotMaker } from './snapshots.js';
+import { verifyResult } from './verify-result.js';
+import { uploadPaths } from './worker-endpoint.js';
+import { WorkerRoster } from './worker-roster.js';
+
+/** How many times an agent's job is put on the queue (a job lost with Redis is put there once more). */
+const ENQUEUES = 2;
+
+/** Options of a coordinator. */
+export interface CoordinatorOptions {
+  /** `redis://HOST:PORT` of the queue. */
+  queue: string;
+  /** How long a capability token is valid (ms; default one hour). */
+  tokenTtlMs?: number;
+  /** How often a running job is looked at (ms). */
+  pollMs?: number;
+}
+
+/** The folders a coordinator keeps under `.agentfs/remote/`. */
+export function remoteDirs(core: Pick<ProjectCore, 'layout'>): { root: string; snapshots: string; uploads: string; evidence: string } {
+  const root = join(core.layout.agentfsDir, 'remote');
+  return { root, snapshots: join(root, 'snapshots'), uploads: join(root, 'uploads'), evidence: join(root, 'evidence') };
+}
+
+/**
+ * The coordinator's side of remote workers: puts each queued agent on the BullMQ queue (job id = agent id +
+ * attempt) with a capability token it signs and the hash of a snapshot of stable.db, follows the job (the
+ * worker's name and progress become the agent's), and when the job completes, verifies the result before the
+ * agent reaches `reviewing`. A refused result fails the agent with the reason, keeps the evidence and marks
+ * the worker untrusted. Agents left running by a coordinator that stopped are followed again from Redis.
+ */
+export class Coordinator implements AgentDispatch {
+  readonly slots = 1024;
+  readonly snapshots: SnapshotMaker;
+  readonly roster: WorkerRoster;
+  private readonly queue: Queue;
+  private readonly key: SigningKey;
+  private readonly dirs: ReturnType<typeof remoteDirs>;
+  private readonly following = new Map<string, Promise<void>>();
+  private stopped = false;
+  /** Followers waiting for news of their job, by job id: a queue event wakes one at once. */
+  private readonly waiting = new Map<string, () => void>();
+  private readonly events: QueueEvents;
+
+  constructor(
+    private readonly core: ProjectCore,
+    private readonly options: CoordinatorOptions,
+  ) {
+    this.dirs = remoteDirs(core);
+    mkdirSync(this.dirs.root, { recursive: true, mode: 0o700 });
+    this.key = loadSigningKey(join(this.dirs.root, 'coordinator.key'));
+    this.snapshots = new SnapshotMaker(core.stable, this.dirs.snapshots);
+    this.roster = new WorkerRoster(core.layout.configPath, join(this.dirs.root, 'untrusted.json'));
+    this.queue = new Queue(queueNameOf(core.layout.home), { connection: redisConnection(options.queue) });
+    this.queue.on('error', () => undefined);
+    this.events = new QueueEvents(this.queue.name, { connection: redisConnection(options.queue) });
+    this.events.on('error', () => undefined);
+    for (const name of ['completed', 'failed', 'progress', 'active', 'stalled'] as const)
+      this.events.on(name, ({ jobId }: { jobId: string }) => this.waiting.get(jobId)?.());
+  }
+
+  /** What workers are told at `GET /info`. */
+  get info(): CoordinatorInfo {
+    return { queue: this.queue.name, key: this.key.publicText };
+  }
+
+  /** The folder uploads land in. */
+  get uploadsDir(): string {
+    return this.dirs.uploads;
+  }
+
+  /** Follows again the agents a previous coordinator left running on workers. */
+  resume(): void {
+    for (const record of this.core.store.list(['running'])) {
+      if (record.remoteJob !== undefined && !this.following.has(record.id)) this.track(record.id, this.follow(record.id));
+    }
+  }
+
+  /** Puts a queued agent on the queue and follows it until it is decided. */
+  async run(id: string): Promise<void> {
+    const record = this.core.store.require(id);
+    // a revision keeps its overlay here, so it runs in this process
+    if (record.journalHead !== undefined) return runAgent(this.core, id);
+    try {
+      await this.enqueue(record, 1, ['queued']);
+    } catch (error) {
+      this.failRunning(id, { code: 'remote', message: `the agent could not be put on the queue: ${(error as Error).message}` }, [
+        'queued',
+        'running',
+      ]);
+      return;
+    }
+    await this.track(id, this.follow(id));
+  }
+
+  /** Stops following (agents stay running and are followed again by the next coordinator) and disconnects. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const wake of this.waiting.values()) wake();
+    await Promise.allSettled([...this.following.values()]);
+    await this.events.close();
+    await this.queue.close();
+  }
+
+  private track(id: string, following: Promise<void>): Promise<void> {
+    const done = following.finally(() => this.following.delete(id));
+    this.following.set(id, done);
+    return done;
+  }
+
+  private async enqueue(record: AgentRecord, attempt: number, from: readonly ('queued' | 'running')[]): Promise<void> {
+    const snapshot = await this.snapshots.current();
+    const governance = compileGovernance(governanceFor(this.core.layout, record));
+    const jobId = jobIdOf(record.id, attempt);
+    const token = signToken(
+      {
+        job: jobId,
+        agent: record.id,
+        attempt,
+        model: record.model ?? this.core.defaultModel,
+        grants: governance.grants.map((grant) => grant.name),
+        governance: `sha256:${createHash('sha256').update(governance.json).digest('hex')}`,
+        budgets: record.budgets,
+        snapshot: `sha256:${snapshot.hash}`,
+        expiresAt: this.core.clock() + (this.options.tokenTtlMs ?? 3_600_000),
+      },
+      this.key.secret,
+    );
+    const { id, task, origin, lang, model, code, limits, budgets, scope, modelOptions, createdBy, role } = record;
+    const agent = {
+      id,
+      task,
+      origin,
+      lang,
+      model: model ?? this.core.defaultModel,
+      code,
+      limits,
+      budgets,
+      scope,
+      modelOptions,
+      createdBy,
+      role,
+    };
+    const manifest = existsSync(this.core.layout.manifestPath) ? readFileSync(this.core.layout.manifestPath, 'utf8') : undefined;
+    const data: RemoteJobData = {
+      agent: JSON.parse(JSON.stringify(agent)) as RemoteJobData['agent'],
+      snapshot: snapshot.hash,
+      token,
+      ...(manifest === undefined ? {} : { manifest }),
+    };
+    const patch = { owner: `remote:${this.core.owner}`, remoteJob: { id: jobId, attempt }, tokenHash: tokenHash(token) };
+    if (from.includes('queued'))
+      this.core.lifecycle.move(record.id, ['queued'], 'running', patch, 'start', (moved, time) => ({
+        type: 'agent.started',
+        time,
+        agentId: record.id,
+        run: moved.runs + 1,
+      }));
+    else this.core.store.update(record.id, patch, ['running']);
+    // finished jobs stay a week, long enough for a coordinator that was down to read them
+    const keep = { age: 7 * 24 * 3600 };
+    await this.queue.add('agent', data, { jobId, attempts: 1, removeOnComplete: keep, removeOnFail: keep });
+    this.log(record.id, `on the queue as job ${jobId} (snapshot ${snapshot.hash.slice(0, 12)})`);
+  }
+
+  /** Follows the agent's job; a reject stops following it (the worker's result is then never read). */
+  private async follow(id: string): Promise<void> {
+    const run = this.core.running.start(id);
+    const wakeOnStop = () => {
+      const jobId = this.core.store.get(id)?.remoteJob?.id;
+      if (jobId !== undefined) this.waiting.get(jobId)?.();
+    };
+    run.signal.addEventListener('abort', wakeOnStop);
+    try {
+      await this.followJob(id, run.signal);
+    } catch (error) {
+      // the agent moved under it (a reject while its result was read): that move stands; say what happened
+      const message = `following agent ${id}'s job: ${(error as Error).message}`;
+      this.core.emit({ type: 'error', time: new Date(this.core.clock()).toISOString(), agentId: id, code: 'remote', message });
+    } finally {
+      run.signal.removeEventListener('abort', wakeOnStop);
+      run.end();
+    }
+  }
+
+  private async followJob(id: string, signal: AbortSignal): Promise<void> {
+    let seenWorker: string | undefined;
+    while (!this.stopped) {
+      if (signal.aborted) {
+        const worker = this.core.store.get(id)?.worker;
+        const message = `stopped while it ran${worker === undefined ? '' : ` on worker ${worker}`}: ${(signal.reason as Error).message}`;
+        return this.failRunning(id, { code: 'stopped', message });
+      }
+      const record = this.core.store.get(id);
+      if (record?.state !== 'running' || record.remoteJob === undefined) return;
+      const { id: jobId, attempt } = record.remoteJob;
+      let job: Job | undefined;
+      let state: string;
+      try {
+        job = await this.queue.getJob(jobId);
+        state = job === undefined ? 'lost' : await job.getState();
+      } catch {
+        await this.pause(jobId);
+        continue;
+      }
+      if (job === undefined || state === 'unknown') {
+        if (attempt >= ENQUEUES)
+          return this.failRunning(id, { code: 'remote', message: `job ${jobId} was lost from the queue (was Redis emptied?), twice` });
+        this.log(id, `job ${jobId} was lost from the queue; it is put there again`);
+        await this.enqueue(record, attempt + 1, ['running']).catch(() => this.pause(jobId));
+        continue;
+      }
+      const worker = (job.progress as { worker?: unknown } | undefined)?.worker;
+      if (typeof worker === 'string' && worker !== seenWorker) {
+        seenWorker = worker;
+        this.core.store.update(id, { worker }, ['running']);
+        this.log(id, `running on worker ${worker}`);
+      }
+      // the job as read before its state may predate its end: read it again for the result
+      const ended = state === 'completed' || state === 'failed' ? await this.queue.getJob(jobId).catch(() => undefined) : undefined;
+      if (state === 'completed' && ended !== undefined) return this.settle(record, ended);
+      if (state === 'failed' && ended !== undefined) {
+        const reason = ended.failedReason ?? 'the job failed';
+        return this.failRunning(id, { code: 'remote', message: `${typeof worker === 'string' ? `worker ${worker}: ` : ''}${reason}` });
+      }
+      await this.pause(jobId);
+    }
+  }
+
+  private async settle(record: AgentRecord, job: Job): Promise<void> {
+    const jobId = job.id!;
+    const result = parseResult(job.returnvalue);
+    if (result === undefined)
+      return this.failRunning(record.id, { code: 'remote', message: `job ${jobId} completed without a result Cairn can read` });
+    this.core.store.update(record.id, { worker: result.worker }, ['running']);
+    if (result.state === 'failed')
+      return this.failRunning(record.id, { code: result.code, message: `on worker ${result.worker}: ${result.reason}` });
+    const untrusted = this.roster.untrusted(result.worker);
+    if (untrusted !== undefined)
+      return this.failRunning(record.id, {
+        code: 'untrusted',
+        message: `worker ${result.worker} is untrusted (${untrusted}); its result was not looked at`,
+        hint: `clear it with \`cairn worker trust ${result.worker}\``,
+      });
+    const upload = uploadPaths(this.dirs.uploads, jobId, job.attemptsStarted);
+    const data = parseJobData(job.data);
+    const snapshotPath = data.ok ? this.snapshots.pathOf(data.data.snapshot) : undefined;
+    if (!data.ok || snapshotPath === undefined)
+      return this.failRunning(record.id, { code: 'remote', message: `job ${jobId}'s snapshot is gone from this coordinator` });
+    const verdict = await verifyResult(
+      this.core,
+      {
+        record,
+        jobId,
+        attempt: job.attemptsStarted,
+        token: data.data.token,
+        coordinatorKey: this.key.publicKey,
+        snapshot: data.data.snapshot,
+        snapshotPath,
+        upload,
+        workerKey: (name) => this.roster.keyOf(name),
+        runs: result.runs,
+        now: this.core.clock(),
+      },
+      result.worker,
+    ).catch((error: Error) => ({ ok: false as const, reason: `verification failed: ${error.message}`, blameWorker: false }));
+    if (!verdict.ok) {
+      const evidence = this.keepEvidence(upload, jobId, job.attemptsStarted);
+      if (verdict.blameWorker) this.roster.distrust(result.worker, `${jobId}: ${verdict.reason}`);
+      return this.failRunning(record.id, {
+        code: 'unverified',
+        message: `the result of worker ${result.worker} was refused: ${verdict.reason}`,
+        hint: `evidence kept in ${evidence}${verdict.blameWorker ? `; the worker is untrusted until \`cairn worker trust ${result.worker}\`` : ''}`,
+      });
+    }
+    this.adopt(record, upload.db, verdict, result);
+    await job.remove().catch(() => undefined);
+  }
+
+  /** Moves a verified upload into place as the agent's database and the agent to `reviewing`. */
+  private adopt(
+    record: AgentRecord,
+    db: string,
+    { head, workerKey }: { head: { hash: string; length: number }; workerKey: string },
+    result: { summary: string; calls: number; wallMs: number; repairs: number; runs: number },
+  ): void {
+    const path = this.core.layout.overlayPath(record.id);
+    rmSync(path, { force: true });
+    renameSync(db, path);
+    rmSync(db.replace(/\.db$/, '.json'), { force: true });
+    const workspace = AgentWorkspace.open(record.id, path, this.core.stable, head);
+    let changes: ChangeInfo[];
+    let spent: AgentRecord['spent'];
+    try {
+      changes = workspace.overlay.changes().map((c) => ({ path: c.path, status: c.status, kind: c.kind }));
+      spent = { ...spentFromJournal(workspace.journal.entries()), calls: result.calls, wallMs: result.wallMs, repairs: result.repairs };
+    } finally {
+      workspace.close();
+    }
+    const summary = result.summary === '' ? `changed ${changes.length} file${changes.length === 1 ? '' : 's'}` : result.summary;
+    const patch = {
+      owner: undefined,
+      remoteJob: undefined,
+      workerKey,
+      runs: result.runs,
+      spent,
+      changes,
+      journalHead: head,
+      summary,
+      failure: undefined,
+      reason: undefined,
+    };
+    this.core.lifecycle.move(record.id, ['running'], 'reviewing', patch, 'submit', (_, time) => ({
+      type: 'agent.submitted',
+      time,
+      agentId: record.id,
+      summary,
+      changes,
+    }));
+  }
+
+  private keepEvidence(upload: { db: string; claims: string }, jobId: string, attempt: number): string {
+    mkdirSync(this.dirs.evidence, { recursive: true, mode: 0o700 });
+    const kept = uploadPaths(this.dirs.evidence, jobId, attempt);
+    if (existsSync(upload.db)) renameSync(upload.db, kept.db);
+    if (existsSync(upload.claims)) renameSync(upload.claims, kept.claims);
+    return kept.db;
+  }
+
+  private failRunning(id: string, failure: AgentFailure, from: readonly ('queued' | 'running')[] = ['running']): void {
+    try {
+      this.core.lifecycle.move(
+        id,
+        from,
+        'failed',
+        { owner: undefined, remoteJob: undefined, failure, reason: failure.message },
+        'fail',
+        (_, time) => ({
+          type: 'agent.failed',
+          time,
+          agentId: id,
+          code: failure.code,
+          reason: failure.message,
+        }),
+      );
+    } catch {
+      // someone else moved it first (a reject): that move stands
+    }
+  }
+
+  private log(id: string, message: string): void {
+    this.core.emit({ type: 'agent.log', time: new Date(this.core.clock()).toISOString(), agentId: id, message });
+  }
+
+  /** Waits for news of `jobId` (a queue event), or the poll interval at most (events can be missed while Redis is away). */
+  private pause(jobId: string): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        if (this.waiting.get(jobId) === done) this.waiting.delete(jobId);
+        resolve();
+      };
+      const timer = setTimeout(done, this.options.pollMs ?? 1000);
+      this.waiting.set(jobId, done);
+    });
+  }
+}

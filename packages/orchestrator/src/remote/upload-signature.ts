@@ -1,0 +1,10 @@
+/** The text a worker signs for an upload: the job's attempt, the upload's bytes, the journal's head, the token it ran under. */
+export function uploadSigningText(
+  jobId: string,
+  attempt: number,
+  sha256: string,
+  head: { hash: string; length: number },
+  tokenHash: string,
+): string {
+  return ['cairn/upload@1', jobId, String(attempt), sha256, head.hash, String(head.length), tokenHash].join('\n');
+}

@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadQueueSettings } from './queue-settings.js';
+import { parseAddress, serveWorkers, uploadPaths, type WorkerEndpoint } from './worker-endpoint.js';
+
+describe("the coordinator's endpoint for workers", () => {
+  let dir: string;
+  let endpoint: WorkerEndpoint;
+  const snapshot = Buffer.from('a snapshot of stable.db');
+  const hash = createHash('sha256').update(snapshot).digest('hex');
+  const auth = { authorization: 'Bearer s3cret' };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cairn-endpoint-'));
+    writeFileSync(join(dir, `${hash}.db`), snapshot);
+    endpoint = await serveWorkers('127.0.0.1:0', 's3cret', {
+      info: { queue: 'cairn-test', key: 'ed25519:00' },
+      snapshotPath: (h) => (h === hash ? join(dir, `${hash}.db`) : undefined),
+      uploadsDir: join(dir, 'uploads'),
+    });
+  });
+
+  afterAll(async () => {
+    await endpoint.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers only requests with its bearer token', async () => {
+    for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: 's3cret' }]) {
+      const response = await fetch(`${endpoint.url}/info`, { headers });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ code: 'CAIRN_REMOTE' });
+    }
+    expect(await (await fetch(`${endpoint.url}/info`, { headers: auth })).json()).toEqual({ queue: 'cairn-test', key: 'ed25519:00' });
+  });
+
+  it('serves a snapshot by its hash, and nothing else', async () => {
+    const response = await fetch(`${endpoint.url}/snapshots/${hash}`, { headers: auth });
+    expect(Buffer.from(await response.arrayBuffer())).toEqual(snapshot);
+    expect((await fetch(`${endpoint.url}/snapshots/${'0'.repeat(64)}`, { headers: auth })).status).toBe(404);
+    expect((await fetch(`${endpoint.url}/snapshots/../../etc/passwd`, { headers: auth })).status).toBe(404);
+  });
+
+  it('keeps an upload only when its bytes hash to the sha256 it declares', async () => {
+    const body = Buffer.from('an agent database');
+    const headers = (sha256: string) => ({
+      ...auth,
+      'x-cairn-worker': 'w1',
+      'x-cairn-sha256': sha256,
+      'x-cairn-journal-head': `sha256:${'1'.repeat(64)} 7`,
+      'x-cairn-signature': 'ab',
+    });
+    const bad = await fetch(`${endpoint.url}/uploads/ab12-1/1`, { method: 'PUT', headers: headers('2'.repeat(64)), body });
+    expect(bad.status).toBe(422);
+    expect(existsSync(uploadPaths(join(dir, 'uploads'), 'ab12-1', 1).db)).toBe(false);
+    const sha256 = createHash('sha256').update(body).digest('hex');
+    const good = await fetch(`${endpoint.url}/uploads/ab12-1/1`, { method: 'PUT', headers: headers(sha256), body });
+    expect(good.status).toBe(200);
+    const kept = uploadPaths(join(dir, 'uploads'), 'ab12-1', 1);
+    expect(readFileSync(kept.db)).toEqual(body);
+    expect(JSON.parse(readFileSync(kept.claims, 'utf8'))).toMatchObject({ worker: 'w1', sha256, head: { length: 7 } });
+    const unnamed = await fetch(`${endpoint.url}/uploads/ab12-1/2`, {
+      method: 'PUT',
+      headers: { ...headers(sha256), 'x-cairn-worker': '' },
+      body,
+    });
+    expect(unnamed.status).toBe(400);
+  });
+
+  it('reads HOST:PORT, and refuses anything else with how to write it', () => {
+    expect(parseAddress('0.0.0.0:7420')).toEqual({ host: '0.0.0.0', port: 7420 });
+    expect(parseAddress(':7420')).toEqual({ host: '127.0.0.1', port: 7420 });
+    expect(parseAddress('[::1]:80')).toEqual({ host: '::1', port: 80 });
+    expect(() => parseAddress('7420')).toThrow(/--serve-workers takes HOST:PORT/);
+    expect(() => parseAddress('host:99999')).toThrow(/HOST:PORT/);
+  });
+
+  it('reads queue settings from .cairn/config.json and refuses a wrong type', () => {
+    const config = join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ queue: 'redis://127.0.0.1:6379', serveWorkers: '0.0.0.0:7420', model: {} }));
+    expect(loadQueueSettings(config)).toEqual({ queue: 'redis://127.0.0.1:6379', serveWorkers: '0.0.0.0:7420' });
+    writeFileSync(config, JSON.stringify({ queue: 6379 }));
+    expect(() => loadQueueSettings(config)).toThrow(/queue must be a string/);
+    expect(loadQueueSettings(join(dir, 'none.json'))).toEqual({});
+  });
+});

@@ -1,0 +1,149 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createReadStream, createWriteStream, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { CairnError } from '../api/errors.js';
+
+/** The largest upload a worker may send (an agent's database). */
+const MAX_UPLOAD = 1024 * 1024 * 1024;
+
+/** What a worker declares with an upload; the coordinator checks each claim later, when it verifies the result. */
+export interface UploadClaims {
+  worker: string;
+  sha256: string;
+  head: { hash: string; length: number };
+  signature: string;
+}
+
+/** Where the endpoint finds snapshots and puts uploads. */
+export interface EndpointStores {
+  info: unknown;
+  snapshotPath(hash: string): string | undefined;
+  uploadsDir: string;
+}
+
+// `GET /info`: the queue and the coordinator's public key; `GET /snapshots/<sha256>`; `PUT /uploads/<job>/<attempt>`.
+
+/** The coordinator's HTTP endpoint for workers, listening. */
+export interface WorkerEndpoint {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The file an upload of a job's attempt is kept in, and its claims beside it. */
+export function uploadPaths(uploadsDir: string, jobId: string, attempt: number): { db: string; claims: string } {
+  const base = join(uploadsDir, `${jobId}.${attempt}`);
+  return { db: `${base}.db`, claims: `${base}.json` };
+}
+
+/**
+ * Serves snapshots (`GET /snapshots/<sha256>`) and takes uploads (`PUT /uploads/<job>/<attempt>`) over HTTP,
+ * each request with the workers' bearer token. An upload is kept only when its bytes hash to the sha256 it
+ * declares; nothing it holds is trusted before verification.
+ */
+export async function serveWorkers(address: string, bearer: string, stores: EndpointStores): Promise<WorkerEndpoint> {
+  const { host, port } = parseAddress(address);
+  const expected = createHash('sha256').update(`Bearer ${bearer}`).digest();
+  const server: Server = createServer((request, response) => {
+    void handle(request, response).catch((error: Error) => answer(response, 500, { code: 'CAIRN_INTERNAL', message: error.message }));
+  });
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const given = createHash('sha256')
+      .update(request.headers.authorization ?? '')
+      .digest();
+    if (!timingSafeEqual(given, expected))
+      return answer(response, 401, { code: 'CAIRN_REMOTE', message: 'a bearer token this coordinator issued is needed' });
+    const url = new URL(request.url ?? '/', 'http://cairn');
+    if (url.pathname === '/info' && request.method === 'GET') return answer(response, 200, stores.info);
+    const snapshot = /^\/snapshots\/([0-9a-f]{64})$/.exec(url.pathname);
+    if (snapshot !== null && request.method === 'GET') {
+      const path = stores.snapshotPath(snapshot[1]!);
+      if (path === undefined) return answer(response, 404, { code: 'CAIRN_NOT_FOUND', message: `no snapshot ${snapshot[1]}` });
+      response.writeHead(200, { 'content-type': 'application/octet-stream' });
+      await pipeline(createReadStream(path), response);
+      return;
+    }
+    const upload = /^\/uploads\/([0-9a-z-]{1,80})\/([1-9][0-9]{0,5})$/.exec(url.pathname);
+    if (upload !== null && request.method === 'PUT') return receive(request, response, upload[1]!, Number(upload[2]));
+    answer(response, 404, { code: 'CAIRN_NOT_FOUND', message: `no route ${request.method ?? ''} ${url.pathname}` });
+  }
+  async function receive(request: IncomingMessage, response: ServerResponse, jobId: string, attempt: number): Promise<void> {
+    const claims = claimsOf(request);
+    if (typeof claims === 'string') return answer(response, 400, { code: 'CAIRN_INVALID_ARGUMENT', message: claims });
+    mkdirSync(stores.uploadsDir, { recursive: true, mode: 0o700 });
+    const paths = uploadPaths(stores.uploadsDir, jobId, attempt);
+    const temp = `${paths.db}.${process.pid}.part`;
+    const hash = createHash('sha256');
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      hash.update(chunk);
+      size += chunk.length;
+      if (size > MAX_UPLOAD) request.destroy(new Error('the upload is too large'));
+    });
+    try {
+      await pipeline(request, createWriteStream(temp, { mode: 0o600 }));
+    } catch (error) {
+      rmSync(temp, { force: true });
+      return answer(response, 400, { code: 'CAIRN_REMOTE', message: `the upload broke off: ${(error as Error).message}` });
+    }
+    const got = hash.digest('hex');
+    if (got !== claims.sha256) {
+      rmSync(temp, { force: true });
+      return answer(response, 422, { code: 'CAIRN_CORRUPT', message: `the upload's sha256 is ${got}, not the declared ${claims.sha256}` });
+    }
+    writeFileSync(paths.claims, JSON.stringify(claims), { mode: 0o600 });
+    renameSync(temp, paths.db);
+    answer(response, 200, { ok: true, sha256: got });
+  }
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const bound = server.address() as AddressInfo;
+  return {
+    url: `http://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function claimsOf(request: IncomingMessage): UploadClaims | string {
+  const header = (name: string) => {
+    const value = request.headers[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const worker = header('x-cairn-worker');
+  const sha256 = header('x-cairn-sha256');
+  const head = header('x-cairn-journal-head');
+  const signature = header('x-cairn-signature');
+  if (worker === undefined || !/^[\w.-]{1,64}$/.test(worker)) return 'x-cairn-worker must name the worker';
+  if (sha256 === undefined || !/^[0-9a-f]{64}$/.test(sha256)) return 'x-cairn-sha256 must be the upload sha256 in hex';
+  const match = /^(sha256:[0-9a-f]{64}|[0-9a-f]{64}) ([0-9]{1,9})$/.exec(head ?? '');
+  if (match === null) return 'x-cairn-journal-head must be "<hash> <length>"';
+  if (signature === undefined) return 'x-cairn-signature is missing';
+  return { worker, sha256, head: { hash: match[1]!, length: Number(match[2]) }, signature };
+}
+
+function answer(response: ServerResponse, status: number, body: unknown): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+/** `HOST:PORT` (or `:PORT`, loopback) of `--serve-workers`. */
+export function parseAddress(address: string): { host: string; port: number } {
+  const match = /^(?:\[([0-9a-fA-F:]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(address.trim());
+  const port = Number(match?.[3]);
+  if (match === null || port > 65535)
+    throw new CairnError('CAIRN_INVALID_ARGUMENT', `--serve-workers takes HOST:PORT (got ${JSON.stringify(address)})`, {
+      hint: 'e.g. 0.0.0.0:7420 for every interface, 127.0.0.1:7420 for this machine only',
+    });
+  return { host: match[1] ?? (match[2] === '' ? '127.0.0.1' : match[2]!), port };
+}
