@@ -62,6 +62,14 @@ describe("the coordinator's endpoint for workers", () => {
     const kept = uploadPaths(join(dir, 'uploads'), 'ab12-1', 1);
     expect(readFileSync(kept.db)).toEqual(body);
     expect(JSON.parse(readFileSync(kept.claims, 'utf8'))).toMatchObject({ worker: 'w1', sha256, head: { length: 7 } });
+    // the first upload of an attempt stands: the same bytes again are taken, other bytes refused
+    expect((await fetch(`${endpoint.url}/uploads/ab12-1/1`, { method: 'PUT', headers: headers(sha256), body })).status).toBe(200);
+    const other = Buffer.from('another database');
+    const otherSha = createHash('sha256').update(other).digest('hex');
+    const late = await fetch(`${endpoint.url}/uploads/ab12-1/1`, { method: 'PUT', headers: headers(otherSha), body: other });
+    expect(late.status).toBe(409);
+    expect(await late.json()).toMatchObject({ code: 'CAIRN_INVALID_STATE', message: expect.stringMatching(/the first one stands/) });
+    expect(readFileSync(kept.db)).toEqual(body);
     const unnamed = await fetch(`${endpoint.url}/uploads/ab12-1/2`, {
       method: 'PUT',
       headers: { ...headers(sha256), 'x-cairn-worker': '' },

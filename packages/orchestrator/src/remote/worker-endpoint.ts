@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createReadStream, createWriteStream, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -30,6 +30,15 @@ export interface EndpointStores {
 export interface WorkerEndpoint {
   url: string;
   close(): Promise<void>;
+}
+
+/** The sha256 of the upload a job's attempt already has (its claims are written first), if any. */
+function keptSha256(claimsPath: string): string | undefined {
+  try {
+    return (JSON.parse(readFileSync(claimsPath, 'utf8')) as UploadClaims).sha256;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The file an upload of a job's attempt is kept in, and its claims beside it. */
@@ -74,7 +83,7 @@ export async function serveWorkers(address: string, bearer: string, stores: Endp
     if (typeof claims === 'string') return answer(response, 400, { code: 'CAIRN_INVALID_ARGUMENT', message: claims });
     mkdirSync(stores.uploadsDir, { recursive: true, mode: 0o700 });
     const paths = uploadPaths(stores.uploadsDir, jobId, attempt);
-    const temp = `${paths.db}.${process.pid}.part`;
+    const temp = `${paths.db}.${randomBytes(6).toString('hex')}.part`;
     const hash = createHash('sha256');
     let size = 0;
     request.on('data', (chunk: Buffer) => {
@@ -93,8 +102,28 @@ export async function serveWorkers(address: string, bearer: string, stores: Endp
       rmSync(temp, { force: true });
       return answer(response, 422, { code: 'CAIRN_CORRUPT', message: `the upload's sha256 is ${got}, not the declared ${claims.sha256}` });
     }
-    writeFileSync(paths.claims, JSON.stringify(claims), { mode: 0o600 });
-    renameSync(temp, paths.db);
+    // the first upload of an attempt stands: the same bytes again (a retry) are taken as done, others refused
+    const kept = keptSha256(paths.claims);
+    if (kept === undefined) {
+      writeFileSync(`${temp}.claims`, JSON.stringify(claims), { mode: 0o600 });
+      try {
+        linkSync(`${temp}.claims`, paths.claims);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      } finally {
+        rmSync(`${temp}.claims`, { force: true });
+      }
+    }
+    const first = kept ?? keptSha256(paths.claims);
+    if (first !== got) {
+      rmSync(temp, { force: true });
+      return answer(response, 409, {
+        code: 'CAIRN_INVALID_STATE',
+        message: `job ${jobId} attempt ${attempt} already has an upload (sha256 ${first ?? '?'}); the first one stands`,
+      });
+    }
+    if (kept === undefined) renameSync(temp, paths.db);
+    else rmSync(temp, { force: true });
     answer(response, 200, { ok: true, sha256: got });
   }
   await new Promise<void>((resolve, reject) => {
