@@ -32,6 +32,7 @@ export const FOLDERS = {
     'workspace',
     'governance',
     'model',
+    'checks',
     'run',
     'tools',
     'programs',
