@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchChecks } from './checks-bench.js';
 import { benchCli } from './cli-bench.js';
 import { generateTree } from './fixtures.js';
 import { benchKernel } from './kernel-bench.js';
@@ -78,6 +79,7 @@ async function main(): Promise<number> {
       { name: 'seed 001', run: (work) => benchSeed('drizzle-orm package', real, work) },
       { name: 'model prompt', run: (work) => benchPrompt(work) },
       { name: 'neovim', run: (work) => benchNvim(work) },
+      { name: 'checks', run: (work) => benchChecks(work) },
       {
         name: 'cairn from the command line',
         run: (work) => benchCli(work, SMOKE ? { trees: [200], rounds: 1 } : { trees: [1_000, 10_000, 50_000], rounds: 5 }),

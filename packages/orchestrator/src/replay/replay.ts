@@ -85,7 +85,7 @@ async function replayRecorded(core: ProjectCore, record: AgentRecord, recorded: 
           kernel,
           journal,
           blobs: recorded.blobs,
-          fs: overlay.fs,
+          overlay,
           viewBlobs: scratchBlobs,
           touched: scratchTouched,
           transaction: (fn) => overlay.upper.transaction(fn),
