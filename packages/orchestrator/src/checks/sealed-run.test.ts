@@ -174,6 +174,19 @@ describe('a sealed check', () => {
     expect(survivors('bomb')).toEqual([]);
   });
 
+  it('never binds a folder on PATH that holds the project (its neighbours would show)', async () => {
+    const path = process.env.PATH;
+    process.env.PATH = `${base}:${path}`;
+    try {
+      const run = await check('auto', `cat ${outside}/.ssh/id_ed25519; ls ${base}`);
+      if (run.sealed) expect(run.text).not.toContain('secret-key');
+      // the listing of the project's parent holds the project alone
+      if (run.sealed) expect(run.text.split('\n').filter((line) => !line.startsWith('cat:'))).toEqual(['project', '']);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+
   it('falls back to an unsealed copy where namespaces are unavailable, and says why', async () => {
     const run = await runSealed({
       root,

@@ -156,7 +156,10 @@ async function runNamespaced(
         CAIRN_SEAL_VIEW: view,
         CAIRN_SEAL_COPY: copy,
         CAIRN_SEAL_REMOVE: removeList,
-        CAIRN_SEAL_RO: programFolders(home).join('\n'),
+        // a folder holding the project would show its neighbours: only the project's own view is there
+        CAIRN_SEAL_RO: programFolders(home)
+          .filter((folder) => !`${request.root}/`.startsWith(`${folder}/`))
+          .join('\n'),
         CAIRN_SEAL_SIZE: String(request.scratchBytes ?? SCRATCH_BYTES),
         CAIRN_SEAL_PIDS: String(request.maxProcesses ?? PID_MAX),
         CAIRN_SEAL_PATH: env.PATH ?? '',
