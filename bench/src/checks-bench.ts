@@ -5,13 +5,15 @@ import { openProject, runSealed, type ProposedFile } from '@cairn/orchestrator';
 import { median, report, scaled, timeOnceAsync, within } from './measure.js';
 import type { BenchRow } from './storage-bench.js';
 
-const TREE = 'vitest package';
+const TREE = 'package with node_modules';
+/** Dependencies the local pnpm store holds (from Cairn's own lock file), so `pnpm install --offline` works. */
+const DEPENDENCIES = { ms: '2.1.3', picomatch: '4.0.7', nanoid: '3.3.20', postcss: '8.5.33', openai: '6.49.0' };
 const SOURCE = 'export function add(a, b) {\n  return a + b;\n}\n';
 const PROPOSED = 'export function add(a, b) {\n  return b + a;\n}\n\nexport const twice = (a) => add(a, a);\n';
 
 /**
- * Checks against what users do today: a small package with vitest installed (from the local pnpm store) and
- * a test suite, and an agent's proposal to it. Cairn: the sealed view over the working tree (time until the
+ * Checks against what users do today: a small package with its dependencies installed (from the local pnpm
+ * store) and a node:test suite, and an agent's proposal to it. Cairn: the sealed view over the working tree (time until the
  * command could start, time until the tests finished); today: `git worktree add` + `pnpm install --offline`
  * + the same command. Disk: what each leaves on disk for the check (Cairn's agent database against the
  * worktree with its dependencies). Then 8 checks of 8 agents at once.
@@ -109,16 +111,25 @@ function makePackage(root: string): void {
       name: 'bench-package',
       private: true,
       type: 'module',
-      scripts: { test: 'vitest run' },
-      devDependencies: { vitest: '4.1.12' },
+      scripts: { test: 'node --test test/' },
+      dependencies: DEPENDENCIES,
     }),
   );
   writeFileSync(join(root, '.gitignore'), 'node_modules/\n.agentfs/\n');
   writeFileSync(join(root, 'src', 'math.js'), SOURCE);
   for (let i = 0; i < 8; i++)
     writeFileSync(
-      join(root, 'test', `math-${i}.test.js`),
-      `import { expect, it } from 'vitest';\nimport { add } from '../src/math.js';\nit('adds ${i}', () => expect(add(${i}, 2)).toBe(${i + 2}));\n`,
+      join(root, 'test', `math-${i}.test.mjs`),
+      [
+        "import { test } from 'node:test';",
+        "import assert from 'node:assert/strict';",
+        "import ms from 'ms';",
+        "import picomatch from 'picomatch';",
+        "import { add } from '../src/math.js';",
+        `test('adds ${i}', () => assert.equal(add(${i}, 2), ${i + 2}));`,
+        `test('uses its dependencies', () => { assert.equal(ms('2s'), 2000); assert.ok(picomatch('*.js')('a.js')); });`,
+        '',
+      ].join('\n'),
     );
 }
 

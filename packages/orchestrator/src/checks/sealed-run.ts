@@ -7,6 +7,7 @@ import { CappedOutput } from './capped-output.js';
 import { checkEnvironment, programFolders } from './check-env.js';
 import { findSecretFiles } from './hidden-files.js';
 import { proposedPathProblem, type ProposedFile } from './proposed-file.js';
+import { layOutRoot } from './root-skeleton.js';
 import { SEAL_SCRIPT } from './sealed-script.js';
 import { killMarkedProcesses } from './survivors.js';
 import { materializeCopy, writeProposalLayer } from './view-files.js';
@@ -142,6 +143,15 @@ async function runNamespaced(
   writeFileSync(removeList, [...removed, ...findSecretFiles(request.root)].join('\n'));
   const home = homedir();
   const env = checkEnvironment('/tmp/home', '/tmp');
+  const newRoot = join(base, 'root');
+  // a folder holding the project would show its neighbours: only the project's own view is there
+  const extra = programFolders(home).filter((folder) => !`${request.root}/`.startsWith(`${folder}/`));
+  let binds: string[];
+  try {
+    binds = layOutRoot(newRoot, request.root, extra);
+  } catch (error) {
+    return { refused: `the new root could not be laid out: ${(error as Error).message}` };
+  }
   const child = spawn(
     request.unshare ?? 'unshare',
     [...UNSHARE, 'sh', '-c', SEAL_SCRIPT, 'cairn-check', 'env', '-i', ...pairs(env), ...request.command],
@@ -156,10 +166,8 @@ async function runNamespaced(
         CAIRN_SEAL_VIEW: view,
         CAIRN_SEAL_COPY: copy,
         CAIRN_SEAL_REMOVE: removeList,
-        // a folder holding the project would show its neighbours: only the project's own view is there
-        CAIRN_SEAL_RO: programFolders(home)
-          .filter((folder) => !`${request.root}/`.startsWith(`${folder}/`))
-          .join('\n'),
+        CAIRN_SEAL_RO: binds.join('\n'),
+        CAIRN_SEAL_NEWROOT: newRoot,
         CAIRN_SEAL_SIZE: String(request.scratchBytes ?? SCRATCH_BYTES),
         CAIRN_SEAL_PIDS: String(request.maxProcesses ?? PID_MAX),
         CAIRN_SEAL_PATH: env.PATH ?? '',

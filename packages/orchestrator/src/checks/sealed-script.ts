@@ -1,40 +1,33 @@
 /**
  * The shell script that seals a check, run as PID 1 of fresh user, mount, pid and network namespaces
- * (`unshare --user --map-root-user --mount --net --pid --fork --kill-child`). It builds a new root on a
- * tmpfs: the system's folders bound read-only, a few device nodes, a fresh /proc and /tmp, and the project at
- * its own path — an overlay of the proposal's files (upper lower layer) on the working tree (lower), with a
- * tmpfs upper that vanishes with the namespace, or, in copy mode, a materialized copy bound there. `.git` is
- * bound read-only, `.agentfs/` and `.cairn/` are covered by empty read-only folders, `.env*` files and the
- * proposal's deletions are removed from the view (after the pivot, so no link can lead out). It pivots into the new root, so nothing else of the
- * machine (the home folder, SSH keys, the Cairn home) exists, and runs the command; when it ends, PID 1 exits
- * and the kernel kills whatever the command left behind.
+ * (`unshare --user --map-root-user --mount --net --pid --fork --kill-child`). It fills the new root that
+ * `layOutRoot` laid out (itself bound read-only): the system's folders bound read-only, a few device nodes, a
+ * fresh /proc, /tmp and /dev/shm, and the project at its own path — an overlay of the proposal's files (upper
+ * lower layer) on the working tree (lower), with a tmpfs upper that vanishes with the namespace, or, in copy
+ * mode, a materialized copy bound there. `.git` is bound read-only, `.agentfs/` and `.cairn/` are covered by
+ * empty read-only folders, `.env*` files and the proposal's deletions are removed from the view (after the
+ * pivot, so no link can lead out). It pivots into the new root, so nothing else of the machine (the home
+ * folder, SSH keys, the Cairn home) exists, and runs the command; when it ends, PID 1 exits and the kernel
+ * kills whatever the command left behind. Each line that runs a program costs a few milliseconds, so the
+ * script runs as few as it can.
  *
  * Protocol on fd 3: setup errors as text, then `ready`, or `missing` when the program is not found.
- * Inputs (environment): CAIRN_SEAL_ROOT, CAIRN_SEAL_SCRATCH, CAIRN_SEAL_PROPOSAL, CAIRN_SEAL_VIEW
- * (overlay|copy), CAIRN_SEAL_COPY, CAIRN_SEAL_REMOVE (a file of project paths to remove, one a line),
- * CAIRN_SEAL_RO (extra folders to bind read-only, one a line), CAIRN_SEAL_SIZE (tmpfs size), CAIRN_SEAL_PIDS
- * (the pid namespace's pid_max), CAIRN_SEAL_PROGRAM; the positional arguments are the command (`env -i …`).
+ * Inputs (environment): CAIRN_SEAL_ROOT, CAIRN_SEAL_SCRATCH, CAIRN_SEAL_NEWROOT, CAIRN_SEAL_PROPOSAL,
+ * CAIRN_SEAL_VIEW (overlay|copy), CAIRN_SEAL_COPY, CAIRN_SEAL_REMOVE (a file of project paths to remove, one
+ * a line), CAIRN_SEAL_RO (the folders to bind read-only, one a line), CAIRN_SEAL_SIZE (tmpfs size),
+ * CAIRN_SEAL_PIDS (the pid namespace's pid_max), CAIRN_SEAL_PATH, CAIRN_SEAL_PROGRAM; the positional
+ * arguments are the command (`env -i …`).
  */
 export const SEAL_SCRIPT = String.raw`set -e
 exec 2>&3
-R="$CAIRN_SEAL_ROOT"; S="$CAIRN_SEAL_SCRATCH"; N="$S/root"
+R="$CAIRN_SEAL_ROOT"; S="$CAIRN_SEAL_SCRATCH"; N="$CAIRN_SEAL_NEWROOT"
 mount -t tmpfs -o "size=$CAIRN_SEAL_SIZE,mode=0700" cairn-scratch "$S"
-mkdir -p "$N" "$S/upper" "$S/work"
-mount -t tmpfs -o mode=0755 cairn-root "$N"
-bind_ro() {
-  if [ -L "$1" ]; then mkdir -p "$(dirname "$N$1")"; ln -s "$(readlink "$1")" "$N$1"; return; fi
-  if [ -d "$1" ]; then mkdir -p "$N$1"; else mkdir -p "$(dirname "$N$1")"; touch "$N$1"; fi
-  mount -o bind,ro "$1" "$N$1"
-}
-for d in /usr /bin /sbin /lib /lib32 /lib64 /libx32 /etc /opt; do if [ -e "$d" ]; then bind_ro "$d"; fi; done
-printf '%s\n' "$CAIRN_SEAL_RO" | while IFS= read -r d; do if [ -n "$d" ] && [ -e "$d" ] && [ ! -e "$N$d" ]; then bind_ro "$d"; fi; done
+mkdir "$S/upper" "$S/work"
+mount -o bind,ro "$N" "$N"
+printf '%s\n' "$CAIRN_SEAL_RO" | while IFS= read -r d; do if [ -n "$d" ]; then mount -o bind,ro "$d" "$N$d"; fi; done
 for f in /etc/shadow /etc/gshadow /etc/shadow- /etc/gshadow-; do if [ -f "$N$f" ]; then mount --bind /dev/null "$N$f"; fi; done
 if [ -d "$N/etc/ssh" ]; then mount -t tmpfs -o ro,size=4k cairn-hidden "$N/etc/ssh"; fi
-mkdir -p "$N/dev"
-mount -t tmpfs -o mode=0755 cairn-dev "$N/dev"
-for f in null zero full random urandom tty; do touch "$N/dev/$f"; mount --bind "/dev/$f" "$N/dev/$f"; done
-ln -s /proc/self/fd "$N/dev/fd"; ln -s /proc/self/fd/0 "$N/dev/stdin"; ln -s /proc/self/fd/1 "$N/dev/stdout"; ln -s /proc/self/fd/2 "$N/dev/stderr"
-mkdir -p "$N/dev/shm" "$N/proc" "$N/tmp"
+for f in null zero full random urandom tty; do mount --bind "/dev/$f" "$N/dev/$f"; done
 mount -t tmpfs -o "size=$CAIRN_SEAL_SIZE,mode=1777" cairn-shm "$N/dev/shm"
 mount -t proc proc "$N/proc"
 echo "$CAIRN_SEAL_PIDS" > "$N/proc/sys/kernel/pid_max" 2>/dev/null || true
@@ -47,14 +40,14 @@ else
 fi
 if [ -d "$R/.git" ] && [ ! -L "$R/.git" ]; then mount -o bind,ro "$R/.git" "$N$R/.git"; fi
 for d in .agentfs .cairn; do if [ -d "$N$R/$d" ]; then mount -t tmpfs -o ro,size=4k cairn-hidden "$N$R/$d"; fi; done
-REMOVE=$(cat "$CAIRN_SEAL_REMOVE")
+REMOVE=""
+while IFS= read -r p || [ -n "$p" ]; do REMOVE="$REMOVE$p
+"; done < "$CAIRN_SEAL_REMOVE"
 cd "$N"
-mkdir .old
 pivot_root . .old
 umount -l /.old
-rmdir /.old
 cd "$R"
-printf '%s\n' "$REMOVE" | while IFS= read -r p; do if [ -n "$p" ]; then rm -f "./$p" 2>/dev/null || true; fi; done
+printf '%s' "$REMOVE" | while IFS= read -r p; do if [ -n "$p" ]; then rm -rf "./$p" 2>/dev/null || true; fi; done
 if ! PATH="$CAIRN_SEAL_PATH" command -v "$CAIRN_SEAL_PROGRAM" >/dev/null 2>&1; then echo missing >&3; exit 127; fi
 echo ready >&3
 exec 3>&- 2>&1
