@@ -187,6 +187,21 @@ describe('a sealed check', () => {
     }
   });
 
+  it('takes a copy for a project whose path an overlay cannot name, and still uses the overlay for others', async () => {
+    const odd = join(base, 'odd,project');
+    mkdirSync(odd, { recursive: true });
+    writeFileSync(join(odd, 'x.txt'), 'x\n');
+    const copied = await runSealed({ root: odd, changes: [], command: ['cat', 'x.txt'], timeoutMs: 60_000, outputCapBytes: 1024 });
+    expect(copied.output.toString()).toBe('x\n');
+    const normal = await runSealed({ root, changes: [], command: ['cat', 'keep.txt'], timeoutMs: 60_000, outputCapBytes: 1024 });
+    expect(normal.output.toString()).toBe('keep\n');
+    if (normal.view === 'overlay') {
+      expect(copied.view).toBe('copy');
+      expect(copied.why).toMatch(/"," or ":"/);
+    }
+    rmSync(odd, { recursive: true, force: true });
+  });
+
   it('falls back to an unsealed copy where namespaces are unavailable, and says why', async () => {
     const run = await runSealed({
       root,

@@ -61,13 +61,16 @@ interface Attempt {
   refused?: string;
   /** The namespaces themselves were refused. */
   noNamespaces?: boolean;
+  /** Refused for this project only (its path), not by the machine: not remembered. */
+  thisProjectOnly?: boolean;
 }
 
 const SCRATCH_BYTES = 512 * 1024 * 1024;
 const PID_MAX = 4096;
 const UNSHARE = ['--user', '--map-root-user', '--mount', '--net', '--pid', '--fork', '--kill-child'];
 
-/** What the machine refused before (by `unshare` program), so later checks go straight to what works. */
+/** What the machine refused before (by `unshare` program), so later checks go straight to what works; a refusal
+ * that comes from one project's path is not remembered. */
 const refused = new Map<string, { overlay?: string | undefined; namespaces?: string | undefined }>();
 
 /**
@@ -82,8 +85,12 @@ export async function runSealed(request: SealedRunRequest): Promise<SealedRun> {
   if (problem !== undefined) return errorRun(`the proposal cannot be laid over the project: ${problem}`, 'overlay', false, 'not built', 0);
   const choice = request.view ?? viewFromEnvironment();
   const unshare = request.unshare ?? 'unshare';
-  const refusals = refused.get(unshare) ?? {};
-  refused.set(unshare, refusals);
+  const machine = refused.get(unshare) ?? {};
+  refused.set(unshare, machine);
+  const refusals = { ...machine };
+  const remember = (attempt: Attempt) => {
+    if (attempt.thisProjectOnly !== true) Object.assign(machine, refusals);
+  };
   const root = realpathSync(request.root);
   const temp = mkdtempSync(join(tmpdir(), 'cairn-check-'));
   try {
@@ -93,6 +100,7 @@ export async function runSealed(request: SealedRunRequest): Promise<SealedRun> {
       if (attempt.run !== undefined) return attempt.run;
       if (attempt.noNamespaces) refusals.namespaces = attempt.refused;
       else refusals.overlay = attempt.refused;
+      remember(attempt);
     }
     if (choice === 'auto') why.push(`the kernel refused the overlay (${refusals.overlay ?? refusals.namespaces})`);
     else why.push(choice === 'copy' ? 'a copy was asked for (CAIRN_CHECKS_VIEW=copy)' : 'an unsealed copy was asked for');
@@ -100,6 +108,7 @@ export async function runSealed(request: SealedRunRequest): Promise<SealedRun> {
       const attempt = await runNamespaced({ ...request, root }, temp, 'copy', clock, started, why.join('; '));
       if (attempt.run !== undefined) return attempt.run;
       refusals.namespaces = attempt.refused;
+      remember(attempt);
     }
     if (choice !== 'unsealed')
       why.push(`namespaces are unavailable (${refusals.namespaces}): no network isolation, the home folder is not hidden`);
@@ -138,7 +147,7 @@ async function runNamespaced(
     };
   }
   if (view === 'overlay' && /[,:\n]/.test(request.root + layer))
-    return { refused: 'the project path holds "," or ":", which an overlay mount cannot name' };
+    return { refused: 'the project path holds "," or ":", which an overlay mount cannot name', thisProjectOnly: true };
   const removeList = join(base, 'remove.txt');
   writeFileSync(removeList, [...removed, ...findSecretFiles(request.root)].join('\n'));
   const home = homedir();
@@ -150,7 +159,7 @@ async function runNamespaced(
   try {
     binds = layOutRoot(newRoot, request.root, extra);
   } catch (error) {
-    return { refused: `the new root could not be laid out: ${(error as Error).message}` };
+    return { refused: `the new root could not be laid out: ${(error as Error).message}`, thisProjectOnly: true };
   }
   const child = spawn(
     request.unshare ?? 'unshare',
