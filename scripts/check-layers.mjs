@@ -30,6 +30,7 @@ export const FOLDERS = {
     'api',
     'events',
     'workspace',
+    'checks',
     'governance',
     'model',
     'run',

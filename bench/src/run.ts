@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { benchChecks } from './checks-bench.js';
 import { benchCli } from './cli-bench.js';
 import { generateTree } from './fixtures.js';
 import { benchKernel } from './kernel-bench.js';
@@ -87,6 +88,7 @@ async function main(): Promise<number> {
       { name: 'model prompt', run: (work) => benchPrompt(work) },
       { name: 'neovim', run: (work) => benchNvim(work) },
       { name: 'workers', run: (work) => benchWorkers(work) },
+      { name: 'checks', run: (work) => benchChecks(work) },
       {
         name: 'cairn from the command line',
         run: (work) => benchCli(work, SMOKE ? { trees: [200], rounds: 1 } : { trees: [1_000, 10_000, 50_000], rounds: 5 }),

@@ -11,6 +11,8 @@ type Load = () => Promise<Action>;
 const commands = {
   airCheck: () => import('./commands/air-check.js').then((m) => m.airCheckCommand as Action),
   demo: () => import('./commands/demo.js').then((m) => m.demoCommand as Action),
+  checks: () => import('./commands/checks.js').then((m) => m.checksCommand as Action),
+  checksSuggest: () => import('./commands/checks.js').then((m) => m.checksSuggestCommand as Action),
   diff: () => import('./commands/diff.js').then((m) => m.diffCommand as Action),
   down: () => import('./commands/down.js').then((m) => m.downCommand as Action),
   events: () => import('./commands/events.js').then((m) => m.eventsCommand as Action),
@@ -46,6 +48,7 @@ const PROJECT_USE: Record<string, ProjectUse | 'none'> = {
   queue: 'create',
   down: 'any',
   'air check': 'any',
+  'checks suggest': 'any',
   models: 'any',
   demo: 'none',
   worker: 'none',
@@ -147,6 +150,22 @@ function buildProgram(run: (load: Load, options: CommonOptions, ...args: unknown
       .argument('[paths...]', 'only these paths')
       .option('--no-pager', 'never page the output'),
   ).action((id, paths, flags) => run(commands.diff, flags, id, paths, flags));
+  const checks = program.command('checks').description('checks: tests and linters run on a proposal in a sealed view of the project');
+  withCommon(
+    checks
+      .command('show', { isDefault: true })
+      .description("check results per agent and per check, or a check's output (the default)")
+      .argument('[id]', 'the agent')
+      .argument('[name]', 'the check whose output to show')
+      .option('--run', 'run the checks (or the named one) now')
+      .option('--no-pager', 'never page the output'),
+  ).action((id, name, flags) => run(commands.checks, flags, id, name, flags));
+  withCommon(
+    checks
+      .command('suggest')
+      .description("propose checks from the project's scripts (package.json, pytest, cargo, go, make); writes them when confirmed")
+      .option('--yes', 'write them to .cairn/config.json without asking'),
+  ).action((flags) => run(commands.checksSuggest, flags, flags));
   withCommon(
     program
       .command('log')
@@ -160,7 +179,7 @@ function buildProgram(run: (load: Load, options: CommonOptions, ...args: unknown
       .description('merge the proposal (or some paths) into your working tree, three-way')
       .argument('<id>', 'the agent')
       .argument('[paths...]', 'only these paths')
-      .option('--force', "take the agent's side of conflicts")
+      .option('--force', "take the agent's side of conflicts, and accept though its automatic checks failed or still run")
       .option('--partial', 'apply what merges cleanly even when other paths conflict'),
   ).action((id, paths, flags) => run(commands.accept, flags, id, paths, flags));
   withCommon(

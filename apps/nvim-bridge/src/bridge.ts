@@ -9,6 +9,7 @@ import {
   type CairnApi,
   type CairnEvent,
   type DaemonClient,
+  describeCheckStatus,
 } from '@cairn/orchestrator';
 import type { NeovimClient } from 'neovim';
 import { ProposalIndex } from './proposal-index.js';
@@ -23,6 +24,7 @@ const PROPOSAL_EVENTS = new Set<CairnEvent['type']>([
   'agent.replied',
   'agent.failed',
   'agent.started',
+  'check.finished',
 ]);
 
 /** The notification the plugin sends its calls as: `{ id, method, args }`, answered through `_answer`. */
@@ -177,6 +179,8 @@ export class Bridge {
         return (await (await this.api()).agents()).map((a) => a.id);
       case 'cairn/diff':
         return (await this.api()).diff(String(args.id));
+      case 'cairn/checks':
+        return checksText(await this.api(), String(args.id));
       case 'cairn/accept':
         return summariseAccept(
           await (await this.api()).accept(String(args.id), Array.isArray(args.paths) ? { paths: args.paths.map(String) } : {}),
@@ -251,4 +255,20 @@ export function cairnCommand(explicit: string | undefined): string[] {
   if (explicit !== undefined && explicit !== '') return [explicit];
   const sibling = fileURLToPath(new URL('../../cli/bin/cairn.mjs', import.meta.url));
   return existsSync(sibling) ? [process.execPath, sibling] : ['cairn'];
+}
+
+/** An agent's checks as text for a scratch buffer: one line per check, then the output of each that did not pass. */
+async function checksText(api: CairnApi, id: string): Promise<string> {
+  const checks = await api.checks(id);
+  if (checks.length === 0) return `no checks have run on ${id}\n`;
+  const lines = checks.map(
+    (c) =>
+      `${c.status === 'passed' ? '✓' : c.status === 'pending' || c.status === 'stale' ? '…' : '✗'} ${c.name}  ${describeCheckStatus(c)}`,
+  );
+  for (const check of checks) {
+    if (check.status === 'passed' || check.status === 'pending') continue;
+    const { output } = await api.checkOutput(id, check.name);
+    lines.push('', `── ${check.name} ──`, ...output.replace(/\n$/, '').split('\n'));
+  }
+  return `${lines.join('\n')}\n`;
 }

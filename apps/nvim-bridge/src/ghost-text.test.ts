@@ -169,6 +169,25 @@ describeInNeovims('ghost text in Neovim', (binary) => {
     expect(project.read('src/greet.js')).toBe(GREET);
   });
 
+  it('shows ✓/✗ of the automatic checks in the summary, and :Cairn checks opens their output', async () => {
+    project.write(
+      '.cairn/config.json',
+      JSON.stringify({ checks: { greets: { command: ['sh', '-c', "grep -q hello src/greet.js || { echo 'no hello'; exit 4; }"] } } }),
+    );
+    const agent = await project.propose('say hi', replaceProgram('src/greet.js', [["  return 'hello';", "  return 'hi';"]]));
+    const summary = await until('the failed check in the summary', async () => {
+      const marks = await cairnMarks(vim);
+      return marks.find((m) => m.virtText.includes(agent.id) && m.virtText.includes('✗ greets'))?.virtText;
+    });
+    expect(summary).toContain('say hi');
+    await vim.nvim.command(`Cairn checks ${agent.id}`);
+    const lines = await until('the checks window', async () => {
+      const shown = await bufferLines(vim);
+      return shown.some((l) => l.startsWith('✗ greets')) ? shown : undefined;
+    });
+    expect(lines).toEqual(['✗ greets  failed (exit 4)', '', '── greets ──', 'no hello']);
+  });
+
   it(':checkhealth cairn reports Neovim, Node, the bridge and the daemon', async () => {
     // The bridge is asked with a short bound; on a busy machine a later check gets the answer.
     const report = await until('the bridge in the report', async () => {

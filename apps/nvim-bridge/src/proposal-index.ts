@@ -7,6 +7,8 @@ export interface ProposalEntry {
   summary: string;
   /** How many files the whole proposal changes. */
   files: number;
+  /** Its checks at a glance: `✓`, `✗ test`, `…` while they run, empty without checks. */
+  checks: string;
 }
 
 /** One agent's proposal carried onto a buffer's text: the text accepting it would give, or why not. */
@@ -40,7 +42,13 @@ export class ProposalIndex {
       for (const agent of agents) {
         const changes = agent.changes ?? (await api.changes(agent.id));
         revisions.set(agent.id, revisionOf(agent));
-        const entry: ProposalEntry = { id: agent.id, task: agent.task, summary: agent.summary ?? '', files: changes.length };
+        const entry: ProposalEntry = {
+          id: agent.id,
+          task: agent.task,
+          summary: agent.summary ?? '',
+          files: changes.length,
+          checks: checksMark(agent),
+        };
         for (const change of changes) {
           if (change.kind !== 'file') continue;
           const list = byPath.get(change.path) ?? [];
@@ -96,4 +104,14 @@ export class ProposalIndex {
 
 function revisionOf(agent: AgentInfo): string {
   return `${agent.runs}:${agent.updatedAt}`;
+}
+
+/** An agent's checks in one mark: ✗ and the failing names, … while any runs, ✓ when all passed. */
+export function checksMark(agent: AgentInfo): string {
+  const checks = agent.checks ?? [];
+  if (checks.length === 0) return '';
+  const failing = checks.filter((c) => c.status === 'failed' || c.status === 'timed-out' || c.status === 'error');
+  if (failing.length > 0) return `✗ ${failing.map((c) => c.name).join(', ')}`;
+  if (checks.some((c) => c.status === 'pending' || c.status === 'stale')) return '…';
+  return '✓';
 }

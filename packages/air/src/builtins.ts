@@ -84,6 +84,22 @@ export const BUILTIN_SCHEMAS: readonly AirDefinitionJson[] = [
   schema('sys/FsListReceipt@1', { record: { entries: { list: T.text }, truncated: option({ bool: {} }), result_ref: option(T.hash) } }),
   schema('sys/FsSearchParams@1', { record: { pattern: T.text, path: T.text, content: { bool: {} } } }),
   schema('sys/FsSearchReceipt@1', { record: { matches: { list: T.text }, truncated: option({ bool: {} }), result_ref: option(T.hash) } }),
+  schema('sys/CheckRunParams@1', { record: { name: T.text, proposal_ref: T.hash, timeout_ms: T.nat } }),
+  schema('sys/CheckRunReceipt@1', {
+    record: {
+      name: T.text,
+      status: T.text,
+      exit_code: option(T.int),
+      error: option(T.text),
+      duration_ms: T.nat,
+      output_ref: T.hash,
+      output_size: T.nat,
+      truncated: { bool: {} },
+      view: T.text,
+      sealed: { bool: {} },
+    },
+  }),
+  schema('sys/CheckCapParams@1', { record: { checks: T.textSet } }),
   schema('sys/FsCapParams@1', {
     record: {
       read_prefixes: T.textSet,
@@ -102,6 +118,7 @@ export const BUILTIN_CAPS: readonly AirDefinitionJson[] = [
   { $kind: 'defcap', name: 'sys/blob@1', cap_type: 'blob', schema: 'sys/BlobCapParams@1' },
   { $kind: 'defcap', name: 'sys/timer@1', cap_type: 'timer', schema: 'sys/TimerCapParams@1' },
   { $kind: 'defcap', name: 'sys/fs@1', cap_type: 'fs', schema: 'sys/FsCapParams@1' },
+  { $kind: 'defcap', name: 'sys/check@1', cap_type: 'check', schema: 'sys/CheckCapParams@1' },
 ];
 
 /** One effect kind: its parameter and receipt schemas and the capability type that governs it. */
@@ -111,7 +128,7 @@ export interface EffectSpec {
   capType: string;
 }
 
-/** The built-in effect catalog: AIR v1 §7, plus Cairn's file-system kinds (governed by the `fs` capability). */
+/** The built-in effect catalog: AIR v1 §7, plus Cairn's file-system kinds (the `fs` capability) and checks (`check`). */
 export const EFFECT_CATALOG: Readonly<Record<string, EffectSpec>> = {
   'http.request': { params: 'sys/HttpRequestParams@1', receipt: 'sys/HttpRequestReceipt@1', capType: 'http.out' },
   'blob.put': { params: 'sys/BlobPutParams@1', receipt: 'sys/BlobPutReceipt@1', capType: 'blob' },
@@ -122,6 +139,7 @@ export const EFFECT_CATALOG: Readonly<Record<string, EffectSpec>> = {
   'fs.write': { params: 'sys/FsWriteParams@1', receipt: 'sys/FsWriteReceipt@1', capType: 'fs' },
   'fs.list': { params: 'sys/FsListParams@1', receipt: 'sys/FsListReceipt@1', capType: 'fs' },
   'fs.search': { params: 'sys/FsSearchParams@1', receipt: 'sys/FsSearchReceipt@1', capType: 'fs' },
+  'check.run': { params: 'sys/CheckRunParams@1', receipt: 'sys/CheckRunReceipt@1', capType: 'check' },
 };
 
 /** The capability types a `defcap` may declare, with the built-in parameter schema each must be compatible with. */
@@ -131,4 +149,5 @@ export const CAP_TYPES: Readonly<Record<string, string>> = {
   blob: 'sys/BlobCapParams@1',
   timer: 'sys/TimerCapParams@1',
   fs: 'sys/FsCapParams@1',
+  check: 'sys/CheckCapParams@1',
 };

@@ -107,6 +107,10 @@ export function checkGrantConstraints(kind: string, params: Json, grant: Json): 
       return checkFsPath(params.path, grant, 'read');
     case 'fs.write':
       return checkFsWrite(params, grant);
+    case 'check.run':
+      return (asSet(grant.checks) ?? []).includes(String(params.name))
+        ? undefined
+        : `check "${String(params.name)}" is not in the grant's checks`;
     default:
       return `no constraint check for effect kind "${kind}"`;
   }

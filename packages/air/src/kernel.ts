@@ -67,7 +67,7 @@ export interface AdapterKey {
 interface GrantState {
   grant: CapGrantJson;
   capType: string;
-  remaining: { tokens?: bigint; bytes?: bigint; cents?: bigint };
+  remaining: { tokens?: bigint; bytes?: bigint; cents?: bigint; ms?: bigint };
   exhausted: boolean;
 }
 
@@ -159,6 +159,9 @@ export function intentHash(kind: string, params: CborValue, cap: string, idempot
   return hashBytes(encodeCanonical([kind, params, cap, idempotencyKey]));
 }
 
+/** The dimensions a grant's budget may have: model tokens, bytes, cents, and wall time (ms, spent by checks). */
+const BUDGET_DIMENSIONS = ['tokens', 'bytes', 'cents', 'ms'] as const;
+
 /**
  * The effect gate of AIR v1 §9–10: checks, in order, that the kind is known and its parameters fit its
  * schema, the grant exists, has not expired or run out, is of the kind's capability type, admits the
@@ -182,7 +185,7 @@ export class EffectKernel {
       const cap = options.world.get('defcap', grant.cap);
       const budget = grant.budget ?? {};
       const remaining: GrantState['remaining'] = {};
-      for (const dim of ['tokens', 'bytes', 'cents'] as const) if (budget[dim] !== undefined) remaining[dim] = BigInt(budget[dim]!);
+      for (const dim of BUDGET_DIMENSIONS) if (budget[dim] !== undefined) remaining[dim] = BigInt(budget[dim]!);
       this.grants.set(grant.name, { grant, capType: cap?.node.cap_type ?? '', remaining, exhausted: false });
     }
   }
@@ -295,6 +298,11 @@ export class EffectKernel {
           : undefined;
     if (size !== undefined && state.remaining.bytes !== undefined && size > state.remaining.bytes)
       return `${size} bytes exceed the ${state.remaining.bytes} left on "${request.cap}"`;
+    const ms = state.remaining.ms;
+    if (request.kind === 'check.run' && ms !== undefined && (ms === 0n || BigInt(Number(p.timeout_ms) || 0) > ms))
+      return ms === 0n
+        ? `no wall time is left on "${request.cap}"`
+        : `a timeout of ${String(p.timeout_ms)} ms exceeds the ${ms} ms left on "${request.cap}"`;
     return undefined;
   }
 
@@ -362,7 +370,7 @@ export class EffectKernel {
     const state = this.grants.get(intent.cap);
     if (state === undefined) return;
     const r = receipt.receipt as Record<string, unknown>;
-    const usage: { tokens?: bigint; bytes?: bigint; cents?: bigint } = {};
+    const usage: { tokens?: bigint; bytes?: bigint; cents?: bigint; ms?: bigint } = {};
     if (intent.kind === 'llm.generate' && typeof r.token_usage === 'object' && r.token_usage !== null) {
       const u = r.token_usage as { prompt?: unknown; completion?: unknown };
       usage.tokens = BigInt(Number(u.prompt) || 0) + BigInt(Number(u.completion) || 0);
@@ -370,7 +378,8 @@ export class EffectKernel {
     if ((intent.kind === 'blob.put' || intent.kind === 'fs.write') && r.size !== undefined) usage.bytes = BigInt(Number(r.size) || 0);
     const cents = receipt.cost ?? (typeof r.cost_cents === 'number' ? r.cost_cents : undefined);
     if (cents !== undefined) usage.cents = BigInt(cents);
-    for (const dim of ['tokens', 'bytes', 'cents'] as const) {
+    if (intent.kind === 'check.run' && r.duration_ms !== undefined) usage.ms = BigInt(Number(r.duration_ms) || 0);
+    for (const dim of BUDGET_DIMENSIONS) {
       const left = state.remaining[dim];
       const used = usage[dim];
       if (left === undefined || used === undefined) continue;
@@ -384,7 +393,7 @@ export class EffectKernel {
   }
 
   /** What is left of a grant's budget (for inspection). */
-  remaining(grant: string): { tokens?: bigint; bytes?: bigint; cents?: bigint; exhausted: boolean } | undefined {
+  remaining(grant: string): { tokens?: bigint; bytes?: bigint; cents?: bigint; ms?: bigint; exhausted: boolean } | undefined {
     const state = this.grants.get(grant);
     return state === undefined ? undefined : { ...state.remaining, exhausted: state.exhausted };
   }

@@ -79,7 +79,7 @@ export interface CapGrantJson {
   cap: string;
   params: unknown;
   expiry_ns?: number;
-  budget?: { tokens?: number; bytes?: number; cents?: number };
+  budget?: { tokens?: number; bytes?: number; cents?: number; ms?: number };
 }
 
 export interface NamedRef {

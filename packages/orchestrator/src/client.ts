@@ -7,6 +7,7 @@ export type { CairnEvent, CairnEventType } from './api/events.js';
 export { CairnError, isCairnError, type CairnErrorCode } from './api/errors.js';
 export { CAIRN_VERSION } from './api/version.js';
 export { AGENT_STATES } from './api/types.js';
+export { describeCheckStatus } from './api/check-words.js';
 export type * from './api/types.js';
 export { connectDaemon, type DaemonClient } from './daemon/client.js';
 export { readPidFile, type DaemonPidFile } from './daemon/pid-file.js';

@@ -6,6 +6,12 @@ export type { CairnApi, EventOptions } from './api/cairn-api.js';
 export type { CairnEvent, CairnEventType } from './api/events.js';
 export { CairnError, isCairnError, type CairnErrorCode } from './api/errors.js';
 export { AGENT_STATES } from './api/types.js';
+export { describeCheckStatus } from './api/check-words.js';
+export { type CheckSpec, loadCheckSettings } from './checks/check-settings.js';
+export { runSealed, type SealedRun, type SealedRunRequest, type CheckView, type ViewChoice } from './checks/sealed-run.js';
+export type { ProposedFile } from './checks/proposed-file.js';
+export { suggestChecks, type SuggestedCheck } from './checks/suggest-checks.js';
+export { addChecksToConfig } from './checks/write-checks.js';
 export type {
   AcceptOptions,
   AcceptOutcome,
@@ -18,6 +24,9 @@ export type {
   AppliedHow,
   ChangeInfo,
   ChangeStatus,
+  CheckOutput,
+  CheckResultInfo,
+  CheckStatus,
   CollectOutcome,
   ConflictHunkInfo,
   ConflictInfo,

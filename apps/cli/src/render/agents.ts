@@ -1,5 +1,6 @@
 import type { AgentInfo, AgentState, CairnEvent } from '@cairn/orchestrator/client';
 import type { Paint } from '../output.js';
+import { checksCell, renderChecks } from './checks.js';
 import { describeEvent } from './events.js';
 import { formatAge } from './time.js';
 
@@ -19,21 +20,31 @@ export function paintState(state: AgentState, paint: Paint): string {
   }
 }
 
-/** The `cairn ls` table: id, state, age, changed files, task. */
+/** The `cairn ls` table: id, state, age, changed files, checks, task. */
 export function renderAgentTable(agents: readonly AgentInfo[], paint: Paint, width = process.stdout.columns ?? 100): string[] {
   if (agents.length === 0) return [paint.dim('no agents yet — spawn one with `cairn spawn --code FILE "task"` or `cairn spawn "task"`')];
   const idWidth = Math.max(2, ...agents.map((a) => a.id.length));
-  const lines = [paint.dim(`${'ID'.padEnd(idWidth)}  ${'STATE'.padEnd(9)}  ${'AGE'.padStart(4)}  ${'FILES'.padStart(5)}  TASK`)];
-  for (const agent of agents) {
+  const cells = agents.map((agent) => checksCell(agent));
+  const checksWidth = Math.max(6, ...cells.map((cell) => truncate(cell.text, 16).length));
+  const lines = [
+    paint.dim(
+      `${'ID'.padEnd(idWidth)}  ${'STATE'.padEnd(9)}  ${'AGE'.padStart(4)}  ${'FILES'.padStart(5)}  ${'CHECKS'.padEnd(checksWidth)}  TASK`,
+    ),
+  ];
+  agents.forEach((agent, index) => {
     const files = agent.changes === undefined ? '' : String(agent.changes.length);
-    const fixed = idWidth + 2 + 9 + 2 + 4 + 2 + 5 + 2;
+    const fixed = idWidth + 2 + 9 + 2 + 4 + 2 + 5 + 2 + checksWidth + 2;
     // an agent run on a worker names it before its task
     const where = agent.worker === undefined ? '' : `@${agent.worker} `;
     const task = truncate(where + agent.task.replace(/\s+/g, ' '), Math.max(20, width - fixed));
+    const cell = cells[index]!;
+    const text = truncate(cell.text, 16);
+    const paintCell = cell.status === 'passed' ? paint.green : cell.status === 'failed' ? paint.red : paint.yellow;
+    const checks = `${paintCell(text)}${' '.repeat(checksWidth - text.length)}`;
     lines.push(
-      `${paint.bold(agent.id.padEnd(idWidth))}  ${paintState(agent.state, paint)}${' '.repeat(Math.max(0, 9 - agent.state.length))}  ${formatAge(agent.createdAt).padStart(4)}  ${files.padStart(5)}  ${task}`,
+      `${paint.bold(agent.id.padEnd(idWidth))}  ${paintState(agent.state, paint)}${' '.repeat(Math.max(0, 9 - agent.state.length))}  ${formatAge(agent.createdAt).padStart(4)}  ${files.padStart(5)}  ${checks}  ${task}`,
     );
-  }
+  });
   return lines;
 }
 
@@ -58,6 +69,10 @@ export function renderAgentDetail(agent: AgentInfo, history: readonly CairnEvent
     lines.push('changes:');
     for (const change of agent.changes)
       lines.push(`  ${statusMark(change.status, paint)} ${change.path}${change.kind === 'dir' ? '/' : ''}`);
+  }
+  if (agent.checks !== undefined && agent.checks.length > 0) {
+    lines.push('checks:');
+    lines.push(...renderChecks(agent.checks, paint, '  '));
   }
   if (history.length > 0) {
     lines.push('recent events:');

@@ -1,4 +1,4 @@
-import type { CairnEvent } from '@cairn/orchestrator/client';
+import { type CairnEvent, describeCheckStatus } from '@cairn/orchestrator/client';
 import type { Paint } from '../output.js';
 
 /** One event as a line for people (the agent id first when there is one). */
@@ -37,6 +37,13 @@ export function describeEvent(event: CairnEvent, paint: Paint): string {
       return `${who}${paint.yellow('queued again')}: ${event.reason}`;
     case 'agent.decided':
       return `${who}${paint.magenta('decided')} ${event.decision} on ${event.reviews}${event.thread === undefined ? '' : ` (${event.thread})`}`;
+    case 'check.started':
+      return `${who}check ${event.name} started`;
+    case 'check.finished': {
+      const words = describeCheckStatus(event.result);
+      const colour = event.result.status === 'passed' ? paint.green : event.result.status === 'stale' ? paint.dim : paint.red;
+      return `${who}check ${event.result.name} ${colour(words)}`;
+    }
     case 'inbox.received':
       return `${who}inbox: thread ${event.thread}`;
     case 'inbox.processed':

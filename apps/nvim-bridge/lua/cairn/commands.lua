@@ -1,4 +1,4 @@
--- :Cairn {subcommand} [args]: agents, accept, reject, diff, spawn, up, cycle, status.
+-- :Cairn {subcommand} [args]: agents, accept, reject, diff, checks, spawn, up, cycle, status.
 local job = require('cairn.job')
 
 local M = {}
@@ -71,6 +71,24 @@ local function diff(id)
   end)
 end
 
+local function checks(id)
+  if id == nil then
+    local state = require('cairn').buffer_state()
+    id = state and state.shown
+  end
+  if id == nil then
+    say('which agent? :Cairn checks {id}', vim.log.levels.WARN)
+    return
+  end
+  request('cairn/checks', { id = id }, function(text)
+    local lines = vim.split(text, '\n', { plain = true })
+    if lines[#lines] == '' then
+      table.remove(lines)
+    end
+    scratch('cairn://checks/' .. id, lines, 'cairn-checks')
+  end)
+end
+
 local function show_agents(list)
   remember(list)
   local lines = { string.format('%-14s %-10s %-5s %s', 'ID', 'STATE', 'FILES', 'TASK') }
@@ -128,6 +146,9 @@ local subcommands = {
   diff = function(args)
     diff(args[1])
   end,
+  checks = function(args)
+    checks(args[1])
+  end,
   spawn = function(args)
     local task = table.concat(args, ' ')
     if task == '' then
@@ -179,7 +200,7 @@ function M.complete(arglead, cmdline, _)
     end, M.names())
   end
   local sub = words[2]
-  if (sub == 'accept' or sub == 'reject' or sub == 'diff') and #words == 3 and job.running() then
+  if (sub == 'accept' or sub == 'reject' or sub == 'diff' or sub == 'checks') and #words == 3 and job.running() then
     local ok, ids = job.ask('cairn/ids')
     if ok then
       remember(ids)

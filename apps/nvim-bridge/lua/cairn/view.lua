@@ -8,7 +8,7 @@ M.ns = vim.api.nvim_create_namespace('cairn')
 M.inline_supported = vim.fn.has('nvim-0.10') == 1
 
 local function define_highlights()
-  local links = { CairnAdd = 'DiffAdd', CairnDelete = 'DiffDelete', CairnChange = 'DiffChange', CairnSummary = 'Comment', CairnStale = 'WarningMsg' }
+  local links = { CairnAdd = 'DiffAdd', CairnDelete = 'DiffDelete', CairnChange = 'DiffChange', CairnSummary = 'Comment', CairnStale = 'WarningMsg', CairnCheckPass = 'DiffAdd', CairnCheckFail = 'ErrorMsg' }
   for group, target in pairs(links) do
     vim.api.nvim_set_hl(0, group, { link = target, default = true })
   end
@@ -58,6 +58,10 @@ local function summary_chunks(item, index, count, note)
     label = label .. string.format(' [%d/%d]', index, count)
   end
   local chunks = { { label, 'CairnSummary' } }
+  if item.checks ~= nil and item.checks ~= '' then
+    local group = item.checks:sub(1, #'✓') == '✓' and 'CairnCheckPass' or (item.checks:sub(1, #'✗') == '✗' and 'CairnCheckFail' or 'CairnSummary')
+    table.insert(chunks, { ' ' .. item.checks, group })
+  end
   if note ~= nil then
     table.insert(chunks, { ' · ' .. note, 'CairnStale' })
     return chunks

@@ -153,6 +153,7 @@ export const commonSchema = {
             tokens: { type: 'integer', minimum: 0 },
             bytes: { type: 'integer', minimum: 0 },
             cents: { type: 'integer', minimum: 0 },
+            ms: { type: 'integer', minimum: 0 },
           },
         },
       },

@@ -7,6 +7,7 @@ import { createAgentKernel } from '../governance/agent-kernel.js';
 import { AgentWorkspace } from '../workspace/agent-workspace.js';
 import type { RunLimits } from '../programs/program-run.js';
 import { buildRunContext, type RunSource } from '../run/build-run-context.js';
+import { runSealed } from '../checks/sealed-run.js';
 import type { ReviewContext, RunContext } from '../run/run-context.js';
 import type { AgentFailure, ChangeInfo } from '../api/types.js';
 import type { AgentRecord } from './agent-store.js';
@@ -101,7 +102,9 @@ async function runStretch(
     kernel,
     journal,
     blobs,
-    fs: workspace.overlay.fs,
+    overlay: workspace.overlay,
+    checkRunner: (spec, changes, timeoutMs) =>
+      runSealed({ root: core.layout.root, changes, command: spec.command, timeoutMs, outputCapBytes: spec.outputCapBytes }),
     viewBlobs: blobs,
     touched: workspace.touched,
     transaction: (fn) => workspace.transaction(fn),

@@ -17,6 +17,8 @@ import type {
   SpawnOptions,
   SyncSummary,
   UndoOutcome,
+  CheckOutput,
+  CheckResultInfo,
 } from './types.js';
 
 /** Options of `events()` and `subscribe()`. */
@@ -68,6 +70,12 @@ export interface CairnApi {
   /** One day of the audit log (`YYYY-MM-DD`, default today in UTC). */
   inboxLog(date?: string): Promise<InboxLogView>;
   journal(id: string): Promise<JournalView>;
+  /** The project's checks on an agent's proposal: pending, passed, failed (exit N), timed out, error, or stale. */
+  checks(id: string): Promise<CheckResultInfo[]>;
+  /** One check's result with the output it printed (at most the check's output cap). */
+  checkOutput(id: string, name: string): Promise<CheckOutput>;
+  /** Runs the named checks (default: all declared) on a proposal now, and resolves with their results. */
+  runChecks(id: string, names?: readonly string[]): Promise<CheckResultInfo[]>;
   /** The agent's recent lifecycle events (queued, started, denied, submitted, accepted, …), oldest first. */
   history(id: string, limit?: number): Promise<CairnEvent[]>;
   /** Deletes rejected overlays retired at least `olderThanMs` ago. */

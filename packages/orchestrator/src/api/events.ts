@@ -1,4 +1,4 @@
-import type { AgentState, ChangeInfo, ConflictInfo, InboxDiagnostic, InboxResult } from './types.js';
+import type { AgentState, ChangeInfo, CheckResultInfo, ConflictInfo, InboxDiagnostic, InboxResult } from './types.js';
 
 interface Base {
   /** ISO 8601. */
@@ -26,6 +26,8 @@ export type CairnEvent =
   | (AgentBase & { type: 'agent.failed'; code: string; reason: string })
   | (AgentBase & { type: 'agent.requeued'; reason: string })
   | (AgentBase & { type: 'agent.decided'; reviews: string; decision: string; note: string; thread?: string })
+  | (AgentBase & { type: 'check.started'; name: string })
+  | (AgentBase & { type: 'check.finished'; result: CheckResultInfo })
   | (Base & { type: 'inbox.received'; agentId: string; thread: string })
   | (Base & { type: 'inbox.processed'; agentId?: string; result: InboxResult })
   | (Base & { type: 'inbox.invalid'; agentId?: string; thread: string; diagnostics: InboxDiagnostic[] })

@@ -21,6 +21,8 @@ import type {
   SpawnOptions,
   SyncSummary,
   UndoOutcome,
+  CheckOutput,
+  CheckResultInfo,
 } from '../api/types.js';
 import { answeredError, readAnswer } from './daemon-answer.js';
 import { readEventStream } from './event-stream.js';
@@ -134,6 +136,18 @@ export class DaemonClient implements CairnApi {
 
   journal(id: string): Promise<JournalView> {
     return this.send(WIRE.journal, id);
+  }
+
+  checks(id: string): Promise<CheckResultInfo[]> {
+    return this.send(WIRE.checks, id);
+  }
+
+  checkOutput(id: string, name: string): Promise<CheckOutput> {
+    return this.send(WIRE.checkOutput, id, name);
+  }
+
+  runChecks(id: string, names?: readonly string[]): Promise<CheckResultInfo[]> {
+    return this.send(WIRE.runChecks, id, names);
   }
 
   history(id: string, limit?: number): Promise<CairnEvent[]> {

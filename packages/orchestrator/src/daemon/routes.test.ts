@@ -75,7 +75,7 @@ describe('the routes answer with exactly what the API returns', () => {
       if (route === WIRE.shutdown) continue;
       const answer = await send(
         route.method,
-        requestTarget(route.path, { params: { id: 'beef0' } }),
+        requestTarget(route.path, { params: { id: 'beef0', name: 'test' } }),
         route.method === 'POST' ? '{}' : undefined,
       );
       expect(answer.json, `${route.method} ${route.path}`).not.toMatchObject({ message: expect.stringMatching(/^no resource/) });

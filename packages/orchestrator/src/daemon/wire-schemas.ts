@@ -19,6 +19,25 @@ const changeStatus = v.picklist(['added', 'modified', 'deleted']);
 /** One changed path of a proposal. */
 export const changeInfoSchema = v.object({ path: text, status: changeStatus, kind: v.picklist(['file', 'dir', 'symlink']) });
 
+/** One check of a proposal. */
+export const checkResultInfoSchema = v.object({
+  name: text,
+  status: v.picklist(['pending', 'passed', 'failed', 'timed-out', 'error', 'stale']),
+  auto: v.boolean(),
+  exitCode: optional(count),
+  durationMs: optional(count),
+  error: optional(text),
+  view: optional(v.picklist(['overlay', 'copy'])),
+  sealed: optional(v.boolean()),
+  why: optional(text),
+  outputBytes: optional(count),
+  truncated: optional(v.boolean()),
+  updatedAt: text,
+});
+
+/** A check's result with its output. */
+export const checkOutputSchema = v.object({ result: checkResultInfoSchema, output: text });
+
 /** An agent as every surface sees it. */
 export const agentInfoSchema = v.object({
   id: text,
@@ -39,6 +58,7 @@ export const agentInfoSchema = v.object({
   reviews: optional(text),
   decision: optional(v.object({ decision: text, note: text, thread: optional(text) })),
   worker: optional(text),
+  checks: optional(v.array(checkResultInfoSchema)),
 });
 
 /** One file of a proposal, for showing it over an editor's buffer. */
@@ -221,6 +241,8 @@ export const cairnEventSchema = v.variant('type', [
   v.object({ ...agentEvent, type: v.literal('agent.failed'), code: text, reason: text }),
   v.object({ ...agentEvent, type: v.literal('agent.requeued'), reason: text }),
   v.object({ ...agentEvent, type: v.literal('agent.decided'), reviews: text, decision: text, note: text, thread: optional(text) }),
+  v.object({ ...agentEvent, type: v.literal('check.started'), name: text }),
+  v.object({ ...agentEvent, type: v.literal('check.finished'), result: checkResultInfoSchema }),
   v.object({ time: text, type: v.literal('inbox.received'), agentId: text, thread: text }),
   v.object({ time: text, type: v.literal('inbox.processed'), agentId: optional(text), result: inboxResultSchema }),
   v.object({

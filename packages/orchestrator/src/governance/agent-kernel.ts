@@ -2,7 +2,7 @@ import { EffectKernel, type CapGrantJson, type Journal } from '@cairn/air';
 import { nodeSignatureVerifier } from '@cairn/air/node';
 import type { JournalSpend } from '../workspace/journal-spend.js';
 import type { ReceiptSigner } from './receipt-signer.js';
-import { FS_GRANT, LLM_GRANT } from './default-manifest.js';
+import { CHECK_GRANT, FS_GRANT, LLM_GRANT } from './default-manifest.js';
 import type { CompiledGovernance } from './compile.js';
 
 /**
@@ -22,6 +22,7 @@ export function createAgentKernel(
     const budget = { ...grant.budget };
     if (grant.name === LLM_GRANT && budget.tokens !== undefined) budget.tokens = Math.max(0, budget.tokens - spent.tokens);
     if (grant.name === FS_GRANT && budget.bytes !== undefined) budget.bytes = Math.max(0, budget.bytes - spent.bytes);
+    if (grant.name === CHECK_GRANT && budget.ms !== undefined) budget.ms = Math.max(0, budget.ms - spent.checkMs);
     return { ...grant, budget };
   });
   return new EffectKernel({

@@ -1,6 +1,7 @@
 import { validateManifest, type CapGrantJson, type DefPolicyNode, type World } from '@cairn/air';
 import { CairnError } from '../api/errors.js';
 import type { GovernanceSource } from './default-manifest.js';
+import type { CheckSpec } from '../checks/check-settings.js';
 
 /** A validated governance: the world the kernel checks against, its grants and policy. */
 export interface CompiledGovernance {
@@ -8,6 +9,8 @@ export interface CompiledGovernance {
   manifestHash: string;
   grants: readonly CapGrantJson[];
   policy: DefPolicyNode;
+  /** The checks the agent may run, as declared when it started. */
+  checks: readonly CheckSpec[];
   /** The source as JSON text, kept with the agent so a replay runs under the same rules. */
   json: string;
 }
@@ -31,6 +34,7 @@ export function compileGovernance(source: GovernanceSource): CompiledGovernance 
     manifestHash: result.value.manifestHash,
     grants: source.grants,
     policy: source.policy,
+    checks: source.checks ?? [],
     json,
   };
   if (cache.size > 64) cache.clear();

@@ -1,5 +1,6 @@
 import type { CapGrantJson, DefPolicyNode, ManifestNode, PolicyRule } from '@cairn/air';
 import type { AgentBudgets } from '../api/types.js';
+import type { CheckSpec } from '../checks/check-settings.js';
 
 /** Paths no agent may write by default: version control, Cairn's own files, secrets, CI configuration. */
 export const PROTECTED_WRITE_PATTERNS: readonly string[] = [
@@ -23,12 +24,15 @@ export const PROTECTED_READ_PATTERNS: readonly string[] = ['.git/', '.agentfs/',
 /** The grant names every agent holds. */
 export const FS_GRANT = 'fs';
 export const LLM_GRANT = 'llm';
+export const CHECK_GRANT = 'check';
 export const DEFAULT_POLICY = 'cairn/default@1';
 
 /** The largest single write an agent may make (bytes). */
 export const MAX_WRITE_BYTES = 4 * 1024 * 1024;
 /** The largest answer an agent may ask a model for (tokens). */
 export const MAX_TOKENS_PER_CALL = 8192;
+/** The wall time an agent's checks may take in all (ms). */
+export const CHECK_BUDGET_MS = 30 * 60_000;
 
 /** What one agent's governance is made of, before validation. */
 export interface GovernanceSource {
@@ -36,6 +40,8 @@ export interface GovernanceSource {
   definitions: DefPolicyNode[];
   grants: CapGrantJson[];
   policy: DefPolicyNode;
+  /** The project's checks when the agent started, kept with its governance so a replay asks for the same runs. */
+  checks?: CheckSpec[];
 }
 
 /** Who the agent is: an author of changes, or a reviewer that may only read. */
@@ -45,7 +51,12 @@ export type AgentRole = 'author' | 'reviewer';
  * Cairn's default governance as an AIR manifest: agents may read the whole project but secrets and Cairn's
  * files, write it all but the protected paths (or only under `scope`), and ask the model, within budgets.
  */
-export function defaultGovernance(options: { role: AgentRole; budgets: AgentBudgets; scope?: readonly string[] }): GovernanceSource {
+export function defaultGovernance(options: {
+  role: AgentRole;
+  budgets: AgentBudgets;
+  scope?: readonly string[];
+  checks?: readonly CheckSpec[];
+}): GovernanceSource {
   const fsParams: Record<string, unknown> = {
     read_prefixes: [''],
     read_exclude: [...PROTECTED_READ_PATTERNS],
@@ -67,8 +78,15 @@ export function defaultGovernance(options: { role: AgentRole; budgets: AgentBudg
     { when: { effect_kind: 'fs.*', origin_kind: 'agent' }, decision: 'allow' },
     { when: { effect_kind: 'llm.generate', origin_kind: 'agent' }, decision: 'allow' },
   ];
+  const checks = options.checks ?? [];
+  if (checks.length > 0) {
+    grants.push({ name: CHECK_GRANT, cap: 'sys/check@1', params: { checks: checks.map((c) => c.name) }, budget: { ms: CHECK_BUDGET_MS } });
+    rules.push({ when: { effect_kind: 'check.run', origin_kind: 'agent' }, decision: 'allow' });
+  }
   const policy: DefPolicyNode = { $kind: 'defpolicy', name: DEFAULT_POLICY, rules };
-  return { manifest: manifestOf(policy, grants), definitions: [policy], grants, policy };
+  const source: GovernanceSource = { manifest: manifestOf(policy, grants), definitions: [policy], grants, policy };
+  if (checks.length > 0) source.checks = checks.map((c) => ({ ...c, command: [...c.command] }));
+  return source;
 }
 
 /** A manifest naming one policy and a set of grants, nothing else. */

@@ -3,6 +3,7 @@ import type { ProjectLayout } from '../workspace/layout.js';
 import { type AgentRole, defaultGovernance, type GovernanceSource } from './default-manifest.js';
 import { loadProjectGovernance, tightenGovernance } from './project-manifest.js';
 import type { AgentBudgets } from '../api/types.js';
+import { loadCheckSettings } from '../checks/check-settings.js';
 
 /** What an agent's governance depends on: its budgets, its write scope, and whether it reviews. */
 export interface GovernedAgent {
@@ -12,10 +13,14 @@ export interface GovernedAgent {
 }
 
 /**
- * The governance an agent gets when it starts: the defaults for its role and budgets, tightened by the
+ * The governance an agent gets when it starts: the defaults for its role and budgets (with a grant of the
+ * checks `.cairn/config.json` declares), tightened by the
  * project's `.cairn/manifest.air.json`. A manifest that does not validate is refused with where to look.
  */
-export function governanceFor(layout: Pick<ProjectLayout, 'settingsDir' | 'manifestPath'>, agent: GovernedAgent): GovernanceSource {
+export function governanceFor(
+  layout: Pick<ProjectLayout, 'settingsDir' | 'manifestPath' | 'configPath'>,
+  agent: GovernedAgent,
+): GovernanceSource {
   const loaded = loadProjectGovernance(layout.settingsDir, layout.manifestPath);
   if (!loaded.ok) {
     const detail = loaded.problems.map((p) => `${p.file}${p.path ? ` ${p.path}` : ''}: ${p.message}`).join('; ');
@@ -24,6 +29,7 @@ export function governanceFor(layout: Pick<ProjectLayout, 'settingsDir' | 'manif
     });
   }
   const role: AgentRole = agent.role === 'reviewer' ? 'reviewer' : 'author';
-  const base = defaultGovernance({ role, budgets: agent.budgets, ...(agent.scope === undefined ? {} : { scope: agent.scope }) });
+  const checks = loadCheckSettings(layout.configPath);
+  const base = defaultGovernance({ role, budgets: agent.budgets, checks, ...(agent.scope === undefined ? {} : { scope: agent.scope }) });
   return tightenGovernance(base, loaded.governance);
 }

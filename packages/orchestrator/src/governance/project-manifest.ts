@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { CapGrantJson, PolicyRule } from '@cairn/air';
 import { loadManifestDirectory } from '@cairn/air/node';
-import { FS_GRANT, LLM_GRANT, manifestOf, type GovernanceSource } from './default-manifest.js';
+import { CHECK_GRANT, FS_GRANT, LLM_GRANT, manifestOf, type GovernanceSource } from './default-manifest.js';
 
 /** A problem with the project's manifest, placed in its file. */
 export interface ManifestProblem {
@@ -47,8 +47,8 @@ export function loadProjectGovernance(settingsDir: string, manifestPath: string)
   }
   const grants: CapGrantJson[] = [];
   for (const grant of manifest.defaults?.cap_grants ?? []) {
-    if (grant.name === FS_GRANT || grant.name === LLM_GRANT) grants.push(grant);
-    else warnings.push(`grant "${grant.name}" is not one an agent uses (${FS_GRANT}, ${LLM_GRANT}); ignored`);
+    if (grant.name === FS_GRANT || grant.name === LLM_GRANT || grant.name === CHECK_GRANT) grants.push(grant);
+    else warnings.push(`grant "${grant.name}" is not one an agent uses (${FS_GRANT}, ${LLM_GRANT}, ${CHECK_GRANT}); ignored`);
   }
   return { ok: true, governance: { denyRules, grants, warnings } };
 }
@@ -61,7 +61,9 @@ export function tightenGovernance(source: GovernanceSource, project: ProjectGove
     return narrower === undefined ? grant : narrowGrant(grant, narrower);
   });
   const policy = { ...source.policy, rules: [...project.denyRules, ...source.policy.rules] };
-  return { manifest: manifestOf(policy, grants), definitions: [policy], grants, policy };
+  const tightened: GovernanceSource = { manifest: manifestOf(policy, grants), definitions: [policy], grants, policy };
+  if (source.checks !== undefined) tightened.checks = source.checks;
+  return tightened;
 }
 
 type Params = Record<string, unknown>;
@@ -76,7 +78,7 @@ function narrowGrant(base: CapGrantJson, narrower: CapGrantJson): CapGrantJson {
   for (const key of ['read_exclude', 'write_exclude'] as const) {
     if (Array.isArray(b[key])) params[key] = [...new Set([...strings(a[key]), ...strings(b[key])])];
   }
-  for (const key of ['providers', 'models', 'tools_allow'] as const) {
+  for (const key of ['providers', 'models', 'tools_allow', 'checks'] as const) {
     if (Array.isArray(b[key]))
       params[key] = Array.isArray(a[key]) ? strings(b[key]).filter((v) => strings(a[key]).includes(v)) : strings(b[key]);
   }
@@ -84,7 +86,7 @@ function narrowGrant(base: CapGrantJson, narrower: CapGrantJson): CapGrantJson {
     if (typeof b[key] === 'number') params[key] = typeof a[key] === 'number' ? Math.min(a[key] as number, b[key] as number) : b[key];
   }
   const budget = { ...(base.budget ?? {}) };
-  for (const dim of ['tokens', 'bytes', 'cents'] as const) {
+  for (const dim of ['tokens', 'bytes', 'cents', 'ms'] as const) {
     const limit = narrower.budget?.[dim];
     if (limit !== undefined) budget[dim] = budget[dim] === undefined ? limit : Math.min(budget[dim]!, limit);
   }

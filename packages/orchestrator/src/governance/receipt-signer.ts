@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { ed25519PublicKey, receiptSigningBytes, signEd25519, type AdapterKey, type Receipt } from '@cairn/air';
 import { CairnError } from '../api/errors.js';
-import { FS_ADAPTER, LLM_ADAPTER } from '../workspace/journal-spend.js';
+import { CHECK_ADAPTER, FS_ADAPTER, LLM_ADAPTER } from '../workspace/journal-spend.js';
 
 /**
  * Signs receipts with HMAC-SHA-256 under the project's receipt key. The adapters and the kernel share one
@@ -60,7 +60,7 @@ export class ReceiptSigner {
   adapterKeys(): Record<string, AdapterKey> {
     const key: AdapterKey =
       this.publicKey === undefined ? { scheme: 'hmac-sha256', key: this.key } : { scheme: 'ed25519', key: this.publicKey };
-    return { [FS_ADAPTER]: key, [LLM_ADAPTER]: key };
+    return { [FS_ADAPTER]: key, [LLM_ADAPTER]: key, [CHECK_ADAPTER]: key };
   }
 
   sign(body: Omit<Receipt, 'sig'>): Receipt {

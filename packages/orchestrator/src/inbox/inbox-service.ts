@@ -1,3 +1,5 @@
+import type { CheckService } from '../agents/check-service.js';
+import { describeCheckStatus } from '../api/check-words.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Actor, parseAuditLog, parseReason, parseTriage, triage } from '@cairn/triage';
@@ -40,6 +42,7 @@ export class InboxService implements ReviewerDecisions {
     private readonly core: ProjectCore,
     private readonly commands: AgentCommands,
     private readonly person: Actor,
+    private readonly checks: CheckService,
   ) {
     this.inbox = new Inbox({
       layout: core.layout,
@@ -92,6 +95,11 @@ export class InboxService implements ReviewerDecisions {
   /** Keeps the thread of a reviewing agent current (with its latest diff). */
   ensureThread(record: AgentRecord, diff: string): void {
     this.quietly(() => this.inbox.ensureThread(record, diff));
+  }
+
+  /** Rewrites the `## Checks` section of the agent's waiting thread with its latest check results. */
+  noteChecks(agentId: string): void {
+    this.quietly(() => this.inbox.noteChecks(agentId, this.checks.infos(agentId)));
   }
 
   /** Records a direct accept in the thread and the audit log, when it merged. */
@@ -167,6 +175,11 @@ export class InboxService implements ReviewerDecisions {
       isAgent: (actor) => core.store.get(actor) !== undefined || loaded().reviewers.has(actor),
       settings: loaded,
       executor,
+      failingChecksOf: (agentId) =>
+        this.checks
+          .infos(agentId)
+          .filter((check) => check.auto && check.status !== 'passed')
+          .map((check) => `${check.name} ${describeCheckStatus(check)}`),
       approvalsOf: (agentId) =>
         this.inbox.decisions
           .forAgent(agentId)

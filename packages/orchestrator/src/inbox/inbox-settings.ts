@@ -26,6 +26,8 @@ export interface CustomHandler {
 export interface InboxSettings {
   reviewers: Map<string, NamedReviewer>;
   customHandler?: CustomHandler;
+  /** The protocol rule "merge requires passing checks": a do:merge waits until every automatic check passed. */
+  requirePassingChecks: boolean;
 }
 
 /**
@@ -40,7 +42,7 @@ export interface InboxSettings {
  * ```
  */
 export function loadInboxSettings(root: string, configPath: string): InboxSettings {
-  const settings: InboxSettings = { reviewers: new Map() };
+  const settings: InboxSettings = { reviewers: new Map(), requirePassingChecks: false };
   if (!existsSync(configPath)) return settings;
   let text: string;
   try {
@@ -60,7 +62,12 @@ export function loadInboxSettings(root: string, configPath: string): InboxSettin
   if (inbox === undefined) return settings;
   if (!isObject(inbox)) throw invalid('"inbox" must be an object');
   for (const key of Object.keys(inbox))
-    if (key !== 'reviewers' && key !== 'customHandler') throw invalid(`"inbox.${key}" is not a setting (reviewers, customHandler)`);
+    if (key !== 'reviewers' && key !== 'customHandler' && key !== 'requirePassingChecks')
+      throw invalid(`"inbox.${key}" is not a setting (reviewers, customHandler, requirePassingChecks)`);
+  if (inbox.requirePassingChecks !== undefined) {
+    if (typeof inbox.requirePassingChecks !== 'boolean') throw invalid('"inbox.requirePassingChecks" must be true or false');
+    settings.requirePassingChecks = inbox.requirePassingChecks;
+  }
   if (inbox.reviewers !== undefined) {
     if (!isObject(inbox.reviewers)) throw invalid('"inbox.reviewers" must be an object of name → { code | model, approver? }');
     for (const [name, raw] of Object.entries(inbox.reviewers)) {

@@ -5,7 +5,7 @@ import { formatTriage, parseThread, type Actor, type Thread, type Triage } from 
 import type { AgentRecord, AgentStore } from '../agents/agent-store.js';
 import type { CairnEvent } from '../api/events.js';
 import type { ProjectLayout } from '../workspace/layout.js';
-import type { InboxDiagnostic, InboxResult, InboxThread } from '../api/types.js';
+import type { CheckResultInfo, InboxDiagnostic, InboxResult, InboxThread } from '../api/types.js';
 import { appendAudit } from './audit.js';
 import { DecisionStore, type DecisionRow } from './decision-store.js';
 import {
@@ -17,6 +17,7 @@ import {
   threadNames,
   threadTimestamp,
   withTriage,
+  withChecksSection,
 } from './thread-file.js';
 import { writeAtomically } from '../workspace/atomic-write.js';
 
@@ -49,6 +50,18 @@ export class Inbox {
 
   get layout(): ProjectLayout {
     return this.deps.layout;
+  }
+
+  /** Rewrites the `## Checks` section of an agent's waiting thread (never once it holds a decision). */
+  noteChecks(agentId: string, checks: readonly CheckResultInfo[]): void {
+    const { inboxDir } = this.deps.layout;
+    this.decisions.locked(() => {
+      const name = this.pendingThreadOf(agentId);
+      const text = name === undefined ? undefined : readThread(inboxDir, name);
+      if (name === undefined || text === undefined) return;
+      const updated = withChecksSection(text, checks);
+      if (updated !== undefined && updated !== text) writeAtomically(join(inboxDir, name), updated, { durable: true });
+    });
   }
 
   /**

@@ -129,6 +129,8 @@ export interface ProcessContext {
   executor: InboxExecutor;
   /** Earlier approvals of an agent's proposal recorded in the inbox. */
   approvalsOf(agentId: string): string[];
+  /** The automatic checks of an agent's proposal that did not pass, in words (`test failed (exit 1)`). */
+  failingChecksOf(agentId: string): string[];
 }
 
 async function carryOut(row: DecisionRow, thread: Thread, decision: Triage, ctx: ProcessContext): Promise<Carried> {
@@ -171,6 +173,12 @@ async function carryOut(row: DecisionRow, thread: Thread, decision: Triage, ctx:
     case 'do':
       switch (decision.action.type) {
         case 'merge': {
+          const failing = settings.requirePassingChecks ? ctx.failingChecksOf(record.id) : [];
+          if (failing.length > 0)
+            return refused(
+              'merge-requires-passing-checks',
+              `${record.id}'s checks did not pass: ${failing.join(', ')}; decide do:reply to have it fixed, or wait for the checks still running`,
+            );
           const outcome = ctx.executor.accept(record.id);
           if (outcome.ok) return { outcome: 'merged', executed: '✓ merged', moves: true };
           return refused(

@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'no
 import { join } from 'node:path';
 import { formatTriage, parseActor, parseBranchName, parseTimestamp, type Triage } from '@cairn/triage';
 import { CairnError } from '../api/errors.js';
-import type { ChangeInfo } from '../api/types.js';
+import type { ChangeInfo, CheckResultInfo } from '../api/types.js';
+import { describeCheckStatus } from '../api/check-words.js';
 import { oneLine } from '../api/one-line.js';
 
 /** Lines of a proposal's diff written into its thread; the rest is left to `cairn diff`. */
@@ -21,6 +22,8 @@ export interface ThreadSource {
   owner: string;
   /** A line said before the task: why this thread was written (a delegation, a revision). */
   note?: string;
+  /** The project's checks on the proposal, when it has any. */
+  checks?: readonly CheckResultInfo[];
 }
 
 /** `a7f3/add-docstrings-to-util`: the agent and a slug of its task (the thread's title and the log's Source). */
@@ -81,6 +84,7 @@ export function composeThread(source: ThreadSource, received: number): string {
   for (const change of source.changes) lines.push(`- ${change.status} \`${change.path}\``);
   if (source.changes.length === 0) lines.push('(none)');
   lines.push('');
+  if (source.checks !== undefined && source.checks.length > 0) lines.push(...checksSection(source.checks));
   const diffLines = source.diff.replace(/\n$/, '').split('\n');
   lines.push('## Diff', '', '```diff', ...safe(diffLines.slice(0, MAX_DIFF_LINES)), '```');
   if (diffLines.length > MAX_DIFF_LINES)
@@ -179,4 +183,27 @@ export function readThread(dir: string, name: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The `## Checks` section of a thread: one line per check, ✓ or ✗ (… while running). */
+export function checksSection(checks: readonly CheckResultInfo[]): string[] {
+  const mark = (status: CheckResultInfo['status']) => (status === 'passed' ? '✓' : status === 'pending' || status === 'stale' ? '…' : '✗');
+  const lines = checks.map((check) => {
+    const took = check.durationMs === undefined || check.status === 'pending' ? '' : ` (${(check.durationMs / 1000).toFixed(1)} s)`;
+    return `- ${mark(check.status)} \`${check.name}\` ${oneLine(describeCheckStatus(check))}${took}`;
+  });
+  return ['## Checks', '', ...lines, ''];
+}
+
+/**
+ * A thread with its `## Checks` section replaced (or added before `## Diff`), or undefined when the thread
+ * already holds a decision (a decided thread is the person's, and is not rewritten).
+ */
+export function withChecksSection(text: string, checks: readonly CheckResultInfo[]): string | undefined {
+  if (/^## Triage\s*$/m.test(text)) return undefined;
+  const section = checksSection(checks).join('\n');
+  const existing = /^## Checks\n[\s\S]*?(?=^## )/m;
+  if (existing.test(text)) return text.replace(existing, `${section}\n`);
+  const diff = text.search(/^## Diff\s*$/m);
+  return diff < 0 ? undefined : `${text.slice(0, diff)}${section}\n${text.slice(diff)}`;
 }

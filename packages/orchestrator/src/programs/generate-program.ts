@@ -60,6 +60,7 @@ export async function generateProgram(
     lang,
     ...(ctx.feedback === undefined ? {} : { feedback: ctx.feedback }),
     ...(ctx.review === undefined ? {} : { reviewer: true }),
+    ...(ctx.checks.length === 0 ? {} : { checks: ctx.checks.map((check) => check.name) }),
     ...(previous === undefined ? {} : { previous }),
   };
   let params: Record<string, CborValue>;

@@ -11,6 +11,8 @@ export interface ProgramPromptInput {
   feedback?: string;
   /** A reviewer's program: it reads the proposal and decides. */
   reviewer?: boolean;
+  /** The names of the project's checks, which a program may run with run_check(name). */
+  checks?: readonly string[];
   /** The earlier program, and why it failed (empty for a revision). */
   previous?: { program: string; report: string };
 }
@@ -76,6 +78,9 @@ export function buildProgramPrompt(input: ProgramPromptInput): ChatMessage[] {
         '- Paths are relative to the project root, with "/" between folders ("src/app.ts"); never absolute, never "..".',
         '- Read a file before changing it, and write back the whole new content.',
         '- A tool call that is refused throws an error you may catch; protected files (.env, .git, CI configuration) cannot be changed.',
+        ...(input.checks !== undefined && input.checks.length > 0
+          ? ["- After changing files, run_check(name) runs one of the project's checks on your changes; fix what fails before you submit."]
+          : []),
         '- Finish with submit_result(summary, changed_files).',
       ];
   const system = [
@@ -84,7 +89,7 @@ export function buildProgramPrompt(input: ProgramPromptInput): ChatMessage[] {
     '',
     'The tool functions:',
     '```' + (input.lang === 'js' ? 'ts' : 'python'),
-    renderToolDeclarations(input.lang, input.reviewer === true),
+    renderToolDeclarations(input.lang, input.reviewer === true, input.checks ?? []),
     '```',
     '',
     ...(input.reviewer ? [] : ['An example:', EXAMPLES[input.lang]]),

@@ -26,6 +26,8 @@ import { projectLayout } from '../workspace/layout.js';
 import { Project, type ProjectParts } from './project.js';
 import { openStable, prepareAgentfsDir, requireDirectory } from './project-files.js';
 import { observeRecords } from './record-observers.js';
+import { CheckService } from '../agents/check-service.js';
+import { CheckResultStore } from '../checks/check-results.js';
 
 /** Options of `openProject`. */
 export interface ProjectOptions {
@@ -110,12 +112,18 @@ export function wireProject(root: string, options: ProjectOptions = {}): Project
   );
   const person = currentPerson();
   const commands = new AgentCommands(core, scheduler, person);
-  inbox = new InboxService(core, commands, person);
-  const observers = observeRecords(core, inbox);
+  const checks = new CheckService(core, new CheckResultStore(store.database), poolSize);
+  const checkInbox = new InboxService(core, commands, person, checks);
+  inbox = checkInbox;
+  bus.subscribe((event) => {
+    if (event.type === 'sync.changed') checks.workingTreeMoved();
+    if (event.type === 'check.finished') checkInbox.noteChecks(event.agentId);
+  });
+  const observers = observeRecords(core, inbox, checks);
   recoverPendingWrites(core);
   recoverOrphans(core);
   scheduler.kick();
-  return { core, bus, scheduler, commands, inbox, observers, person, closeSandbox: async () => sandbox?.close() };
+  return { core, bus, scheduler, commands, inbox, checks, observers, person, closeSandbox: async () => sandbox?.close() };
 }
 
 function checkPoolSize(size: number): number {

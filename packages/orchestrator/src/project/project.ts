@@ -1,5 +1,6 @@
 import type { Actor } from '@cairn/triage';
 import type { AgentCommands } from '../agents/agent-commands.js';
+import type { CheckService } from '../agents/check-service.js';
 import { toAgentInfo } from '../agents/agent-info.js';
 import type { ProjectCore } from '../agents/project-core.js';
 import { changesOf, diffOf, fileProposalOf, journalOf, proposedText } from '../agents/proposal-reader.js';
@@ -16,6 +17,8 @@ import type {
   AgentInfo,
   AgentState,
   ChangeInfo,
+  CheckOutput,
+  CheckResultInfo,
   CollectOutcome,
   FileProposal,
   InboxLogView,
@@ -46,6 +49,7 @@ export interface ProjectParts {
   scheduler: Scheduler;
   commands: AgentCommands;
   inbox: InboxService;
+  checks: CheckService;
   observers: RecordObservers;
   person: Actor;
   closeSandbox(): Promise<void>;
@@ -68,7 +72,10 @@ export class Project implements CairnApi {
   }
 
   async sync(): Promise<SyncSummary> {
-    return syncProject(this.open());
+    const summary = await syncProject(this.open());
+    // the working tree moved under every proposal: their check results no longer hold
+    if (summary.added + summary.updated + summary.removed > 0) this.parts.checks.workingTreeMoved();
+    return summary;
   }
 
   async spawn(task: string, options?: SpawnOptions): Promise<AgentInfo> {
@@ -82,11 +89,27 @@ export class Project implements CairnApi {
   async agents(filter: AgentFilter = {}): Promise<AgentInfo[]> {
     return this.open()
       .store.list(filter.state === undefined ? undefined : parseAgentStates(filter.state))
-      .map(toAgentInfo);
+      .map((record) => this.withChecks(toAgentInfo(record)));
   }
 
   async agent(id: string): Promise<AgentInfo> {
-    return toAgentInfo(this.open().store.require(id));
+    return this.withChecks(toAgentInfo(this.open().store.require(id)));
+  }
+
+  async checks(id: string): Promise<CheckResultInfo[]> {
+    this.open().store.require(id);
+    return this.parts.checks.infos(id);
+  }
+
+  async checkOutput(id: string, name: string): Promise<CheckOutput> {
+    this.open();
+    const stored = this.parts.checks.result(id, name);
+    return { result: stored.info, output: stored.output.toString('utf8') };
+  }
+
+  async runChecks(id: string, names?: readonly string[]): Promise<CheckResultInfo[]> {
+    this.open();
+    return this.parts.checks.run(id, names);
   }
 
   async changes(id: string): Promise<ChangeInfo[]> {
@@ -106,7 +129,9 @@ export class Project implements CairnApi {
   }
 
   async accept(id: string, options: AcceptOptions = {}): Promise<AcceptOutcome> {
-    return this.parts.inbox.noteAccept(id, acceptProposal(this.open(), id, options));
+    const core = this.open();
+    if (options.force !== true) this.parts.checks.requirePassing(id);
+    return this.parts.inbox.noteAccept(id, acceptProposal(core, id, options));
   }
 
   async undo(id: string, options: { force?: boolean } = {}): Promise<UndoOutcome> {
@@ -196,6 +221,7 @@ export class Project implements CairnApi {
     scheduler.stop();
     await scheduler.idle();
     await inbox.idle();
+    await this.parts.checks.idle();
     this.closed = true;
     observers.flush();
     observers.stop();
@@ -203,6 +229,12 @@ export class Project implements CairnApi {
     await this.parts.closeSandbox();
     this.core.store.close();
     this.core.stable.close();
+  }
+
+  private withChecks(info: AgentInfo): AgentInfo {
+    const checks = this.parts.checks.infos(info.id);
+    if (checks.length > 0) info.checks = checks;
+    return info;
   }
 
   /** The project's core, or `CAIRN_CLOSED` once it is closed. */

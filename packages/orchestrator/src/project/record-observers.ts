@@ -1,6 +1,7 @@
 import { toAgentInfo } from '../agents/agent-info.js';
 import type { AgentRecord } from '../agents/agent-store.js';
 import type { ProjectCore } from '../agents/project-core.js';
+import type { CheckService } from '../agents/check-service.js';
 import { diffOf } from '../agents/proposal-reader.js';
 import { isCairnError } from '../api/errors.js';
 import type { InboxService } from '../inbox/inbox-service.js';
@@ -14,11 +15,11 @@ export interface RecordObservers {
 }
 
 /**
- * Keeps the files beside the records current as agents move: a reviewing agent's preview diff and inbox
- * thread (a preview is removed once the agent moves on), and `state/agents.json`, rewritten once per burst of
+ * Keeps the files beside the records current as agents move: a reviewing agent's preview diff, inbox thread
+ * and automatic checks (a revision makes its check results stale) (a preview is removed once the agent moves on), and `state/agents.json`, rewritten once per burst of
  * changes. None of these is the truth (the databases are), so failing to write one never fails a move.
  */
-export function observeRecords(core: ProjectCore, inbox: InboxService): RecordObservers {
+export function observeRecords(core: ProjectCore, inbox: InboxService, checks: CheckService): RecordObservers {
   let snapshotDue = false;
   const flush = () => {
     if (!snapshotDue) return;
@@ -32,8 +33,11 @@ export function observeRecords(core: ProjectCore, inbox: InboxService): RecordOb
     }
   };
   const changed = (record: AgentRecord) => {
-    if (record.state === 'reviewing') writeReviewFiles(core, inbox, record);
-    else removePreview(core.layout.previewsDir, record.id);
+    if (record.state === 'reviewing') {
+      writeReviewFiles(core, inbox, record);
+      checks.proposalReady(record);
+    } else removePreview(core.layout.previewsDir, record.id);
+    if (record.state === 'running') checks.proposalMoved(record.id);
     if (snapshotDue) return;
     snapshotDue = true;
     queueMicrotask(flush);

@@ -104,7 +104,7 @@ export async function replayRecorded(
           kernel,
           journal,
           blobs: recorded.blobs,
-          fs: overlay.fs,
+          overlay,
           viewBlobs: scratchBlobs,
           touched: scratchTouched,
           transaction: (fn) => overlay.upper.transaction(fn),

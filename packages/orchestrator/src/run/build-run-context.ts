@@ -2,11 +2,12 @@ import type { ToolCalls } from '@cairn/agentfs';
 import type { EffectKernel, Journal } from '@cairn/air';
 import type { CairnEvent } from '../api/events.js';
 import type { CompiledGovernance } from '../governance/compile.js';
-import { FS_GRANT, LLM_GRANT } from '../governance/default-manifest.js';
+import { CHECK_GRANT, FS_GRANT, LLM_GRANT } from '../governance/default-manifest.js';
 import type { ReceiptSigner } from '../governance/receipt-signer.js';
 import type { BlobStore } from '../workspace/blob-store.js';
 import type { TouchedLog } from '../workspace/touched-log.js';
-import type { OverlayFileSystem } from '@cairn/agentfs';
+import type { Overlay } from '@cairn/agentfs';
+import { checkCaller, proposalOf, type CheckRunner } from './check-adapter.js';
 import type { ResolvedPath } from './resolve-path.js';
 import type { ModelCall, RecordedReceipts, ReviewContext, RunContext } from './run-context.js';
 
@@ -23,12 +24,14 @@ export interface RunSource {
   /** Where effect results are looked up (the recording's blobs, in a replay). */
   blobs: BlobStore;
   /** The overlay a run works on, with the blobs and touched log its writes go to. */
-  fs: OverlayFileSystem;
+  overlay: Overlay;
   viewBlobs: BlobStore;
   touched: TouchedLog;
   transaction: <T>(fn: () => T) => T;
   signer: ReceiptSigner;
   callModel: ModelCall;
+  /** Runs a check live (absent in a replay, which takes the recorded receipts). */
+  checkRunner?: CheckRunner;
   emit: (event: CairnEvent) => void;
   /** The clock of a run: the machine's, live; the recorded one, in a replay. */
   clockOf(run: number): () => number;
@@ -49,11 +52,18 @@ export function buildRunContext(source: RunSource, run: number): RunContext {
     kernel: source.kernel,
     journal: source.journal,
     blobs: source.blobs,
-    view: { fs: source.fs, blobs: source.viewBlobs, touched: source.touched, run, ...excludes },
+    view: { fs: source.overlay.fs, blobs: source.viewBlobs, touched: source.touched, run, ...excludes },
     transaction: source.transaction,
     signer: source.signer,
     model: source.model,
     callModel: source.callModel,
+    checks: source.governance.checks,
+    proposal: () => proposalOf(source.overlay),
+    runCheck:
+      source.checkRunner === undefined
+        ? () => Promise.reject(new Error('a replay never runs a check'))
+        : checkCaller(source.governance.checks, source.checkRunner, source.viewBlobs),
+    checkMsLeft: () => source.kernel.remaining(CHECK_GRANT)?.ms,
     emit: source.emit,
     clock: source.clockOf(run),
     calls: 0,

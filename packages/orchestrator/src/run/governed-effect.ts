@@ -1,7 +1,8 @@
 import { encodeCanonical, type CborValue, type Receipt } from '@cairn/air';
-import { FS_ADAPTER, LLM_ADAPTER } from '../workspace/journal-spend.js';
+import { CHECK_ADAPTER, FS_ADAPTER, LLM_ADAPTER } from '../workspace/journal-spend.js';
+import type { ProposedFile } from '../checks/proposed-file.js';
 import type { EffectResult } from './fs-effects.js';
-import { FS_GRANT, LLM_GRANT } from '../governance/default-manifest.js';
+import { CHECK_GRANT, FS_GRANT, LLM_GRANT } from '../governance/default-manifest.js';
 import { denialMessage, idempotencyKey, isBudgetDenial, type RunContext } from './run-context.js';
 
 /** What a governed effect came to: its receipt payload, or why not (denied by the gate, or failed). */
@@ -66,6 +67,32 @@ export async function governedModelEffect(ctx: RunContext, params: Record<string
   );
 }
 
+/**
+ * A check (`check.run`) through the gate; live it runs the check over `changes` in its sealed view, in a
+ * replay it takes the recorded receipt and never runs anything.
+ */
+export async function governedCheckEffect(
+  ctx: RunContext,
+  params: Record<string, CborValue>,
+  subject: Subject,
+  changes: readonly ProposedFile[],
+): Promise<EffectOutcome> {
+  const kind = 'check.run';
+  const admission = admit(ctx, kind, params, subject);
+  if (!admission.ok) return admission.outcome;
+  if (ctx.mode === 'replay') {
+    const recorded = recordedReceipt(ctx, admission.intentHash, kind, params, subject);
+    return 'intentHash' in recorded ? finish(ctx, kind, recorded, subject) : recorded;
+  }
+  const result = await ctx.runCheck(params, changes);
+  return finish(
+    ctx,
+    kind,
+    ctx.signer.sign({ intentHash: admission.intentHash as Receipt['intentHash'], adapterId: CHECK_ADAPTER, ...receiptOf(result) }),
+    subject,
+  );
+}
+
 /** Who asked for an effect, for events and messages. */
 export interface Subject {
   tool: string;
@@ -74,7 +101,7 @@ export interface Subject {
 
 function admit(ctx: RunContext, kind: string, params: Record<string, unknown>, subject: Subject): Admission {
   const seq = ctx.calls++;
-  const cap = kind === 'llm.generate' ? LLM_GRANT : FS_GRANT;
+  const cap = kind === 'llm.generate' ? LLM_GRANT : kind === 'check.run' ? CHECK_GRANT : FS_GRANT;
   const admitted = ctx.kernel.enqueue({
     kind,
     params,
@@ -85,7 +112,8 @@ function admit(ctx: RunContext, kind: string, params: Record<string, unknown>, s
   });
   if (admitted.ok) return { ok: true, intentHash: admitted.intent.intentHash };
   const message = denialMessage(admitted.denial);
-  if (isBudgetDenial(admitted.denial) && ctx.breach === undefined)
+  // a check's wall time running out is the program's to handle; tokens and bytes running out fail the agent
+  if (isBudgetDenial(admitted.denial) && ctx.breach === undefined && kind !== 'check.run')
     ctx.breach = { budget: kind === 'llm.generate' ? 'tokens' : 'bytes', message };
   ctx.emit({
     type: 'agent.denied',

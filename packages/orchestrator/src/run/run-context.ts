@@ -7,6 +7,9 @@ import type { CairnEvent } from '../api/events.js';
 import type { ModelOptions } from '../api/types.js';
 import type { ResolvedPath } from './resolve-path.js';
 import type { BlobStore } from '../workspace/blob-store.js';
+import type { CheckSpec } from '../checks/check-settings.js';
+import type { ProposedFile } from '../checks/proposed-file.js';
+import type { CheckCall } from './check-adapter.js';
 
 /** Recorded receipts a replay answers with instead of performing effects, by intent hash. */
 export interface RecordedReceipts {
@@ -59,6 +62,14 @@ export interface RunContext {
   /** How the agent asks its model (temperature, seed, window); the defaults when absent. */
   modelOptions?: ModelOptions;
   callModel: ModelCall;
+  /** The checks the agent may run (as declared when it started). */
+  checks: readonly CheckSpec[];
+  /** The agent's proposal so far: its changed files. */
+  proposal: () => ProposedFile[];
+  /** How a live `check.run` effect runs its check. */
+  runCheck: CheckCall;
+  /** Wall time left for checks (what the grant has left; the kernel has the final say). */
+  checkMsLeft: () => bigint | undefined;
   emit: (event: CairnEvent) => void;
   clock: () => number;
   /** Calls made so far in this run (also the sequence of idempotency keys). */

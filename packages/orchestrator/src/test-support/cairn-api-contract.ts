@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe } from 'vitest';
 import { describeAgentCalls } from './contract-agents.js';
+import { describeChecks } from './contract-checks.js';
 import { type ContractSubject, contractContext } from './contract-context.js';
 import { describeRefusals } from './contract-refusals.js';
 import { describeReviewAndEvents } from './contract-review.js';
@@ -28,5 +29,6 @@ export function describeCairnApiContract(name: string, open: () => Promise<Contr
     describeAgentCalls(ctx);
     describeReviewAndEvents(ctx);
     describeRefusals(ctx);
+    describeChecks(ctx);
   });
 }

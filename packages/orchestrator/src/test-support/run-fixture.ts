@@ -37,7 +37,7 @@ export function makeRunFixture(
   const budgets = { ...DEFAULT_BUDGETS, ...options.budgets };
   const governance = compileGovernance(defaultGovernance({ role: options.reviewer === true ? 'reviewer' : 'author', budgets }));
   const signer = new ReceiptSigner(randomBytes(32));
-  const kernel = createAgentKernel(governance, journal, signer, { tokens: 0, bytes: 0 }, () => 1_000_000n);
+  const kernel = createAgentKernel(governance, journal, signer, { tokens: 0, bytes: 0, checkMs: 0 }, () => 1_000_000n);
   const events: CairnEvent[] = [];
   const source: RunSource = {
     agentId: 'a1b2',
@@ -47,7 +47,7 @@ export function makeRunFixture(
     kernel,
     journal,
     blobs,
-    fs: overlay.fs,
+    overlay,
     viewBlobs: blobs,
     touched: new TouchedLog(overlay.upper, blobs),
     transaction: (fn) => overlay.upper.transaction(fn),

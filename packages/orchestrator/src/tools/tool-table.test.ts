@@ -6,10 +6,16 @@ const FILES = { 'src/a.js': 'const a = 1;\n', 'src/b.js': 'const b = 2;\n', '.en
 
 describe('the tool table', () => {
   it('gives the sandbox exactly the tools the prompt declares, by the same names', () => {
-    const declared = (lang: 'js' | 'py', reviewer: boolean) =>
-      [...renderToolDeclarations(lang, reviewer).matchAll(lang === 'js' ? /declare function (\w+)\(/g : /^def (\w+)\(/gm)].map((m) => m[1]);
+    const declared = (lang: 'js' | 'py', reviewer: boolean, checks: string[] = ['test']) =>
+      [...renderToolDeclarations(lang, reviewer, checks).matchAll(lang === 'js' ? /declare function (\w+)\(/g : /^def (\w+)\(/gm)].map(
+        (m) => m[1],
+      );
     expect(declared('js', false)).toEqual(TOOL_NAMES);
     expect(declared('py', false)).toEqual(TOOL_NAMES);
+    expect(declared('js', false, [])).toEqual(TOOL_NAMES.filter((name) => name !== 'run_check'));
+    expect(renderToolDeclarations('js', false, ['test', 'lint'])).toMatch(
+      /The checks: "test", "lint"\. \*\/\ndeclare function run_check\(name: string\)/,
+    );
     expect(declared('js', true)).toEqual(expect.arrayContaining(['read_file', 'get_proposal', 'decide']));
     expect(declared('js', true)).not.toContain('write_file');
     expect(Object.keys(buildToolbox(makeRunFixture({}).ctx)).sort()).toEqual(TOOLS.map((t) => t.name).sort());

@@ -4,6 +4,7 @@ import { performList, performRead, performSearch, performWrite } from '../run/fs
 import type { RunContext } from '../run/run-context.js';
 import { contentHash } from '../workspace/blob-store.js';
 import { askParams } from './ask-llm.js';
+import { runCheckTool } from './run-check.js';
 import { governedModelCall } from './model-call.js';
 import { nameLimitProblem } from '../run/resolve-path.js';
 import { fsCall, kindOf, note, refuse, requireString, resolvePath, settle, shorten, ToolError, writeCall } from './tool-calls.js';
@@ -29,6 +30,8 @@ export interface ToolSpec {
   returns: { js: string; py: string };
   doc: string;
   audience: ToolAudience;
+  /** Offered to a program only when the project declares checks. */
+  needsChecks?: boolean;
   handler(ctx: RunContext): ToolHandler;
 }
 
@@ -208,6 +211,15 @@ export const TOOLS: readonly ToolSpec[] = [
       },
   },
   {
+    name: 'run_check',
+    params: [{ name: 'name', type: 'string' }],
+    returns: { js: '{ ok: boolean; exit_code: number | null; output: string }', py: 'dict' },
+    doc: "Runs one of the project's checks (tests, linters) on your changes so far, sealed from the project; ok is true when it passed, output is the end of what it printed.",
+    audience: 'author',
+    needsChecks: true,
+    handler: (ctx) => (name) => runCheckTool(ctx, name),
+  },
+  {
     name: 'log',
     params: [{ name: 'message', type: 'string' }],
     returns: TRUE,
@@ -293,10 +305,18 @@ export function buildToolbox(ctx: RunContext): Record<string, ToolHandler> {
   return Object.fromEntries(TOOLS.map((tool) => [tool.name, tool.handler(ctx)]));
 }
 
-/** Typed declarations of the tools a role gets, each with its one-line doc: TypeScript for JavaScript programs, stubs for Python. */
-export function renderToolDeclarations(lang: 'js' | 'py', reviewer = false): string {
+/**
+ * Typed declarations of the tools a role gets, each with its one-line doc: TypeScript for JavaScript programs,
+ * stubs for Python. `run_check` is offered only when the project declares checks, with their names.
+ */
+export function renderToolDeclarations(lang: 'js' | 'py', reviewer = false, checks: readonly string[] = []): string {
   const role: ToolAudience = reviewer ? 'reviewer' : 'author';
-  return TOOLS.filter((tool) => tool.audience === 'everyone' || tool.audience === role)
+  return TOOLS.filter(
+    (tool) => (tool.audience === 'everyone' || tool.audience === role) && (tool.needsChecks !== true || checks.length > 0),
+  )
+    .map((tool) =>
+      tool.needsChecks === true ? { ...tool, doc: `${tool.doc} The checks: ${checks.map((c) => JSON.stringify(c)).join(', ')}.` } : tool,
+    )
     .map((tool) => (lang === 'js' ? declareJs(tool) : declarePy(tool)))
     .join('\n');
 }

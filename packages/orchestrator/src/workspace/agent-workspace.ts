@@ -12,7 +12,7 @@ import { CommitBatch } from './commit-batch.js';
  * up to date as entries are read on open and appended afterwards, so nothing reads the whole journal again.
  */
 class WatchedJournalStore implements JournalStore {
-  readonly spent: JournalSpend = { tokens: 0, bytes: 0 };
+  readonly spent: JournalSpend = { tokens: 0, bytes: 0, checkMs: 0 };
   first: JournalEntry | undefined;
 
   constructor(private readonly inner: SqliteJournalStore) {}
@@ -25,6 +25,7 @@ class WatchedJournalStore implements JournalStore {
   *entries(): Iterable<JournalEntry> {
     this.spent.tokens = 0;
     this.spent.bytes = 0;
+    this.spent.checkMs = 0;
     this.first = undefined;
     for (const entry of this.inner.entries()) {
       this.see(entry);

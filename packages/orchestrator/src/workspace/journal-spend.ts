@@ -1,18 +1,21 @@
 import { receiptFromRecord, type JournalEntry } from '@cairn/air';
 
-/** The adapter that signs the receipts of file effects, and the one of model effects. */
+/** The adapters that sign the receipts of file effects, of model effects and of checks. */
 export const FS_ADAPTER = 'cairn.fs';
 export const LLM_ADAPTER = 'cairn.llm';
+export const CHECK_ADAPTER = 'cairn.check';
 
 /** What an agent's journal says it spent on governed effects. */
 export interface JournalSpend {
   tokens: number;
   bytes: number;
+  /** Wall time of checks (ms). */
+  checkMs: number;
 }
 
-/** Sums the accepted receipts of a journal: model tokens and bytes written. */
+/** Sums the accepted receipts of a journal: model tokens, bytes written, the wall time of checks. */
 export function spentFromJournal(entries: Iterable<JournalEntry>): JournalSpend {
-  const spent: JournalSpend = { tokens: 0, bytes: 0 };
+  const spent: JournalSpend = { tokens: 0, bytes: 0, checkMs: 0 };
   for (const entry of entries) addSpend(spent, entry);
   return spent;
 }
@@ -28,5 +31,7 @@ export function addSpend(spent: JournalSpend, entry: JournalEntry): void {
     spent.tokens += Number(usage?.prompt ?? 0) + Number(usage?.completion ?? 0);
   } else if (receipt.adapterId === FS_ADAPTER && payload.op === 'write') {
     spent.bytes += Number(payload.size ?? 0);
+  } else if (receipt.adapterId === CHECK_ADAPTER) {
+    spent.checkMs += Number(payload.duration_ms ?? 0);
   }
 }

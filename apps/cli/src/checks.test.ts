@@ -1,0 +1,92 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeCliProject, resultOf, type CliProject } from './test-support/run-cairn.js';
+
+const TEST_JS =
+  "const v = require('fs').readFileSync('value.txt', 'utf8');\nconsole.log('value is ' + v.trim());\nprocess.exit(v.startsWith('good') ? 0 : 1);\n";
+const writes = (path: string, content: string) =>
+  `await write_file(${JSON.stringify(path)}, ${JSON.stringify(content)});\nawait submit_result('wrote ${path}', [${JSON.stringify(path)}]);\n`;
+
+let project: CliProject;
+beforeEach(() => {
+  project = makeCliProject({
+    'package.json': JSON.stringify({ name: 'p', scripts: { test: 'node test.js' } }),
+    'test.js': TEST_JS,
+    'value.txt': 'good\n',
+  });
+  project.write('good.js', writes('other.txt', 'x\n'));
+  project.write('bad.js', writes('value.txt', 'bad\n'));
+});
+afterEach(() => project.cleanup());
+
+async function spawn(code: string): Promise<string> {
+  const run = await project.run(['spawn', '--code', code, 'change something', '--json']);
+  expect(run.code, run.stderr).toBe(0);
+  return (resultOf(run).agent as { id: string }).id;
+}
+
+describe('cairn checks', () => {
+  it('suggests checks from the scripts and writes them only when told to', async () => {
+    const dry = await project.run(['checks', 'suggest']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('test  npm run test  (package.json scripts.test, automatic)');
+    expect(dry.stdout).toContain('nothing written');
+    const written = await project.run(['checks', 'suggest', '--yes', '--json']);
+    expect(resultOf(written)).toMatchObject({ ok: true, written: ['test'] });
+    const config = JSON.parse(readFileSync(join(project.root, '.cairn', 'config.json'), 'utf8'));
+    expect(config.checks.test.command).toEqual(['npm', 'run', 'test']);
+  });
+
+  it('runs automatic checks on proposals, shows them in ls, status, diff and checks, and gates accept', async () => {
+    expect((await project.run(['checks', 'suggest', '--yes'])).code).toBe(0);
+    const good = await spawn('good.js');
+    const bad = await spawn('bad.js');
+
+    const ls = await project.run(['ls']);
+    expect(ls.stdout).toMatch(/CHECKS/);
+    expect(ls.stdout).toMatch(new RegExp(`${good}.*✓ 1`));
+    expect(ls.stdout).toMatch(new RegExp(`${bad}.*✗ test`));
+
+    const checks = await project.run(['checks', bad]);
+    expect(checks.code).toBe(1);
+    expect(checks.stdout).toMatch(/✗ test\s+failed \(exit 1\)/);
+    const output = await project.run(['checks', bad, 'test']);
+    expect(output.stdout).toContain('value is bad');
+    const json = await project.run(['checks', good, '--json']);
+    expect(resultOf(json)).toMatchObject({ ok: true, checks: [{ name: 'test', status: 'passed', exitCode: 0 }] });
+    expect((await project.run(['status', bad])).stdout).toMatch(/checks:\n\s+✗ test\s+failed \(exit 1\)/);
+    expect((await project.run(['diff', bad, '--no-pager'])).stdout).toMatch(/^# ✗ test\s+failed \(exit 1\)/);
+
+    const refused = await project.run(['accept', bad]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`agent ${bad}'s checks did not pass: test failed (exit 1)`);
+    expect(refused.stderr).toContain('--force');
+    expect(readFileSync(join(project.root, 'value.txt'), 'utf8')).toBe('good\n');
+    expect((await project.run(['accept', good])).code).toBe(0);
+    expect((await project.run(['accept', bad, '--force'])).code).toBe(0);
+    expect(readFileSync(join(project.root, 'value.txt'), 'utf8')).toBe('bad\n');
+  });
+
+  it('gives one clear line for a check that hangs, a missing program, and a network call', async () => {
+    project.write(
+      '.cairn/config.json',
+      JSON.stringify({
+        checks: {
+          hang: { command: ['sh', '-c', 'sleep 1000'], timeoutMs: 1500 },
+          missing: { command: ['cairn-no-such-program'] },
+          net: {
+            command: ['node', '-e', "require('net').connect(9, '127.0.0.1').on('error', (e) => { console.log(e.code); process.exit(3); })"],
+          },
+        },
+      }),
+    );
+    const id = await spawn('good.js');
+    const run = await project.run(['checks', id]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/✗ hang\s+timed out/);
+    expect(run.stdout).toMatch(/✗ missing\s+error: command not found: cairn-no-such-program/);
+    expect(run.stdout).toMatch(/✗ net\s+failed \(exit 3\)/);
+    expect(run.stdout).toMatch(/overlay: |copy: /);
+  });
+});

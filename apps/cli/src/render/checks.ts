@@ -1,0 +1,39 @@
+import { type AgentInfo, type CheckResultInfo, describeCheckStatus } from '@cairn/orchestrator/client';
+import type { Paint } from '../output.js';
+
+/** ✓, ✗ or … for a check's status. */
+export function checkMark(status: CheckResultInfo['status'], paint: Paint): string {
+  if (status === 'passed') return paint.green('✓');
+  if (status === 'pending' || status === 'stale') return paint.yellow('…');
+  return paint.red('✗');
+}
+
+/** One clear line per check: mark, name, what it came to, how long, where it ran. */
+export function renderCheckLine(check: CheckResultInfo, paint: Paint, nameWidth = check.name.length): string {
+  const words = describeCheckStatus(check);
+  const took = check.durationMs === undefined || check.status === 'pending' ? '' : `  ${(check.durationMs / 1000).toFixed(1)} s`;
+  const where =
+    check.view === undefined || check.status === 'pending'
+      ? ''
+      : paint.dim(`  ${check.view}${check.sealed === true ? ', sealed' : ', not sealed'}`);
+  const cut = check.truncated === true ? paint.dim(`  output capped (${check.outputBytes ?? '?'} bytes printed)`) : '';
+  const auto = check.auto ? '' : paint.dim('  (on demand)');
+  return `${checkMark(check.status, paint)} ${check.name.padEnd(nameWidth)}  ${words}${took}${where}${cut}${auto}`;
+}
+
+/** The lines of an agent's checks, with why each view was used. */
+export function renderChecks(checks: readonly CheckResultInfo[], paint: Paint, indent = ''): string[] {
+  const width = Math.max(4, ...checks.map((c) => c.name.length));
+  return checks.map((check) => `${indent}${renderCheckLine(check, paint, width)}`);
+}
+
+/** The CHECKS column of `cairn ls`: `✓ 2`, `✗ test`, `… 1`, or nothing without checks. */
+export function checksCell(agent: AgentInfo): { text: string; status: 'passed' | 'failed' | 'pending' | 'none' } {
+  const checks = agent.checks ?? [];
+  if (checks.length === 0) return { text: '', status: 'none' };
+  const failed = checks.filter((c) => c.status === 'failed' || c.status === 'timed-out' || c.status === 'error');
+  if (failed.length > 0) return { text: `✗ ${failed.map((c) => c.name).join(',')}`, status: 'failed' };
+  const pending = checks.filter((c) => c.status === 'pending' || c.status === 'stale');
+  if (pending.length > 0) return { text: `… ${pending.length}`, status: 'pending' };
+  return { text: `✓ ${checks.length}`, status: 'passed' };
+}

@@ -1,0 +1,99 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CheckResultInfo } from '../api/types.js';
+import type { Project } from '../project/project.js';
+import { type OpenedTempProject, openTempProject } from '../test-support/temp-project.js';
+import { writes } from '../test-support/contract-context.js';
+import { decide, threadOf } from '../test-support/inbox-fixture.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const CONFIG = { checks: { test: { command: ['sh', '-c', 'cat value.txt; grep -q good value.txt'], timeoutMs: 120_000 } } };
+
+let temp: OpenedTempProject;
+let project: Project;
+beforeEach(async () => {
+  temp = await openTempProject({ 'value.txt': 'good\n', '.cairn/config.json': JSON.stringify(CONFIG) });
+  project = temp.project;
+});
+afterEach(async () => {
+  await temp[Symbol.asyncDispose]();
+});
+
+/** The agent's check results once none is pending (polled: the checks run in the background). */
+async function settled(id: string): Promise<CheckResultInfo[]> {
+  for (;;) {
+    const results = await project.checks(id);
+    if (results.length > 0 && results.every((r) => r.status !== 'pending')) return results;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function reviewing(code: string): Promise<string> {
+  const agent = await project.spawn('change the value', { code });
+  expect((await project.wait(agent.id)).state).toBe('reviewing');
+  return agent.id;
+}
+
+describe('automatic checks', () => {
+  it('run on every proposal that reaches reviewing, with events, and gate accept until they pass', async () => {
+    const events: string[] = [];
+    const stream = project.events();
+    void (async () => {
+      for await (const event of stream) if (event.type === 'check.started' || event.type === 'check.finished') events.push(event.type);
+    })();
+    const good = await reviewing(writes('other.txt', 'x\n'));
+    expect(await settled(good)).toEqual([expect.objectContaining({ name: 'test', status: 'passed', exitCode: 0, auto: true })]);
+    expect(events).toEqual(['check.started', 'check.finished']);
+    expect((await project.accept(good)).ok).toBe(true);
+
+    const bad = await reviewing(writes('value.txt', 'bad\n'));
+    expect(await settled(bad)).toEqual([expect.objectContaining({ status: 'failed', exitCode: 1 })]);
+    expect((await project.checkOutput(bad, 'test')).output).toBe('bad\n');
+    await expect(project.accept(bad)).rejects.toMatchObject({
+      code: 'CAIRN_INVALID_STATE',
+      message: `agent ${bad}'s checks did not pass: test failed (exit 1)`,
+    });
+    expect(temp.read('value.txt')).toBe('good\n');
+    expect((await project.accept(bad, { force: true })).ok).toBe(true);
+    expect(temp.read('value.txt')).toBe('bad\n');
+  });
+
+  it('go stale when the working tree moves under the proposal, and run again', async () => {
+    const id = await reviewing(writes('other.txt', 'x\n'));
+    expect((await settled(id))[0]?.status).toBe('passed');
+    temp.write('value.txt', 'bad now\n');
+    await project.sync();
+    expect((await project.checks(id))[0]?.status).toMatch(/pending|failed/);
+    expect(await settled(id)).toEqual([expect.objectContaining({ status: 'failed', exitCode: 1 })]);
+    await expect(project.accept(id)).rejects.toMatchObject({ message: expect.stringContaining('test failed (exit 1)') });
+  });
+
+  it('go stale when the agent revises, and run on the revision', async () => {
+    const id = await reviewing(`
+const feedback = await get_task();
+await write_file('value.txt', feedback.includes('Feedback') ? 'good again\\n' : 'bad\\n');
+await submit_result('value', ['value.txt']);`);
+    expect((await settled(id))[0]?.status).toBe('failed');
+    await project.reply(id, 'make it good');
+    expect((await project.wait(id)).state).toBe('reviewing');
+    expect(await settled(id)).toEqual([expect.objectContaining({ status: 'passed' })]);
+    expect((await project.checkOutput(id, 'test')).output).toBe('good again\n');
+  });
+
+  it("show in the inbox thread's Checks section, and the inbox rule refuses a merge until they pass", async () => {
+    temp.write('.cairn/config.json', JSON.stringify({ ...CONFIG, inbox: { requirePassingChecks: true } }));
+    const id = await reviewing(writes('value.txt', 'bad\n'));
+    expect((await settled(id))[0]?.status).toBe('failed');
+    const name = threadOf(project, id);
+    const thread = readFileSync(join(project.layout.inboxDir, name), 'utf8');
+    expect(thread).toMatch(/## Checks\n\n- ✗ `test` failed \(exit 1\) \(\d+\.\d s\)\n\n## Diff/);
+    decide(project, name, 'do:merge', 'alice');
+    const outcome = await project.processInbox();
+    expect(outcome.results[0]).toMatchObject({
+      outcome: 'refused',
+      rule: 'merge-requires-passing-checks',
+      reason: expect.stringContaining(`${id}'s checks did not pass: test failed (exit 1)`),
+    });
+    expect(temp.read('value.txt')).toBe('good\n');
+  });
+});

@@ -1,0 +1,216 @@
+import type { CheckResultInfo } from '../api/types.js';
+import { CairnError } from '../api/errors.js';
+import { describeCheckStatus } from '../api/check-words.js';
+import { type CheckSpec, loadCheckSettings } from '../checks/check-settings.js';
+import type { CheckResultStore, StoredCheck } from '../checks/check-results.js';
+import type { ProposedFile } from '../checks/proposed-file.js';
+import { runSealed, type SealedRun } from '../checks/sealed-run.js';
+import { proposalOf, proposalRef } from '../run/check-adapter.js';
+import type { AgentRecord } from './agent-store.js';
+import type { ProjectCore } from './project-core.js';
+import { withOverlayOf } from './proposal-reader.js';
+
+/** Runs a check (the sealed runner; a test may pass another). */
+export type SealedRunner = typeof runSealed;
+
+/**
+ * The project's checks on proposals: the automatic ones run in the background when a proposal reaches
+ * `reviewing`, at most `slots` at once (the pool's size); any can be run on demand. Results are kept per agent
+ * and per check, for the exact proposal they ran on; a revision or a move of the working tree makes them
+ * stale, and the automatic ones run again.
+ */
+export class CheckService {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  private readonly inflight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly core: ProjectCore,
+    private readonly results: CheckResultStore,
+    private readonly slots: number,
+    private readonly runner: SealedRunner = runSealed,
+  ) {}
+
+  /** The declared checks (`.cairn/config.json`, read afresh). */
+  specs(): CheckSpec[] {
+    return loadCheckSettings(this.core.layout.configPath);
+  }
+
+  /** An agent's check results, as every surface shows them. */
+  infos(agentId: string): CheckResultInfo[] {
+    return this.results.list(agentId).map((stored) => stored.info);
+  }
+
+  /** One check's result with its output; refused when the check never ran on this agent. */
+  result(agentId: string, name: string): StoredCheck {
+    this.core.store.require(agentId);
+    const stored = this.results.get(agentId, name);
+    if (stored === undefined) {
+      const known = this.specs().map((spec) => spec.name);
+      throw new CairnError(
+        'CAIRN_NOT_FOUND',
+        known.includes(name) ? `check ${name} has not run on agent ${agentId}` : `no check named ${JSON.stringify(name)}`,
+        { hint: known.length === 0 ? 'declare checks in .cairn/config.json (`cairn checks suggest`)' : `checks: ${known.join(', ')}` },
+      );
+    }
+    return stored;
+  }
+
+  /** Starts the automatic checks of an author's proposal that reached `reviewing` (errors in the settings are reported, not thrown). */
+  proposalReady(record: AgentRecord): void {
+    if (record.role === 'reviewer' || record.state !== 'reviewing') return;
+    let auto: CheckSpec[];
+    try {
+      auto = this.specs().filter((spec) => spec.auto);
+    } catch (error) {
+      this.core.emit({ type: 'error', time: this.now(), agentId: record.id, code: 'CAIRN_CONFIG', message: (error as Error).message });
+      return;
+    }
+    if (auto.length > 0)
+      void this.start(record.id, auto).catch((error: unknown) =>
+        this.core.emit({
+          type: 'error',
+          time: this.now(),
+          agentId: record.id,
+          code: 'CAIRN_CHECKS',
+          message: `checks could not start: ${(error as Error).message}`,
+        }),
+      );
+  }
+
+  /** Runs the named checks (default: all declared) on an agent's proposal now, and waits for their results. */
+  async run(agentId: string, names?: readonly string[]): Promise<CheckResultInfo[]> {
+    const record = this.core.store.require(agentId);
+    if (record.state !== 'reviewing' && record.state !== 'accepted')
+      throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state}; checks run on a proposal (reviewing)`);
+    const specs = this.specs();
+    const unknown = (names ?? []).filter((name) => !specs.some((spec) => spec.name === name));
+    if (unknown.length > 0)
+      throw new CairnError('CAIRN_NOT_FOUND', `no check named ${unknown.map((n) => JSON.stringify(n)).join(', ')}`, {
+        hint:
+          specs.length === 0
+            ? 'declare checks in .cairn/config.json (`cairn checks suggest`)'
+            : `checks: ${specs.map((s) => s.name).join(', ')}`,
+      });
+    const chosen = names === undefined || names.length === 0 ? specs : specs.filter((spec) => names.includes(spec.name));
+    await this.start(agentId, chosen);
+    return this.infos(agentId).filter((info) => chosen.some((spec) => spec.name === info.name));
+  }
+
+  /**
+   * Refuses to accept a proposal whose automatic checks did not all pass (failed, timed out, in error, still
+   * running, or stale), naming them; `--force` accepts anyway.
+   */
+  requirePassing(agentId: string): void {
+    const blocking = this.infos(agentId).filter((info) => info.auto && info.status !== 'passed');
+    if (blocking.length === 0) return;
+    const words = blocking.map((info) => `${info.name} ${describeCheckStatus(info)}`).join(', ');
+    const running = blocking.every((info) => info.status === 'pending' || info.status === 'stale');
+    throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId}'s checks ${running ? 'are still running' : 'did not pass'}: ${words}`, {
+      hint: `see them with \`cairn checks ${agentId}\`; accept anyway with --force`,
+    });
+  }
+
+  /** The agent's proposal is being revised: its results no longer hold. */
+  proposalMoved(agentId: string): void {
+    if (this.results.markStale(agentId, this.core.clock()) > 0) this.finishedEvents(agentId);
+  }
+
+  /** The working tree moved under every proposal: reviewing agents' results go stale and their automatic checks run again. */
+  workingTreeMoved(): void {
+    for (const record of this.core.store.list()) {
+      if (record.state !== 'reviewing' || this.results.list(record.id).length === 0) continue;
+      this.proposalMoved(record.id);
+      this.proposalReady(record);
+    }
+  }
+
+  /** Resolves when no check is running or waiting. */
+  async idle(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  }
+
+  private async start(agentId: string, specs: readonly CheckSpec[]): Promise<void> {
+    const changes = withOverlayOf(this.core, agentId, (overlay) => proposalOf(overlay));
+    const ref = proposalRef(changes);
+    const now = this.core.clock();
+    const runs = specs.map((spec) => {
+      this.results.put(
+        agentId,
+        { info: { name: spec.name, status: 'pending', auto: spec.auto, updatedAt: this.now() }, proposalRef: ref, output: Buffer.alloc(0) },
+        now,
+      );
+      const done = this.limited(() => this.execute(agentId, spec, changes, ref));
+      this.inflight.add(done);
+      void done.finally(() => this.inflight.delete(done));
+      return done;
+    });
+    await Promise.all(runs);
+  }
+
+  private async execute(agentId: string, spec: CheckSpec, changes: readonly ProposedFile[], ref: string): Promise<void> {
+    const due = this.results.get(agentId, spec.name);
+    if (due === undefined || due.proposalRef !== ref || due.info.status !== 'pending') return;
+    this.core.emit({ type: 'check.started', time: this.now(), agentId, name: spec.name });
+    let run: SealedRun;
+    try {
+      run = await this.runner({
+        root: this.core.layout.root,
+        changes,
+        command: spec.command,
+        timeoutMs: spec.timeoutMs,
+        outputCapBytes: spec.outputCapBytes,
+      });
+    } catch (error) {
+      run = {
+        status: 'error',
+        error: (error as Error).message,
+        output: Buffer.alloc(0),
+        outputBytes: 0,
+        truncated: false,
+        durationMs: 0,
+        view: 'overlay',
+        sealed: false,
+        why: 'the check could not be started',
+      };
+    }
+    const current = this.results.get(agentId, spec.name);
+    // superseded meanwhile (a revision, a move of the project, a newer run): this result belongs to nothing
+    if (current === undefined || current.proposalRef !== ref || current.info.status !== 'pending') return;
+    const info: CheckResultInfo = {
+      name: spec.name,
+      status: run.status,
+      auto: spec.auto,
+      durationMs: Math.round(run.durationMs),
+      view: run.view,
+      sealed: run.sealed,
+      why: run.why,
+      outputBytes: run.outputBytes,
+      truncated: run.truncated,
+      updatedAt: this.now(),
+    };
+    if (run.exitCode !== undefined) info.exitCode = run.exitCode;
+    if (run.error !== undefined) info.error = run.error;
+    this.results.put(agentId, { info, proposalRef: ref, output: run.output }, this.core.clock());
+    this.core.emit({ type: 'check.finished', time: this.now(), agentId, result: info });
+  }
+
+  private finishedEvents(agentId: string): void {
+    for (const info of this.infos(agentId)) this.core.emit({ type: 'check.finished', time: this.now(), agentId, result: info });
+  }
+
+  private async limited(task: () => Promise<void>): Promise<void> {
+    if (this.active >= this.slots) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.active++;
+    try {
+      await task();
+    } finally {
+      this.active--;
+      this.waiting.shift()?.();
+    }
+  }
+
+  private now(): string {
+    return new Date(this.core.clock()).toISOString();
+  }
+}

@@ -1,0 +1,82 @@
+import type { AgentFS } from '@cairn/agentfs';
+import type { CheckResultInfo, CheckStatus } from '../api/types.js';
+
+/** One stored result: the public view, the proposal it ran on, and the output kept. */
+export interface StoredCheck {
+  info: CheckResultInfo;
+  /** The proposal (and base) the result belongs to. */
+  proposalRef: string;
+  output: Buffer;
+}
+
+const DDL = `
+CREATE TABLE IF NOT EXISTS cairn_check_results (
+  agent_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  status TEXT NOT NULL,
+  proposal_ref TEXT NOT NULL,
+  updated_at INTEGER NOT NULL,
+  data TEXT NOT NULL,
+  output BLOB NOT NULL,
+  PRIMARY KEY (agent_id, name)
+);
+`;
+
+interface Row {
+  status: string;
+  proposal_ref: string;
+  updated_at: number;
+  data: string;
+  output: Buffer;
+}
+
+/**
+ * Check results per agent and per check, in bin.db (`cairn_check_results`): a result belongs to the exact
+ * proposal it ran on (`proposal_ref`); a revision or a move of the project marks it `stale`.
+ */
+export class CheckResultStore {
+  private readonly statements;
+
+  constructor(db: AgentFS['db']) {
+    db.exec(DDL);
+    this.statements = {
+      put: db.prepare(
+        'INSERT OR REPLACE INTO cairn_check_results (agent_id, name, status, proposal_ref, updated_at, data, output) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      list: db.prepare('SELECT * FROM cairn_check_results WHERE agent_id = ? ORDER BY rowid'),
+      get: db.prepare('SELECT * FROM cairn_check_results WHERE agent_id = ? AND name = ?'),
+      stale: db.prepare("UPDATE cairn_check_results SET status = 'stale', updated_at = ? WHERE agent_id = ? AND status != 'stale'"),
+      drop: db.prepare('DELETE FROM cairn_check_results WHERE agent_id = ? AND name = ?'),
+    };
+  }
+
+  put(agentId: string, stored: StoredCheck, now: number): void {
+    const { info } = stored;
+    this.statements.put.run(agentId, info.name, info.status, stored.proposalRef, now, JSON.stringify(info), stored.output);
+  }
+
+  list(agentId: string): StoredCheck[] {
+    return (this.statements.list.all(agentId) as Row[]).map(fromRow);
+  }
+
+  get(agentId: string, name: string): StoredCheck | undefined {
+    const row = this.statements.get.get(agentId, name) as Row | undefined;
+    return row === undefined ? undefined : fromRow(row);
+  }
+
+  /** Marks every result of an agent stale (the proposal or the project moved); returns how many changed. */
+  markStale(agentId: string, now: number): number {
+    return this.statements.stale.run(now, agentId).changes;
+  }
+
+  remove(agentId: string, name: string): void {
+    this.statements.drop.run(agentId, name);
+  }
+}
+
+function fromRow(row: Row): StoredCheck {
+  const info = JSON.parse(row.data) as CheckResultInfo;
+  info.status = row.status as CheckStatus;
+  info.updatedAt = new Date(row.updated_at).toISOString();
+  return { info, proposalRef: row.proposal_ref, output: Buffer.from(row.output) };
+}

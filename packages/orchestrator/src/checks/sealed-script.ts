@@ -1,0 +1,56 @@
+/**
+ * The shell script that seals a check, run as PID 1 of fresh user, mount, pid and network namespaces
+ * (`unshare --user --map-root-user --mount --net --pid --fork --kill-child`). It fills the new root that
+ * `layOutRoot` laid out (itself bound read-only): the system's folders bound read-only, a few device nodes, a
+ * fresh /proc, /tmp and /dev/shm, and the project at its own path — an overlay of the proposal's files (upper
+ * lower layer) on the working tree (lower), with a tmpfs upper that vanishes with the namespace, or, in copy
+ * mode, a materialized copy bound there. `.git` is bound read-only, `.agentfs/` and `.cairn/` are covered by
+ * empty read-only folders, `.env*` files and the proposal's deletions are removed from the view (after the
+ * pivot, so no link can lead out). It pivots into the new root, so nothing else of the machine (the home
+ * folder, SSH keys, the Cairn home) exists, and runs the command; when it ends, PID 1 exits and the kernel
+ * kills whatever the command left behind. Each line that runs a program costs a few milliseconds, so the
+ * script runs as few as it can.
+ *
+ * Protocol on fd 3: setup errors as text, then `ready`, or `missing` when the program is not found.
+ * Inputs (environment): CAIRN_SEAL_ROOT, CAIRN_SEAL_SCRATCH, CAIRN_SEAL_NEWROOT, CAIRN_SEAL_PROPOSAL,
+ * CAIRN_SEAL_VIEW (overlay|copy), CAIRN_SEAL_COPY, CAIRN_SEAL_REMOVE (a file of project paths to remove, one
+ * a line), CAIRN_SEAL_RO (the folders to bind read-only, one a line), CAIRN_SEAL_SIZE (tmpfs size),
+ * CAIRN_SEAL_PIDS (the pid namespace's pid_max), CAIRN_SEAL_PATH, CAIRN_SEAL_PROGRAM; the positional
+ * arguments are the command (`env -i …`).
+ */
+export const SEAL_SCRIPT = String.raw`set -e
+exec 2>&3
+R="$CAIRN_SEAL_ROOT"; S="$CAIRN_SEAL_SCRATCH"; N="$CAIRN_SEAL_NEWROOT"
+mount -t tmpfs -o "size=$CAIRN_SEAL_SIZE,mode=0700" cairn-scratch "$S"
+mkdir "$S/upper" "$S/work"
+mount -o bind,ro "$N" "$N"
+printf '%s\n' "$CAIRN_SEAL_RO" | while IFS= read -r d; do if [ -n "$d" ]; then mount -o bind,ro "$d" "$N$d"; fi; done
+for f in /etc/shadow /etc/gshadow /etc/shadow- /etc/gshadow-; do if [ -f "$N$f" ]; then mount --bind /dev/null "$N$f"; fi; done
+if [ -d "$N/etc/ssh" ]; then mount -t tmpfs -o ro,size=4k cairn-hidden "$N/etc/ssh"; fi
+for f in null zero full random urandom tty; do mount --bind "/dev/$f" "$N/dev/$f"; done
+mount -t tmpfs -o "size=$CAIRN_SEAL_SIZE,mode=1777" cairn-shm "$N/dev/shm"
+mount -t proc proc "$N/proc"
+echo "$CAIRN_SEAL_PIDS" > "$N/proc/sys/kernel/pid_max" 2>/dev/null || true
+mount -t tmpfs -o "size=$CAIRN_SEAL_SIZE,mode=1777" cairn-tmp "$N/tmp"
+mkdir -p "$N$R" "$N/tmp/home"
+if [ "$CAIRN_SEAL_VIEW" = overlay ]; then
+  mount -t overlay -o "lowerdir=$CAIRN_SEAL_PROPOSAL:$R,upperdir=$S/upper,workdir=$S/work" cairn-check "$N$R"
+else
+  mount --bind "$CAIRN_SEAL_COPY" "$N$R"
+fi
+if [ -d "$R/.git" ] && [ ! -L "$R/.git" ]; then mount -o bind,ro "$R/.git" "$N$R/.git"; fi
+for d in .agentfs .cairn; do if [ -d "$N$R/$d" ]; then mount -t tmpfs -o ro,size=4k cairn-hidden "$N$R/$d"; fi; done
+REMOVE=""
+while IFS= read -r p || [ -n "$p" ]; do REMOVE="$REMOVE$p
+"; done < "$CAIRN_SEAL_REMOVE"
+cd "$N"
+pivot_root . .old
+umount -l /.old
+cd "$R"
+printf '%s' "$REMOVE" | while IFS= read -r p; do if [ -n "$p" ]; then rm -rf "./$p" 2>/dev/null || true; fi; done
+if ! PATH="$CAIRN_SEAL_PATH" command -v "$CAIRN_SEAL_PROGRAM" >/dev/null 2>&1; then echo missing >&3; exit 127; fi
+echo ready >&3
+exec 3>&- 2>&1
+set +e
+"$@"
+`;
