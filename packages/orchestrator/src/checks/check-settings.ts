@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { CairnError } from '../api/errors.js';
+import type { CairnError } from '../api/errors.js';
+import { configError, isConfigObject as isObject, readProjectConfig } from '../workspace/project-config.js';
 
 /** One declared check: a command run over an agent's proposal in a sealed view of the project. */
 export interface CheckSpec {
@@ -78,28 +78,11 @@ function parseCheck(name: string, raw: unknown): CheckSpec {
 
 /** `.cairn/config.json` as an object, or undefined when there is none; unreadable or malformed files are refused. */
 export function readConfigObject(configPath: string): Record<string, unknown> | undefined {
-  if (!existsSync(configPath)) return undefined;
-  let text: string;
-  try {
-    text = readFileSync(configPath, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw invalid(`cannot be read: ${code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : String(code)}`);
-  }
-  let config: unknown;
-  try {
-    config = JSON.parse(text);
-  } catch (error) {
-    throw invalid(`is not JSON: ${(error as Error).message}`);
-  }
-  if (!isObject(config)) throw invalid('must hold a JSON object');
-  return config;
+  return readProjectConfig(configPath, CHECKS_HINT);
 }
+
+const CHECKS_HINT = 'checks are described in SPEC.md §6.13';
 
 function invalid(message: string): CairnError {
-  return new CairnError('CAIRN_CONFIG', `.cairn/config.json ${message}`, { hint: 'checks are described in SPEC.md §6.13' });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return configError(message, CHECKS_HINT);
 }

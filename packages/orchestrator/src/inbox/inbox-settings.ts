@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { parseActor, type Actor } from '@cairn/triage';
-import { CairnError } from '../api/errors.js';
+import type { CairnError } from '../api/errors.js';
+import { configError, isConfigObject as isObject, readProjectConfig } from '../workspace/project-config.js';
 import type { ProgramLang } from '../api/types.js';
 
 /** A reviewer the project names in `.cairn/config.json`: its program (or model) and whether it may approve. */
@@ -43,21 +43,8 @@ export interface InboxSettings {
  */
 export function loadInboxSettings(root: string, configPath: string): InboxSettings {
   const settings: InboxSettings = { reviewers: new Map(), requirePassingChecks: false };
-  if (!existsSync(configPath)) return settings;
-  let text: string;
-  try {
-    text = readFileSync(configPath, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw invalid(`cannot be read: ${code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : String(code)}`);
-  }
-  let config: unknown;
-  try {
-    config = JSON.parse(text);
-  } catch (error) {
-    throw invalid(`is not JSON: ${(error as Error).message}`);
-  }
-  if (!isObject(config)) throw invalid('must hold a JSON object');
+  const config = readProjectConfig(configPath, INBOX_HINT);
+  if (config === undefined) return settings;
   const inbox = config.inbox;
   if (inbox === undefined) return settings;
   if (!isObject(inbox)) throw invalid('"inbox" must be an object');
@@ -116,10 +103,8 @@ export function loadInboxSettings(root: string, configPath: string): InboxSettin
   return settings;
 
   function invalid(message: string): CairnError {
-    return new CairnError('CAIRN_CONFIG', `.cairn/config.json ${message}`, { hint: 'the inbox settings are described in SPEC.md §6.11' });
+    return configError(message, INBOX_HINT);
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+const INBOX_HINT = 'the inbox settings are described in SPEC.md §6.11';

@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { CairnError } from '../api/errors.js';
+import { readProjectConfig } from '../workspace/project-config.js';
 
 /** `queue` and `serveWorkers` of `.cairn/config.json`: what `cairn up` uses when its flags do not say. */
 export interface QueueSettings {
@@ -9,16 +9,11 @@ export interface QueueSettings {
 
 /** Reads the queue settings of `.cairn/config.json`; a wrong type is refused with `CAIRN_CONFIG`. */
 export function loadQueueSettings(configPath: string): QueueSettings {
-  if (!existsSync(configPath)) return {};
-  let config: unknown;
-  try {
-    config = JSON.parse(readFileSync(configPath, 'utf8'));
-  } catch (error) {
-    throw new CairnError('CAIRN_CONFIG', `.cairn/config.json is not JSON: ${(error as Error).message}`);
-  }
+  const config = readProjectConfig(configPath, 'the queue settings are described in SPEC.md §6.12');
+  if (config === undefined) return {};
   const settings: QueueSettings = {};
   for (const key of ['queue', 'serveWorkers'] as const) {
-    const value = (config as Record<string, unknown> | null)?.[key];
+    const value = config[key];
     if (value === undefined) continue;
     if (typeof value !== 'string' || value.trim() === '')
       throw new CairnError('CAIRN_CONFIG', `.cairn/config.json: ${key} must be a string`, {

@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  listenOnLoopback,
   parseBody,
   programAnswer,
   promptCount,
@@ -43,15 +43,7 @@ export async function startScriptedOllama(
   options: ScriptedOllamaOptions = {},
 ): Promise<ScriptedOllama> {
   const requests: ScriptedRequest[] = [];
-  const sockets = new Set<Socket>();
   let calls = 0;
-  const server = createServer((req, res) => {
-    void handle(req, res);
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = parseBody(await readBody(req));
@@ -147,15 +139,10 @@ export async function startScriptedOllama(
     res.end(JSON.stringify(chat ? { ...final, message: { role: 'assistant', content: '' } } : { ...final, response: '' }) + '\n');
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { port, close } = await listenOnLoopback(handle);
   return {
     host: `http://127.0.0.1:${port}`,
     requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }

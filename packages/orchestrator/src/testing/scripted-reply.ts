@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 
 /** One scripted answer of a fake model server. */
 export type ScriptedReply =
@@ -83,4 +84,28 @@ export function watchClose(res: ServerResponse, request: ScriptedRequest): void 
 /** Resolves after `ms`. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** An HTTP server on 127.0.0.1 (a free port) running `handle` for each request; `close` also drops open connections. */
+export async function listenOnLoopback(
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    void handle(req, res);
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }
