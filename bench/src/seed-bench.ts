@@ -58,7 +58,8 @@ export async function benchSeed(treeName: string, source: string, work: string):
   const layout = projectLayout(root, home);
   const loop: number[] = [];
   try {
-    const events = client.events()[Symbol.asyncIterator]();
+    // subscribed before the first save, so the sync it causes cannot be missed
+    const events = await client.subscribe();
     for (let round = 0; round < scaled(10); round++) {
       loop.push(
         await timeOnceAsync(async () => {
