@@ -75,3 +75,11 @@ export interface ModelClient {
   /** The context length of a model (asked once, then remembered). */
   contextLength(model: string): Promise<ContextLength>;
 }
+
+/** One model server spoken through its official client (Ollama's, or `openai` for OpenAI-compatible servers). */
+export interface ProviderClient {
+  readonly host: string;
+  chat(request: ChatRequest & { name: string }): Promise<ModelAnswer>;
+  contextLength(name: string): Promise<ContextLength>;
+  list(): Promise<{ ok: true; models: ModelListing[] } | { ok: false; fault: ModelFault }>;
+}

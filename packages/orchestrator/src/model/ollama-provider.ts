@@ -1,6 +1,6 @@
 import { Ollama } from 'ollama';
 import { AnswerDeadline, stallLimitOf } from './answer-deadline.js';
-import type { ChatRequest, ContextLength, ModelAnswer, ModelFault, ModelListing } from './model-types.js';
+import type { ChatRequest, ContextLength, ModelAnswer, ModelFault, ModelListing, ProviderClient } from './model-types.js';
 import { ollamaFaultOf, stoppedFault } from './ollama-faults.js';
 import { BUSY_RETRIES, isBusyStatus, retryDelayMs } from './retry-after.js';
 
@@ -8,12 +8,7 @@ import { BUSY_RETRIES, isBusyStatus, retryDelayMs } from './retry-after.js';
 export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
 
 /** Ollama, spoken through its official client: streamed chats with an explicit window, model facts from `/api/show`. */
-export interface OllamaProvider {
-  readonly host: string;
-  chat(request: ChatRequest & { name: string }): Promise<ModelAnswer>;
-  contextLength(name: string): Promise<ContextLength>;
-  list(): Promise<{ ok: true; models: ModelListing[] } | { ok: false; fault: ModelFault }>;
-}
+export type OllamaProvider = ProviderClient;
 
 /** The last HTTP answer a request got: how busy the server said it was. */
 interface LastResponse {

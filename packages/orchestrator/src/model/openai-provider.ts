@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
 import { AnswerDeadline, stallLimitOf } from './answer-deadline.js';
-import type { ChatRequest, ContextLength, ModelAnswer, ModelFault, ModelListing } from './model-types.js';
+import type { ChatRequest, ModelAnswer, ModelFault, ModelListing, ProviderClient } from './model-types.js';
 import { stoppedFault } from './ollama-faults.js';
 import { openAiFaultOf } from './openai-faults.js';
 import { BUSY_RETRIES, isBusyStatus, retryDelayMs } from './retry-after.js';
@@ -17,12 +17,7 @@ export interface OpenAiSettings {
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
 /** An OpenAI-compatible server (llama-server, vLLM, LM Studio, LocalAI, a hosted API), through the official `openai` client. */
-export interface OpenAiProvider {
-  readonly host: string;
-  chat(request: ChatRequest & { name: string }): Promise<ModelAnswer>;
-  contextLength(name: string): Promise<ContextLength>;
-  list(): Promise<{ ok: true; models: ModelListing[] } | { ok: false; fault: ModelFault }>;
-}
+export type OpenAiProvider = ProviderClient;
 
 /**
  * An OpenAI chat-completions provider: every answer streamed (usage asked for in the last chunk), a deadline
