@@ -1,19 +1,16 @@
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Job, Queue, QueueEvents } from 'bullmq';
 import { runAgent } from '../agents/agent-runner.js';
 import type { AgentRecord } from '../agents/agent-store.js';
 import type { ProjectCore } from '../agents/project-core.js';
-import type { AgentFailure, ChangeInfo } from '../api/types.js';
-import { compileGovernance } from '../governance/compile.js';
-import { governanceFor } from '../governance/project-governance.js';
+import type { AgentFailure } from '../api/types.js';
 import type { AgentDispatch } from '../project/open-project.js';
-import { spentFromJournal } from '../workspace/journal-spend.js';
-import { AgentWorkspace } from '../workspace/agent-workspace.js';
-import { signToken, tokenHash } from './capability-token.js';
+import { tokenHash } from './capability-token.js';
+import { offerJob } from './job-offer.js';
 import { redisConnection } from './redis-connection.js';
-import { type CoordinatorInfo, jobIdOf, parseJobData, parseResult, queueNameOf, type RemoteJobData } from './remote-job.js';
+import { type CoordinatorInfo, parseJobData, parseResult, queueNameOf } from './remote-job.js';
+import { adoptUpload, failRemoteAgent, keepEvidence } from './result-intake.js';
 import { loadSigningKey, type SigningKey } from './signing-key.js';
 import { SnapshotMaker } from './snapshots.js';
 import { verifyResult } from './verify-result.js';
@@ -127,44 +124,14 @@ export class Coordinator implements AgentDispatch {
 
   private async enqueue(record: AgentRecord, attempt: number, from: readonly ('queued' | 'running')[]): Promise<void> {
     const snapshot = await this.snapshots.current();
-    const governance = compileGovernance(governanceFor(this.core.layout, record));
-    const jobId = jobIdOf(record.id, attempt);
-    const token = signToken(
-      {
-        job: jobId,
-        agent: record.id,
-        attempt,
-        model: record.model ?? this.core.defaultModel,
-        grants: governance.grants.map((grant) => grant.name),
-        governance: `sha256:${createHash('sha256').update(governance.json).digest('hex')}`,
-        budgets: record.budgets,
-        snapshot: `sha256:${snapshot.hash}`,
-        expiresAt: this.core.clock() + (this.options.tokenTtlMs ?? 3_600_000),
-      },
+    const { jobId, data, token } = offerJob(
+      this.core,
+      record,
+      attempt,
+      snapshot.hash,
       this.key.secret,
+      this.options.tokenTtlMs ?? 3_600_000,
     );
-    const { id, task, origin, lang, model, code, limits, budgets, scope, modelOptions, createdBy, role } = record;
-    const agent = {
-      id,
-      task,
-      origin,
-      lang,
-      model: model ?? this.core.defaultModel,
-      code,
-      limits,
-      budgets,
-      scope,
-      modelOptions,
-      createdBy,
-      role,
-    };
-    const manifest = existsSync(this.core.layout.manifestPath) ? readFileSync(this.core.layout.manifestPath, 'utf8') : undefined;
-    const data: RemoteJobData = {
-      agent: JSON.parse(JSON.stringify(agent)) as RemoteJobData['agent'],
-      snapshot: snapshot.hash,
-      token,
-      ...(manifest === undefined ? {} : { manifest }),
-    };
     const patch = { owner: `remote:${this.core.owner}`, remoteJob: { id: jobId, attempt }, tokenHash: tokenHash(token) };
     if (from.includes('queued'))
       this.core.lifecycle.move(record.id, ['queued'], 'running', patch, 'start', (moved, time) => ({
@@ -282,7 +249,7 @@ export class Coordinator implements AgentDispatch {
       result.worker,
     ).catch((error: Error) => ({ ok: false as const, reason: `verification failed: ${error.message}`, blameWorker: false }));
     if (!verdict.ok) {
-      const evidence = this.keepEvidence(upload, jobId, job.attemptsStarted);
+      const evidence = keepEvidence(this.dirs.evidence, upload, jobId, job.attemptsStarted);
       if (verdict.blameWorker) this.roster.distrust(result.worker, `${jobId}: ${verdict.reason}`);
       return this.failRunning(record.id, {
         code: 'unverified',
@@ -290,79 +257,12 @@ export class Coordinator implements AgentDispatch {
         hint: `evidence kept in ${evidence}${verdict.blameWorker ? `; the worker is untrusted until \`cairn worker trust ${result.worker}\`` : ''}`,
       });
     }
-    this.adopt(record, upload.db, verdict, result);
+    adoptUpload(this.core, record, upload.db, verdict, result);
     await job.remove().catch(() => undefined);
   }
 
-  /** Moves a verified upload into place as the agent's database and the agent to `reviewing`. */
-  private adopt(
-    record: AgentRecord,
-    db: string,
-    { head, workerKey }: { head: { hash: string; length: number }; workerKey: string },
-    result: { summary: string; calls: number; wallMs: number; repairs: number; runs: number },
-  ): void {
-    const path = this.core.layout.overlayPath(record.id);
-    rmSync(path, { force: true });
-    renameSync(db, path);
-    rmSync(db.replace(/\.db$/, '.json'), { force: true });
-    const workspace = AgentWorkspace.open(record.id, path, this.core.stable, head);
-    let changes: ChangeInfo[];
-    let spent: AgentRecord['spent'];
-    try {
-      changes = workspace.overlay.changes().map((c) => ({ path: c.path, status: c.status, kind: c.kind }));
-      spent = { ...spentFromJournal(workspace.journal.entries()), calls: result.calls, wallMs: result.wallMs, repairs: result.repairs };
-    } finally {
-      workspace.close();
-    }
-    const summary = result.summary === '' ? `changed ${changes.length} file${changes.length === 1 ? '' : 's'}` : result.summary;
-    const patch = {
-      owner: undefined,
-      remoteJob: undefined,
-      workerKey,
-      runs: result.runs,
-      spent,
-      changes,
-      journalHead: head,
-      summary,
-      failure: undefined,
-      reason: undefined,
-    };
-    this.core.lifecycle.move(record.id, ['running'], 'reviewing', patch, 'submit', (_, time) => ({
-      type: 'agent.submitted',
-      time,
-      agentId: record.id,
-      summary,
-      changes,
-    }));
-  }
-
-  private keepEvidence(upload: { db: string; claims: string }, jobId: string, attempt: number): string {
-    mkdirSync(this.dirs.evidence, { recursive: true, mode: 0o700 });
-    const kept = uploadPaths(this.dirs.evidence, jobId, attempt);
-    if (existsSync(upload.db)) renameSync(upload.db, kept.db);
-    if (existsSync(upload.claims)) renameSync(upload.claims, kept.claims);
-    return kept.db;
-  }
-
   private failRunning(id: string, failure: AgentFailure, from: readonly ('queued' | 'running')[] = ['running']): void {
-    try {
-      this.core.lifecycle.move(
-        id,
-        from,
-        'failed',
-        { owner: undefined, remoteJob: undefined, failure, reason: failure.message },
-        'fail',
-        (_, time) => ({
-          type: 'agent.failed',
-          time,
-          agentId: id,
-          code: failure.code,
-          reason: failure.message,
-        }),
-      );
-    } catch {
-      // someone else moved it first (a reject): that move stands
-    }
+    failRemoteAgent(this.core, id, failure, from);
   }
 
   private log(id: string, message: string): void {

@@ -1,0 +1,58 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import type { AgentRecord } from '../agents/agent-store.js';
+import type { ProjectCore } from '../agents/project-core.js';
+import { compileGovernance } from '../governance/compile.js';
+import { governanceFor } from '../governance/project-governance.js';
+import { signToken } from './capability-token.js';
+import { jobIdOf, type RemoteJobData } from './remote-job.js';
+
+/** One attempt of an agent as offered to workers: the job's id and data, with the token signed for it. */
+export interface JobOffer {
+  jobId: string;
+  data: RemoteJobData;
+  token: string;
+}
+
+/**
+ * What a worker needs for an attempt and nothing more: the agent's spec, the project's manifest, the snapshot's
+ * hash, and a capability token (signed with the coordinator's `secret`) naming the job, the agent, the attempt,
+ * the model, the grants, the governance's hash, the budgets, the snapshot and when it expires.
+ */
+export function offerJob(
+  core: ProjectCore,
+  record: AgentRecord,
+  attempt: number,
+  snapshot: string,
+  secret: Uint8Array,
+  ttlMs: number,
+): JobOffer {
+  const governance = compileGovernance(governanceFor(core.layout, record));
+  const jobId = jobIdOf(record.id, attempt);
+  const model = record.model ?? core.defaultModel;
+  const token = signToken(
+    {
+      job: jobId,
+      agent: record.id,
+      attempt,
+      model,
+      grants: governance.grants.map((grant) => grant.name),
+      governance: `sha256:${createHash('sha256').update(governance.json).digest('hex')}`,
+      budgets: record.budgets,
+      snapshot: `sha256:${snapshot}`,
+      expiresAt: core.clock() + ttlMs,
+    },
+    secret,
+  );
+  const { id, task, origin, lang, code, limits, budgets, scope, modelOptions, createdBy, role } = record;
+  const agent = { id, task, origin, lang, model, code, limits, budgets, scope, modelOptions, createdBy, role };
+  const manifest = existsSync(core.layout.manifestPath) ? readFileSync(core.layout.manifestPath, 'utf8') : undefined;
+  const data: RemoteJobData = {
+    // a plain JSON copy: BullMQ stores the data as JSON, and undefined fields must not reach the worker's parser
+    agent: JSON.parse(JSON.stringify(agent)) as RemoteJobData['agent'],
+    snapshot,
+    token,
+    ...(manifest === undefined ? {} : { manifest }),
+  };
+  return { jobId, data, token };
+}

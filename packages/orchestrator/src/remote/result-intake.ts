@@ -1,0 +1,101 @@
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import type { AgentRecord } from '../agents/agent-store.js';
+import type { ProjectCore } from '../agents/project-core.js';
+import type { AgentFailure, ChangeInfo } from '../api/types.js';
+import { AgentWorkspace } from '../workspace/agent-workspace.js';
+import { spentFromJournal } from '../workspace/journal-spend.js';
+import { uploadPaths } from './worker-endpoint.js';
+
+/** What a verified result adds to the agent: the journal head it was verified at and the worker's key. */
+export interface VerifiedUpload {
+  head: { hash: string; length: number };
+  workerKey: string;
+}
+
+/** What a worker says of a run that reached review. */
+export interface ReviewedRun {
+  summary: string;
+  calls: number;
+  wallMs: number;
+  repairs: number;
+  runs: number;
+}
+
+/** Moves a verified upload into place as the agent's database and the agent to `reviewing`. */
+export function adoptUpload(
+  core: ProjectCore,
+  record: AgentRecord,
+  db: string,
+  { head, workerKey }: VerifiedUpload,
+  run: ReviewedRun,
+): void {
+  const path = core.layout.overlayPath(record.id);
+  rmSync(path, { force: true });
+  renameSync(db, path);
+  rmSync(db.replace(/\.db$/, '.json'), { force: true });
+  const workspace = AgentWorkspace.open(record.id, path, core.stable, head);
+  let changes: ChangeInfo[];
+  let spent: AgentRecord['spent'];
+  try {
+    changes = workspace.overlay.changes().map((c) => ({ path: c.path, status: c.status, kind: c.kind }));
+    spent = { ...spentFromJournal(workspace.journal.entries()), calls: run.calls, wallMs: run.wallMs, repairs: run.repairs };
+  } finally {
+    workspace.close();
+  }
+  const summary = run.summary === '' ? `changed ${changes.length} file${changes.length === 1 ? '' : 's'}` : run.summary;
+  const patch = {
+    owner: undefined,
+    remoteJob: undefined,
+    workerKey,
+    runs: run.runs,
+    spent,
+    changes,
+    journalHead: head,
+    summary,
+    failure: undefined,
+    reason: undefined,
+  };
+  core.lifecycle.move(record.id, ['running'], 'reviewing', patch, 'submit', (_, time) => ({
+    type: 'agent.submitted',
+    time,
+    agentId: record.id,
+    summary,
+    changes,
+  }));
+}
+
+/** Moves a refused upload into the evidence folder; the path of the kept database. */
+export function keepEvidence(evidenceDir: string, upload: { db: string; claims: string }, jobId: string, attempt: number): string {
+  mkdirSync(evidenceDir, { recursive: true, mode: 0o700 });
+  const kept = uploadPaths(evidenceDir, jobId, attempt);
+  if (existsSync(upload.db)) renameSync(upload.db, kept.db);
+  if (existsSync(upload.claims)) renameSync(upload.claims, kept.claims);
+  return kept.db;
+}
+
+/** Fails a remote agent with `failure`, unless someone else moved it first (a reject): that move stands. */
+export function failRemoteAgent(
+  core: ProjectCore,
+  id: string,
+  failure: AgentFailure,
+  from: readonly ('queued' | 'running')[] = ['running'],
+): void {
+  try {
+    core.lifecycle.move(
+      id,
+      from,
+      'failed',
+      { owner: undefined, remoteJob: undefined, failure, reason: failure.message },
+      'fail',
+      (_, time) => ({
+        type: 'agent.failed',
+        time,
+        agentId: id,
+        code: failure.code,
+        reason: failure.message,
+      }),
+    );
+  } catch {
+    // the agent is no longer in a state it can fail from
+  }
+}
