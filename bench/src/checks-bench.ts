@@ -6,7 +6,10 @@ import { median, report, scaled, timeOnceAsync, within } from './measure.js';
 import type { BenchRow } from './storage-bench.js';
 
 const TREE = 'package with node_modules';
-/** Dependencies the local pnpm store holds (from Cairn's own lock file), so `pnpm install --offline` works. */
+/**
+ * Dependencies the local pnpm store holds (from Cairn's own lock file). The first install resolves them (from the
+ * store's metadata, or the registry when a frozen install left none); the timed ones are `--offline`.
+ */
 const DEPENDENCIES = { ms: '2.1.3', picomatch: '4.0.7', nanoid: '3.3.20', postcss: '8.5.33', openai: '6.49.0' };
 const SOURCE = 'export function add(a, b) {\n  return a + b;\n}\n';
 const PROPOSED = 'export function add(a, b) {\n  return b + a;\n}\n\nexport const twice = (a) => add(a, a);\n';
@@ -21,7 +24,7 @@ const PROPOSED = 'export function add(a, b) {\n  return b + a;\n}\n\nexport cons
 export async function benchChecks(work: string): Promise<BenchRow[]> {
   const root = join(work, 'project');
   makePackage(root);
-  execFileSync('pnpm', ['install', '--offline', '--silent'], { cwd: root, stdio: 'ignore' });
+  installDependencies(root);
   git(root, 'init', '-q');
   git(root, 'add', '.');
   git(root, '-c', 'user.email=bench@cairn', '-c', 'user.name=bench', 'commit', '-qm', 'package');
@@ -140,4 +143,13 @@ function git(cwd: string, ...args: string[]): void {
 /** Bytes a folder takes on disk (`du`), links into a shared store counted once, as the file system does. */
 function diskBytes(dir: string): number {
   return Number(execFileSync('du', ['-sk', dir], { encoding: 'utf8' }).split('\t')[0]) * 1024;
+}
+
+/** The package's first install: offline when the store's metadata allows, else from the registry (tarballs from the store). */
+function installDependencies(root: string): void {
+  try {
+    execFileSync('pnpm', ['install', '--offline', '--silent'], { cwd: root, stdio: 'ignore' });
+  } catch {
+    execFileSync('pnpm', ['install', '--prefer-offline', '--silent'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  }
 }
