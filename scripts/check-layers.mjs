@@ -90,15 +90,15 @@ function folderOf(srcDir, file, order) {
 
 const isTest = (file) => /\.test(-d)?\.ts$/.test(file);
 
-/** Folder-order and cycle problems inside one package whose folders are ordered in FOLDERS. */
+/** Import cycles inside one package and, where FOLDERS orders its folders (`order`), imports that point up. */
 function findFolderProblems(pkg, srcDir, files, order) {
   const problems = [];
   const graph = new Map();
   for (const file of files) {
     if (isTest(file)) continue;
     const where = relative(ROOT, file);
-    const from = folderOf(srcDir, file, order);
-    if (from.rank < 0)
+    const from = order === undefined ? { folder: '', rank: -1 } : folderOf(srcDir, file, order);
+    if (order !== undefined && from.rank < 0)
       problems.push(`${where}: folder ${from.folder}/ of ${pkg.json.name} has no place in FOLDERS (scripts/check-layers.mjs)`);
     const edges = [];
     for (const match of readFileSync(file, 'utf8').matchAll(IMPORT)) {
@@ -106,6 +106,7 @@ function findFolderProblems(pkg, srcDir, files, order) {
       if (!spec.startsWith('.')) continue;
       const target = resolve(file, '..', spec).replace(/\.js$/, '.ts');
       edges.push(target);
+      if (order === undefined) continue;
       const to = folderOf(srcDir, target, order);
       if (from.rank >= 0 && to.rank > from.rank)
         problems.push(`${where}: ${from.folder || 'src'}/ imports ${relative(srcDir, target)}, a folder above it (points up)`);
@@ -150,7 +151,7 @@ export function findViolations(packages = listWorkspacePackages(), folders = FOL
     } catch {
       continue;
     }
-    if (folders[name] !== undefined) problems.push(...findFolderProblems(pkg, srcDir, files, folders[name]));
+    problems.push(...findFolderProblems(pkg, srcDir, files, folders[name]));
     for (const file of files) {
       const text = readFileSync(file, 'utf8');
       const where = relative(ROOT, file);

@@ -71,4 +71,17 @@ describe('layer check', () => {
     expect(text).toMatch(/folder stray\/ of @cairn\/orchestrator has no place in FOLDERS/);
     expect(problems.length).toBe(3);
   });
+
+  it('catches an import cycle in a package whose folders have no order', () => {
+    const root = mkdtempSync(join(tmpdir(), 'cairn-layers-'));
+    made.push(root);
+    const problems: string[] = findViolations([
+      fakePackage(root, '@cairn/agentfs', {
+        'src/import-tree.ts': `import type { W } from './writer.js';\nexport interface S { n: number }\n`,
+        'src/writer.ts': `import type { S } from './import-tree.js';\nexport interface W { s: S }\n`,
+        'src/plain.ts': `import type { S } from './import-tree.js';\n`,
+      }),
+    ]);
+    expect(problems).toEqual([expect.stringMatching(/import cycle import-tree\.ts -> writer\.ts -> import-tree\.ts$/)]);
+  });
 });

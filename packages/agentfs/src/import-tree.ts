@@ -7,7 +7,8 @@ import { MirrorRows } from './mirror-rows.js';
 import { MirrorWriter } from './mirror-writer.js';
 import { kindOfMode } from './mode.js';
 import { normalizePath, toRelative } from './path.js';
-import { comparePaths, SkippedEntries, unreadableReason, type SkippedEntry } from './skipped-entries.js';
+import type { ImportSummary } from './import-summary.js';
+import { comparePaths, SkippedEntries, type SkippedEntry, unreadableReason } from './skipped-entries.js';
 import { compareEntry, mirrorDir, mirrorRoot, scanTree, type MirrorDir, type PlannedEntry, type TreeScan } from './tree-scan.js';
 
 /**
@@ -34,21 +35,6 @@ export interface ImportOptions {
   clock?: () => number;
   /** Stops `importTreeAsync` between two batches (what is committed stays, the rest waits for the next import). */
   signal?: AbortSignal;
-}
-
-/** What an import did; `skipped` lists what it left out (unreadable, or a name that is not UTF-8). */
-export interface ImportSummary {
-  files: number;
-  dirs: number;
-  added: number;
-  updated: number;
-  unchanged: number;
-  removed: number;
-  /** Bytes read of the files whose stat had changed. */
-  bytes: number;
-  /** Files whose stat matched but were compared byte for byte again, the stat cache not vouching for them (changed too recently, or never cached). */
-  rechecked: number;
-  skipped: SkippedEntry[];
 }
 
 /** The most bytes one batch reads before it commits. */

@@ -14,6 +14,7 @@ export type { Change, ChangeStatus } from './changes.js';
 export { formatChangeDiff, formatUnifiedDiff } from './unified-diff.js';
 export type { AcceptConflict, AcceptOptions, AcceptResult, AppliedHow, ConflictReason, PreImage } from './accept.js';
 export { mergeText, type ConflictHunk, type MergeOutcome } from './three-way-merge.js';
-export { importTree, importTreeAsync, type ImportOptions, type ImportProgress, type ImportSummary } from './import-tree.js';
+export type { ImportSummary } from './import-summary.js';
+export { importTree, importTreeAsync, type ImportOptions, type ImportProgress } from './import-tree.js';
 export { materialize } from './materialize.js';
 export { normalizePath } from './path.js';

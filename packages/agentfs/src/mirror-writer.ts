@@ -1,7 +1,7 @@
 import { closeSync, constants, lstatSync, openSync, readlinkSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentFS } from './agentfs.js';
-import type { ImportSummary } from './import-tree.js';
+import type { ImportSummary } from './import-summary.js';
 import { toTimestamp, type Dentry } from './inode-store.js';
 import { kindOfMode, modeFor } from './mode.js';
 import { unreadableReason, type SkippedEntry } from './skipped-entries.js';
