@@ -1,6 +1,4 @@
-import { mkdirSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
-import { watch } from 'chokidar';
+import { mkdirSync, watch } from 'node:fs';
 import type { CairnApi } from '../api/cairn-api.js';
 
 /** A watcher of the inbox folder. */
@@ -12,7 +10,9 @@ export interface InboxWatcher {
 /**
  * What the daemon runs: every change of a thread file in `.cairn/threads/inbox/` (a person saving a
  * decision, a reviewer writing one) processes the inbox after a short pause, so an editor's write-and-rename
- * is seen once. A pass that is running when more changes come is followed by one more pass.
+ * is seen once. A pass that is running when more changes come is followed by one more pass, and one pass runs
+ * at the start for what was decided while no daemon watched. The folder is watched as one folder (the name
+ * of what changed comes with the event), so a new thread costs the same with 5 or 500 waiting.
  */
 export function watchInbox(api: CairnApi, dir: string, report: (error: Error) => void, debounceMs = 150): InboxWatcher {
   mkdirSync(dir, { recursive: true });
@@ -26,20 +26,19 @@ export function watchInbox(api: CairnApi, dir: string, report: (error: Error) =>
       running = running.then(() => (closed ? undefined : api.processInbox().catch((error: Error) => report(error))));
     }, debounceMs);
   };
-  const watcher = watch(dir, { depth: 0, ignoreInitial: false, ignored: (path) => path !== dir && dirname(path) !== dir });
-  const relevant = (path: string) => {
-    const name = basename(path);
-    if (name.endsWith('.md') && !name.startsWith('.')) schedule();
-  };
-  watcher.on('add', relevant);
-  watcher.on('change', relevant);
-  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  const relevant = (name: string | null) => name === null || (name.endsWith('.md') && !name.startsWith('.'));
+  const watcher = watch(dir, { persistent: true }, (_event, name) => {
+    if (relevant(name)) schedule();
+  });
+  watcher.on('error', (error) => report(error));
+  schedule();
+  const ready = Promise.resolve();
   return {
     ready,
     async close() {
       closed = true;
       clearTimeout(timer);
-      await watcher.close();
+      watcher.close();
       await running;
     },
   };

@@ -14,16 +14,21 @@ export interface RecordObservers {
   stop(): void;
 }
 
+/** How long `state/agents.json` may lag behind the records: one rewrite covers every move in that time. */
+const SNAPSHOT_LAG_MS = 50;
+
 /**
  * Keeps the files beside the records current as agents move: a reviewing agent's preview diff, inbox thread
- * and automatic checks (a revision makes its check results stale) (a preview is removed once the agent moves on), and `state/agents.json`, rewritten once per burst of
- * changes. None of these is the truth (the databases are), so failing to write one never fails a move.
+ * and automatic checks (a revision makes its check results stale; a preview is removed once the agent moves
+ * on), and `state/agents.json`, rewritten at most once per 50 ms however many agents move (it lists them all).
+ * None of these is the truth (the databases are), so failing to write one never fails a move.
  */
 export function observeRecords(core: ProjectCore, inbox: InboxService, checks: CheckService): RecordObservers {
-  let snapshotDue = false;
+  let snapshotDue: NodeJS.Timeout | undefined;
   const flush = () => {
-    if (!snapshotDue) return;
-    snapshotDue = false;
+    if (snapshotDue === undefined) return;
+    clearTimeout(snapshotDue);
+    snapshotDue = undefined;
     try {
       const agents = core.store.list().map(toAgentInfo);
       const queue = core.store.queued().map((a) => a.id);
@@ -38,11 +43,15 @@ export function observeRecords(core: ProjectCore, inbox: InboxService, checks: C
       checks.proposalReady(record);
     } else removePreview(core.layout.previewsDir, record.id);
     if (record.state === 'running') checks.proposalMoved(record.id);
-    if (snapshotDue) return;
-    snapshotDue = true;
-    queueMicrotask(flush);
+    if (snapshotDue !== undefined) return;
+    // a process that ends without closing its project has nothing left to wait for but this
+    snapshotDue = setTimeout(flush, SNAPSHOT_LAG_MS).unref();
   };
-  const stop = core.lifecycle.observe(changed);
+  const stopObserving = core.lifecycle.observe(changed);
+  const stop = () => {
+    stopObserving();
+    flush();
+  };
   return { flush, stop };
 }
 
