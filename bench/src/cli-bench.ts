@@ -23,7 +23,7 @@ export interface CliBenchSize {
  * What a user types, timed as whole processes beside what they would otherwise run, on generated trees of
  * each size: start-up (`--version`, `--help`) against `node -e 0`; `cairn ls` against `git status`, without and
  * with the daemon; `cairn spawn --wait` of a trivial program against `git worktree add`; the first command's
- * import against `cp -r`; `cairn up --detach` and the daemon's resident memory.
+ * import against `cp -r`; `cairn up --detach` against a stat walk of the tree (`du -s`) and the daemon's resident memory.
  */
 export async function benchCli(work: string, size: CliBenchSize): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
@@ -74,7 +74,9 @@ async function benchTree(work: string, files: number, rounds: number, nodeMs: nu
     );
 
     const up = timeOne(() => cairn(['up', '--detach'], root, env));
-    rows.push(row(tree, 'cairn up --detach', up, {}, ''));
+    // what any tool that looks at every file pays: a stat of each (du reads no file, only the folders and their stats)
+    const statWalk = median(timeRuns(rounds, () => run('du', ['-s', root], work)));
+    rows.push(row(tree, 'cairn up --detach', up, { 'stat walk (du -s)': statWalk }, '<= 3x a stat walk of the tree'));
     const rss = daemonRss(root, home);
     if (rss !== undefined)
       rows.push({ tree, measure: 'daemon resident memory', unit: 'MB', cairn: rss, others: {}, goal: '<= 150 MB at 50k files' });
