@@ -24,6 +24,7 @@ beforeAll(() => {
   writeFileSync(join(root, 'src', '.env.local'), 'TOKEN=secret-env-local\n');
   writeFileSync(join(root, '.git', 'HEAD'), 'ref: refs/heads/main\n');
   writeFileSync(join(root, '.agentfs', 'stable.db'), 'stable');
+  writeFileSync(join(root, '.agentfs', 'receipt.key'), 'receipt-secret');
   writeFileSync(join(outside, '.ssh', 'id_ed25519'), 'secret-key\n');
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -172,6 +173,22 @@ describe('a sealed check', () => {
     if (!run.sealed) return;
     expect(['timed-out', 'passed', 'failed']).toContain(run.status);
     expect(survivors('bomb')).toEqual([]);
+  });
+
+  it('cannot undo the mounts that seal it: what they hide stays hidden, what is read-only stays so', async () => {
+    const run = await check(
+      'auto',
+      [
+        `umount ${root}/.agentfs && cat ${root}/.agentfs/receipt.key`,
+        'umount /etc/shadow && echo shadow-unmounted',
+        `mount -o remount,rw,bind ${root}/.git && echo x > ${root}/.git/HEAD && echo git-writable`,
+        'mount -o remount,rw,bind /usr && echo usr-writable',
+        'echo end',
+      ].join('; '),
+    );
+    if (!run.sealed) return;
+    expect(run.text).toContain('end');
+    expect(run.text).not.toMatch(/receipt-secret|shadow-unmounted|git-writable|usr-writable/);
   });
 
   it('never binds a folder on PATH that holds the project (its neighbours would show)', async () => {

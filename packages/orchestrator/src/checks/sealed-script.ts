@@ -7,8 +7,10 @@
  * mode, a materialized copy bound there. `.git` is bound read-only, `.agentfs/` and `.cairn/` are covered by
  * empty read-only folders, `.env*` files and the proposal's deletions are removed from the view (after the
  * pivot, so no link can lead out). It pivots into the new root, so nothing else of the machine (the home
- * folder, SSH keys, the Cairn home) exists, and runs the command; when it ends, PID 1 exits and the kernel
- * kills whatever the command left behind. Each line that runs a program costs a few milliseconds, so the
+ * folder, SSH keys, the Cairn home) exists, and runs the command in a user and mount namespace nested in
+ * these: there every mount the script made is locked, so the command cannot unmount what hides a file nor
+ * make a read-only folder writable. When the command ends, PID 1 exits and the kernel kills whatever it
+ * left behind. Each line that runs a program costs a few milliseconds, so the
  * script runs as few as it can.
  *
  * Protocol on fd 3: setup errors as text, then `ready`, or `missing` when the program is not found.
@@ -49,8 +51,6 @@ umount -l /.old
 cd "$R"
 printf '%s' "$REMOVE" | while IFS= read -r p; do if [ -n "$p" ]; then rm -rf "./$p" 2>/dev/null || true; fi; done
 if ! PATH="$CAIRN_SEAL_PATH" command -v "$CAIRN_SEAL_PROGRAM" >/dev/null 2>&1; then echo missing >&3; exit 127; fi
-echo ready >&3
-exec 3>&- 2>&1
 set +e
-"$@"
+unshare --user --map-root-user --mount sh -c 'echo ready >&3; exec 3>&- 2>&1; exec "$@"' cairn-check "$@"
 `;
