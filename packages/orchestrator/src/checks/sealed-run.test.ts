@@ -20,6 +20,8 @@ beforeAll(() => {
   mkdirSync(join(outside, '.ssh'), { recursive: true });
   writeFileSync(join(root, 'src', 'a.txt'), 'a\n');
   writeFileSync(join(root, 'keep.txt'), 'keep\n');
+  mkdirSync(join(root, 'dist', 'lib'), { recursive: true });
+  writeFileSync(join(root, 'dist', 'lib', 'old.js'), 'old\n');
   writeFileSync(join(root, '.env'), 'TOKEN=secret-env\n');
   writeFileSync(join(root, 'src', '.env.local'), 'TOKEN=secret-env-local\n');
   writeFileSync(join(root, '.git', 'HEAD'), 'ref: refs/heads/main\n');
@@ -103,6 +105,13 @@ describe.each(['auto', 'copy', 'unsealed'] as const)('a check in the %s view', (
     expect(run.status).toBe('passed');
     expect(run.exitCode).toBe(0);
     if (run.sealed) expect(run.text).toMatch(/\.git\/HEAD: Read-only file system/);
+  });
+
+  it('removes and rebuilds a folder of the working tree, as a clean build does', async () => {
+    const run = await check(view, 'rm -rf dist && mkdir -p dist/lib && echo new > dist/lib/new.js && ls -R dist');
+    expect(run.text).not.toMatch(/Input\/output error|old\.js/);
+    expect(run.status).toBe('passed');
+    expect(run.text).toContain('new.js');
   });
 
   it('refuses the network when sealed', async () => {

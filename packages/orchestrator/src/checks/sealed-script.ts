@@ -3,15 +3,15 @@
  * (`unshare --user --map-root-user --mount --net --pid --fork --kill-child`). It fills the new root that
  * `layOutRoot` laid out (itself bound read-only): the system's folders bound read-only, a few device nodes, a
  * fresh /proc, /tmp and /dev/shm, and the project at its own path — an overlay of the proposal's files (upper
- * lower layer) on the working tree (lower), with a tmpfs upper that vanishes with the namespace, or, in copy
- * mode, a materialized copy bound there. `.git` is bound read-only, `.agentfs/` and `.cairn/` are covered by
- * empty read-only folders, `.env*` files and the proposal's deletions are removed from the view (after the
+ * lower layer) on the working tree (lower), with a tmpfs upper that vanishes with the namespace (whiteouts in
+ * user xattrs, so a folder of the working tree can be removed; kernels before 5.11 mount without), or, in
+ * copy mode, a materialized copy bound there. `.git` is bound read-only, `.agentfs/` and `.cairn/` are covered
+ * by empty read-only folders, `.env*` files and the proposal's deletions are removed from the view (after the
  * pivot, so no link can lead out). It pivots into the new root, so nothing else of the machine (the home
  * folder, SSH keys, the Cairn home) exists, and runs the command in a user and mount namespace nested in
- * these: there every mount the script made is locked, so the command cannot unmount what hides a file nor
- * make a read-only folder writable. When the command ends, PID 1 exits and the kernel kills whatever it
- * left behind. Each line that runs a program costs a few milliseconds, so the
- * script runs as few as it can.
+ * these, where every mount the script made is locked: the command cannot unmount what hides a file nor make a
+ * read-only folder writable. When the command ends, PID 1 exits and the kernel kills whatever it left behind.
+ * Each line that runs a program costs a few milliseconds, so the script runs as few as it can.
  *
  * Protocol on fd 3: setup errors as text, then `ready`, or `missing` when the program is not found.
  * Inputs (environment): CAIRN_SEAL_ROOT, CAIRN_SEAL_SCRATCH, CAIRN_SEAL_NEWROOT, CAIRN_SEAL_PROPOSAL,
@@ -36,7 +36,8 @@ echo "$CAIRN_SEAL_PIDS" > "$N/proc/sys/kernel/pid_max" 2>/dev/null || true
 mount -t tmpfs -o "size=$CAIRN_SEAL_SIZE,mode=1777" cairn-tmp "$N/tmp"
 mkdir -p "$N$R" "$N/tmp/home"
 if [ "$CAIRN_SEAL_VIEW" = overlay ]; then
-  mount -t overlay -o "lowerdir=$CAIRN_SEAL_PROPOSAL:$R,upperdir=$S/upper,workdir=$S/work" cairn-check "$N$R"
+  O="lowerdir=$CAIRN_SEAL_PROPOSAL:$R,upperdir=$S/upper,workdir=$S/work"
+  mount -t overlay -o "userxattr,$O" cairn-check "$N$R" 2>/dev/null || mount -t overlay -o "$O" cairn-check "$N$R"
 else
   mount --bind "$CAIRN_SEAL_COPY" "$N$R"
 fi
