@@ -24,6 +24,11 @@ beforeAll(() => {
   writeFileSync(join(root, 'dist', 'lib', 'old.js'), 'old\n');
   writeFileSync(join(root, '.env'), 'TOKEN=secret-env\n');
   writeFileSync(join(root, 'src', '.env.local'), 'TOKEN=secret-env-local\n');
+  mkdirSync(join(root, '.envs', '.production'), { recursive: true });
+  writeFileSync(join(root, '.envs', '.production', '.django'), 'TOKEN=secret-env-folder\n');
+  mkdirSync(join(root, 'a', 'b', 'c', 'd'), { recursive: true });
+  writeFileSync(join(root, 'a', 'b', 'c', 'd', '.env'), 'TOKEN=secret-env-deep\n');
+  writeFileSync(join(root, 'dist', '.env.production'), 'TOKEN=secret-env-built\n');
   writeFileSync(join(root, '.git', 'HEAD'), 'ref: refs/heads/main\n');
   writeFileSync(join(root, '.agentfs', 'stable.db'), 'stable');
   writeFileSync(join(root, '.agentfs', 'receipt.key'), 'receipt-secret');
@@ -80,7 +85,7 @@ describe.each(['auto', 'copy', 'unsealed'] as const)('a check in the %s view', (
   it('sees the working tree with the proposal on top, and nothing secret', async () => {
     const run = await check(
       view,
-      `cat src/a.txt src/new.txt; ls; cat .env src/.env.local; cat ${outside}/.ssh/id_ed25519; echo "home=$HOME"; exit 3`,
+      `cat src/a.txt src/new.txt; ls; cat .env src/.env.local .envs/.production/.django a/b/c/d/.env dist/.env.production; cat ${outside}/.ssh/id_ed25519; echo "home=$HOME"; exit 3`,
     );
     expect(run.status).toBe('failed');
     expect(run.exitCode).toBe(3);
