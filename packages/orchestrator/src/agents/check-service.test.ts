@@ -68,6 +68,20 @@ describe('automatic checks', () => {
     await expect(project.accept(id)).rejects.toMatchObject({ message: expect.stringContaining('test failed (exit 1)') });
   });
 
+  it('go stale when the working tree moved while nothing watched it, once a watcher (cairn up) imports it', async () => {
+    const id = await reviewing(writes('other.txt', 'x\n'));
+    expect((await settled(id))[0]?.status).toBe('passed');
+    temp.write('value.txt', 'bad now\n');
+    const watcher = project.watch();
+    try {
+      expect((await watcher.ready).updated).toBe(1);
+      expect((await project.checks(id))[0]?.status).toMatch(/pending|failed/);
+      expect(await settled(id)).toEqual([expect.objectContaining({ status: 'failed', exitCode: 1 })]);
+    } finally {
+      await watcher.close();
+    }
+  });
+
   it('go stale when the agent revises, and run on the revision', async () => {
     const id = await reviewing(`
 const feedback = await get_task();

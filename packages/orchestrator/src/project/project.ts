@@ -72,10 +72,7 @@ export class Project implements CairnApi {
   }
 
   async sync(): Promise<SyncSummary> {
-    const summary = await syncProject(this.open());
-    // the working tree moved under every proposal: their check results no longer hold
-    if (summary.added + summary.updated + summary.removed > 0) this.parts.checks.workingTreeMoved();
-    return summary;
+    return this.movedUnderProposals(await syncProject(this.open()));
   }
 
   async spawn(task: string, options?: SpawnOptions): Promise<AgentInfo> {
@@ -201,7 +198,15 @@ export class Project implements CairnApi {
 
   /** Watches the working tree and applies each human edit to stable.db (what the daemon runs). */
   watch(options: { debounceMs?: number } = {}): ProjectWatcher {
-    return watchProject(this.open(), options);
+    const watcher = watchProject(this.open(), options);
+    // the first import catches up with what moved while nothing watched
+    return { ...watcher, ready: watcher.ready.then((summary) => this.movedUnderProposals(summary)) };
+  }
+
+  /** After an import: when the working tree moved under every proposal, their check results no longer hold. */
+  private movedUnderProposals(summary: SyncSummary): SyncSummary {
+    if (summary.added + summary.updated + summary.removed > 0) this.parts.checks.workingTreeMoved();
+    return summary;
   }
 
   /** Reports an event of a part running beside the project (the daemon's signals) to every listener. */
