@@ -82,6 +82,18 @@ describe('automatic checks', () => {
     }
   });
 
+  it("go stale when an accept or an undo moves the working tree under another agent's proposal, and run again", async () => {
+    const other = await reviewing(writes('other.txt', 'x\n'));
+    expect((await settled(other))[0]?.status).toBe('passed');
+    const bad = await reviewing(writes('value.txt', 'bad\n'));
+    expect((await settled(bad))[0]?.status).toBe('failed');
+    expect((await project.accept(bad, { force: true })).ok).toBe(true);
+    expect(await settled(other)).toEqual([expect.objectContaining({ status: 'failed', exitCode: 1 })]);
+    await project.undo(bad);
+    expect(temp.read('value.txt')).toBe('good\n');
+    expect(await settled(other)).toEqual([expect.objectContaining({ status: 'passed' })]);
+  });
+
   it('go stale when the agent revises, and run on the revision', async () => {
     const id = await reviewing(`
 const feedback = await get_task();
