@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -73,6 +73,15 @@ async function check(
   });
   expect(snapshot(base)).toEqual(before);
   return { ...run, text: run.output.toString('utf8') };
+}
+
+/** Polls `done` until it holds (true) or a minute passes (false). */
+async function settle(done: () => boolean): Promise<boolean> {
+  for (let i = 0; i < 600; i++) {
+    if (done()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
 }
 
 function survivors(tag: string): string[] {
@@ -203,6 +212,28 @@ describe('a sealed check', () => {
     if (!run.sealed) return;
     expect(run.text).toContain('end');
     expect(run.text).not.toMatch(/receipt-secret|shadow-unmounted|git-writable|usr-writable/);
+  });
+
+  it('dies with the process that runs it: a Cairn killed mid-check leaves nothing running', async () => {
+    const tag = `51${Math.floor(Math.random() * 100000)}`;
+    const sealedRun = new URL('../../dist/checks/sealed-run.js', import.meta.url).href;
+    const request = { root, changes: [], command: ['sh', '-c', `sleep ${tag}`], timeoutMs: 600_000, outputCapBytes: 1024 };
+    // the request goes by the environment, so no argument of the owner itself names the sleep
+    const owner = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { runSealed } = await import(process.env.SEALED_RUN); await runSealed(JSON.parse(process.env.REQUEST));`,
+      ],
+      { stdio: 'ignore', env: { ...process.env, SEALED_RUN: sealedRun, REQUEST: JSON.stringify(request) } },
+    );
+    try {
+      expect(await settle(() => survivors(`sleep ${tag}`).length > 0)).toBe(true);
+    } finally {
+      owner.kill('SIGKILL');
+    }
+    expect(await settle(() => survivors(`sleep ${tag}`).length === 0)).toBe(true);
   });
 
   it('never binds a folder on PATH that holds the project (its neighbours would show)', async () => {

@@ -166,7 +166,8 @@ async function runNamespaced(
     [...UNSHARE, 'sh', '-c', SEAL_SCRIPT, 'cairn-check', 'env', '-i', ...pairs(env), ...request.command],
     {
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      // fd 4: held open by this process alone, so the check dies with it (see SEAL_SCRIPT)
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
       env: {
         PATH: '/usr/sbin:/usr/bin:/sbin:/bin',
         CAIRN_SEAL_ROOT: request.root,

@@ -13,7 +13,9 @@
  * read-only folder writable. When the command ends, PID 1 exits and the kernel kills whatever it left behind.
  * Each line that runs a program costs a few milliseconds, so the script runs as few as it can.
  *
- * Protocol on fd 3: setup errors as text, then `ready`, or `missing` when the program is not found.
+ * Protocol on fd 3: setup errors as text, then `ready`, or `missing` when the program is not found. Fd 4 is
+ * a pipe Cairn never writes to: when it ends (Cairn exited, even killed), every process of the check is killed.
+ * Without it, `unshare` (its parent gone) would keep the check running past any timeout.
  * Inputs (environment): CAIRN_SEAL_ROOT, CAIRN_SEAL_SCRATCH, CAIRN_SEAL_NEWROOT, CAIRN_SEAL_PROPOSAL,
  * CAIRN_SEAL_VIEW (overlay|copy), CAIRN_SEAL_COPY, CAIRN_SEAL_REMOVE (a file of project paths to remove, one
  * a line), CAIRN_SEAL_RO (the folders to bind read-only, one a line), CAIRN_SEAL_SIZE (tmpfs size),
@@ -52,6 +54,7 @@ umount -l /.old
 cd "$R"
 printf '%s' "$REMOVE" | while IFS= read -r p; do if [ -n "$p" ]; then rm -rf "./$p" 2>/dev/null || true; fi; done
 if ! PATH="$CAIRN_SEAL_PATH" command -v "$CAIRN_SEAL_PROGRAM" >/dev/null 2>&1; then echo missing >&3; exit 127; fi
+( while read -r _; do :; done; kill -9 -1 ) <&4 >/dev/null 2>&1 3>&- &
 set +e
-unshare --user --map-root-user --mount sh -c 'echo ready >&3; exec 3>&- 2>&1; exec "$@"' cairn-check "$@"
+unshare --user --map-root-user --mount sh -c 'echo ready >&3; exec 3>&- 2>&1; exec "$@"' cairn-check "$@" 4<&-
 `;
