@@ -31,7 +31,7 @@ export function renderChecks(checks: readonly CheckResultInfo[], paint: Paint, i
  * The CHECKS column of `cairn ls`: `✓ 2`, `✗ test`, `… 1` (running, or stale and about to run again), `stale`,
  * or nothing without checks. An on-demand check's stale result runs again only when asked, so it counts for nothing.
  */
-export function checksCell(agent: AgentInfo): { text: string; status: 'passed' | 'failed' | 'pending' | 'none' } {
+export function checksCell(agent: Pick<AgentInfo, 'checks'>): { text: string; status: 'passed' | 'failed' | 'pending' | 'none' } {
   const all = agent.checks ?? [];
   if (all.length === 0) return { text: '', status: 'none' };
   const checks = all.filter((c) => c.auto || c.status !== 'stale');
