@@ -4,6 +4,7 @@ import type { Project } from '../project/project.js';
 import { type OpenedTempProject, openTempProject } from '../test-support/temp-project.js';
 import { writes } from '../test-support/contract-context.js';
 import { decide, threadOf } from '../test-support/inbox-fixture.js';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -26,6 +27,12 @@ async function settled(id: string): Promise<CheckResultInfo[]> {
     if (results.length > 0 && results.every((r) => r.status !== 'pending')) return results;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+function running(command: string): boolean {
+  return execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+    .split('\n')
+    .some((line) => line.startsWith(command) || line.startsWith(`sh -c ${command}`));
 }
 
 async function reviewing(code: string): Promise<string> {
@@ -92,6 +99,22 @@ describe('automatic checks', () => {
     await project.undo(bad);
     expect(temp.read('value.txt')).toBe('good\n');
     expect(await settled(other)).toEqual([expect.objectContaining({ status: 'passed' })]);
+  });
+
+  it('are killed when a daemon closes, and run again when it next opens', async () => {
+    const tag = `61${Math.floor(Math.random() * 100000)}`;
+    temp.write('.cairn/config.json', JSON.stringify({ checks: { test: { command: ['sh', '-c', `sleep ${tag}`] } } }));
+    const daemon = temp.open({ queue: 'all' });
+    const agent = await daemon.spawn('change the value', { code: writes('other.txt', 'x\n') });
+    expect((await daemon.wait(agent.id)).state).toBe('reviewing');
+    while (!running(`sleep ${tag}`)) await new Promise((resolve) => setTimeout(resolve, 50));
+    await daemon.close();
+    expect(running(`sleep ${tag}`)).toBe(false);
+    expect((await project.checks(agent.id))[0]?.status).toBe('pending');
+
+    temp.write('.cairn/config.json', JSON.stringify(CONFIG));
+    project = temp.open({ queue: 'all' });
+    expect(await settled(agent.id)).toEqual([expect.objectContaining({ name: 'test', status: 'passed' })]);
   });
 
   it('go stale when the agent revises, and run on the revision', async () => {

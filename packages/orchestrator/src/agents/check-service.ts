@@ -23,6 +23,7 @@ export class CheckService {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
   private readonly inflight = new Set<Promise<void>>();
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly core: ProjectCore,
@@ -130,6 +131,24 @@ export class CheckService {
     while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
   }
 
+  /** Kills the checks running or waiting and resolves once they are gone; their results stay `pending` (see `resumeInterrupted`). */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.idle();
+  }
+
+  /**
+   * Results left `pending` by a process that stopped or died mid-run belong to no run: the agent's results go
+   * stale, and a reviewing agent's automatic checks run again.
+   */
+  resumeInterrupted(): void {
+    for (const record of this.core.store.list()) {
+      if (!this.results.list(record.id).some((stored) => stored.info.status === 'pending')) continue;
+      this.proposalMoved(record.id);
+      this.proposalReady(record);
+    }
+  }
+
   private async start(agentId: string, specs: readonly CheckSpec[]): Promise<void> {
     const changes = withOverlayOf(this.core, agentId, (overlay) => proposalOf(overlay));
     const ref = proposalRef(changes);
@@ -160,6 +179,7 @@ export class CheckService {
         command: spec.command,
         timeoutMs: spec.timeoutMs,
         outputCapBytes: spec.outputCapBytes,
+        signal: this.stopping.signal,
       });
     } catch (error) {
       run = {
@@ -174,6 +194,8 @@ export class CheckService {
         why: 'the check could not be started',
       };
     }
+    // stopped with the process: left pending, to run again when the project next opens to run agents
+    if (this.stopping.signal.aborted) return;
     const current = this.results.get(agentId, spec.name);
     // superseded meanwhile (a revision, a move of the project, a newer run): this result belongs to nothing
     if (current === undefined || current.proposalRef !== ref || current.info.status !== 'pending') return;

@@ -123,6 +123,7 @@ export function wireProject(root: string, options: ProjectOptions = {}): Project
   const observers = observeRecords(core, inbox, checks);
   recoverPendingWrites(core);
   recoverOrphans(core);
+  if (core.rerunsInterrupted) checks.resumeInterrupted();
   scheduler.kick();
   return { core, bus, scheduler, commands, inbox, checks, observers, person, closeSandbox: async () => sandbox?.close() };
 }

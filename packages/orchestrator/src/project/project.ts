@@ -219,14 +219,19 @@ export class Project implements CairnApi {
     this.parts.scheduler.kick();
   }
 
-  /** Waits for the agents running in this process, then closes the stores, the sandbox and every event stream. */
+  /**
+   * Waits for the agents running in this process (and its checks, unless it runs every agent: a daemon kills
+   * them, to run them again when it next opens), then closes the stores, the sandbox and every event stream.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     const { scheduler, inbox, observers, bus } = this.parts;
     scheduler.stop();
     await scheduler.idle();
     await inbox.idle();
-    await this.parts.checks.idle();
+    // a project that runs every agent (a daemon) runs interrupted checks again when it next opens: it need not wait
+    if (this.core.rerunsInterrupted) await this.parts.checks.stop();
+    else await this.parts.checks.idle();
     this.closed = true;
     observers.flush();
     observers.stop();
