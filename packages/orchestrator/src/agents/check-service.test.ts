@@ -117,6 +117,21 @@ describe('automatic checks', () => {
     expect(await settled(agent.id)).toEqual([expect.objectContaining({ name: 'test', status: 'passed' })]);
   });
 
+  it('follow the checks declared now: one made on-demand or removed since gates no accept', async () => {
+    const first = await reviewing(writes('value.txt', 'bad\n'));
+    expect((await settled(first))[0]?.status).toBe('failed');
+    temp.write('.cairn/config.json', JSON.stringify({ checks: { test: { ...CONFIG.checks.test, auto: false } } }));
+    expect((await project.accept(first)).ok).toBe(true);
+    expect(await project.checks(first)).toEqual([expect.objectContaining({ name: 'test', auto: false })]);
+
+    temp.write('.cairn/config.json', JSON.stringify(CONFIG));
+    const second = await reviewing(writes('other.txt', 'y\n'));
+    expect((await settled(second))[0]?.status).toBe('failed');
+    temp.write('.cairn/config.json', JSON.stringify({ checks: {} }));
+    expect((await project.accept(second)).ok).toBe(true);
+    expect(await project.checks(second)).toEqual([]);
+  });
+
   it('go stale when the agent revises, and run on the revision', async () => {
     const id = await reviewing(`
 const feedback = await get_task();

@@ -62,7 +62,9 @@ export class CheckService {
     if (record.role === 'reviewer' || record.state !== 'reviewing') return;
     let auto: CheckSpec[];
     try {
-      auto = this.specs().filter((spec) => spec.auto);
+      const specs = this.specs();
+      this.reconcile(record.id, specs);
+      auto = specs.filter((spec) => spec.auto);
     } catch (error) {
       this.core.emit({ type: 'error', time: this.now(), agentId: record.id, code: 'CAIRN_CONFIG', message: (error as Error).message });
       return;
@@ -103,6 +105,7 @@ export class CheckService {
    * running, or stale), naming them; `--force` accepts anyway.
    */
   requirePassing(agentId: string): void {
+    this.reconcile(agentId, this.specs());
     const blocking = this.infos(agentId).filter((info) => info.auto && info.status !== 'passed');
     if (blocking.length === 0) return;
     const words = blocking.map((info) => `${info.name} ${describeCheckStatus(info)}`).join(', ');
@@ -110,6 +113,16 @@ export class CheckService {
     throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId}'s checks ${running ? 'are still running' : 'did not pass'}: ${words}`, {
       hint: `see them with \`cairn checks ${agentId}\`; accept anyway with --force`,
     });
+  }
+
+  /** Brings an agent's results in line with the checks declared now: a check no longer declared is forgotten, and one made automatic or on-demand since says so. */
+  private reconcile(agentId: string, specs: readonly CheckSpec[]): void {
+    for (const stored of this.results.list(agentId)) {
+      const spec = specs.find((s) => s.name === stored.info.name);
+      if (spec === undefined) this.results.remove(agentId, stored.info.name);
+      else if (spec.auto !== stored.info.auto)
+        this.results.put(agentId, { ...stored, info: { ...stored.info, auto: spec.auto } }, this.core.clock());
+    }
   }
 
   /** The agent's proposal is being revised: its results no longer hold. */
