@@ -105,14 +105,19 @@ export class CheckService {
    * running, or stale), naming them; `--force` accepts anyway.
    */
   requirePassing(agentId: string): void {
-    this.reconcile(agentId, this.specs());
-    const blocking = this.infos(agentId).filter((info) => info.auto && info.status !== 'passed');
+    const blocking = this.notPassing(agentId);
     if (blocking.length === 0) return;
     const words = blocking.map((info) => `${info.name} ${describeCheckStatus(info)}`).join(', ');
     const running = blocking.every((info) => info.status === 'pending' || info.status === 'stale');
     throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId}'s checks ${running ? 'are still running' : 'did not pass'}: ${words}`, {
       hint: `see them with \`cairn checks ${agentId}\`; accept anyway with --force`,
     });
+  }
+
+  /** The automatic checks declared now whose result on the agent is not `passed` (failed, running, stale…). */
+  notPassing(agentId: string): CheckResultInfo[] {
+    this.reconcile(agentId, this.specs());
+    return this.infos(agentId).filter((info) => info.auto && info.status !== 'passed');
   }
 
   /** Brings an agent's results in line with the checks declared now: a check no longer declared is forgotten, and one made automatic or on-demand since says so. */
