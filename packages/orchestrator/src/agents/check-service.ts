@@ -37,9 +37,22 @@ export class CheckService {
     return loadCheckSettings(this.core.layout.configPath);
   }
 
-  /** An agent's check results, as every surface shows them. */
+  /**
+   * An agent's check results, as every surface shows them: those of the checks declared now, each automatic or
+   * on-demand as declared now (all of them, as they ran, while the settings cannot be read).
+   */
   infos(agentId: string): CheckResultInfo[] {
-    return this.results.list(agentId).map((stored) => stored.info);
+    const infos = this.results.list(agentId).map((stored) => stored.info);
+    let specs: CheckSpec[];
+    try {
+      specs = this.specs();
+    } catch {
+      return infos;
+    }
+    return infos.flatMap((info) => {
+      const spec = specs.find((s) => s.name === info.name);
+      return spec === undefined ? [] : [{ ...info, auto: spec.auto }];
+    });
   }
 
   /** One check's result with its output; refused when the check never ran on this agent. */
@@ -62,9 +75,7 @@ export class CheckService {
     if (record.role === 'reviewer' || record.state !== 'reviewing') return;
     let auto: CheckSpec[];
     try {
-      const specs = this.specs();
-      this.reconcile(record.id, specs);
-      auto = specs.filter((spec) => spec.auto);
+      auto = this.specs().filter((spec) => spec.auto);
     } catch (error) {
       this.core.emit({ type: 'error', time: this.now(), agentId: record.id, code: 'CAIRN_CONFIG', message: (error as Error).message });
       return;
@@ -116,18 +127,7 @@ export class CheckService {
 
   /** The automatic checks declared now whose result on the agent is not `passed` (failed, running, stale…). */
   notPassing(agentId: string): CheckResultInfo[] {
-    this.reconcile(agentId, this.specs());
     return this.infos(agentId).filter((info) => info.auto && info.status !== 'passed');
-  }
-
-  /** Brings an agent's results in line with the checks declared now: a check no longer declared is forgotten, and one made automatic or on-demand since says so. */
-  private reconcile(agentId: string, specs: readonly CheckSpec[]): void {
-    for (const stored of this.results.list(agentId)) {
-      const spec = specs.find((s) => s.name === stored.info.name);
-      if (spec === undefined) this.results.remove(agentId, stored.info.name);
-      else if (spec.auto !== stored.info.auto)
-        this.results.put(agentId, { ...stored, info: { ...stored.info, auto: spec.auto } }, this.core.clock());
-    }
   }
 
   /** The agent's proposal is being revised: its results no longer hold. */
