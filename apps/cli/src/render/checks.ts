@@ -27,10 +27,15 @@ export function renderChecks(checks: readonly CheckResultInfo[], paint: Paint, i
   return checks.map((check) => `${indent}${renderCheckLine(check, paint, width)}`);
 }
 
-/** The CHECKS column of `cairn ls`: `✓ 2`, `✗ test`, `… 1`, or nothing without checks. */
-export function checksCell(agent: AgentInfo): { text: string; status: 'passed' | 'failed' | 'pending' | 'none' } {
-  const checks = agent.checks ?? [];
-  if (checks.length === 0) return { text: '', status: 'none' };
+/**
+ * The CHECKS column of `cairn ls`: `✓ 2`, `✗ test`, `… 1` (running, or stale and about to run again), `stale`,
+ * or nothing without checks. An on-demand check's stale result runs again only when asked, so it counts for nothing.
+ */
+export function checksCell(agent: Pick<AgentInfo, 'checks'>): { text: string; status: 'passed' | 'failed' | 'pending' | 'none' } {
+  const all = agent.checks ?? [];
+  if (all.length === 0) return { text: '', status: 'none' };
+  const checks = all.filter((c) => c.auto || c.status !== 'stale');
+  if (checks.length === 0) return { text: 'stale', status: 'none' };
   const failed = checks.filter((c) => c.status === 'failed' || c.status === 'timed-out' || c.status === 'error');
   if (failed.length > 0) return { text: `✗ ${failed.map((c) => c.name).join(',')}`, status: 'failed' };
   const pending = checks.filter((c) => c.status === 'pending' || c.status === 'stale');

@@ -4,6 +4,7 @@ import type { Project } from '../project/project.js';
 import { type OpenedTempProject, openTempProject } from '../test-support/temp-project.js';
 import { writes } from '../test-support/contract-context.js';
 import { decide, threadOf } from '../test-support/inbox-fixture.js';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -26,6 +27,12 @@ async function settled(id: string): Promise<CheckResultInfo[]> {
     if (results.length > 0 && results.every((r) => r.status !== 'pending')) return results;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+function running(command: string): boolean {
+  return execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+    .split('\n')
+    .some((line) => line.startsWith(command) || line.startsWith(`sh -c ${command}`));
 }
 
 async function reviewing(code: string): Promise<string> {
@@ -66,6 +73,63 @@ describe('automatic checks', () => {
     expect((await project.checks(id))[0]?.status).toMatch(/pending|failed/);
     expect(await settled(id)).toEqual([expect.objectContaining({ status: 'failed', exitCode: 1 })]);
     await expect(project.accept(id)).rejects.toMatchObject({ message: expect.stringContaining('test failed (exit 1)') });
+  });
+
+  it('go stale when the working tree moved while nothing watched it, once a watcher (cairn up) imports it', async () => {
+    const id = await reviewing(writes('other.txt', 'x\n'));
+    expect((await settled(id))[0]?.status).toBe('passed');
+    temp.write('value.txt', 'bad now\n');
+    const watcher = project.watch();
+    try {
+      expect((await watcher.ready).updated).toBe(1);
+      expect((await project.checks(id))[0]?.status).toMatch(/pending|failed/);
+      expect(await settled(id)).toEqual([expect.objectContaining({ status: 'failed', exitCode: 1 })]);
+    } finally {
+      await watcher.close();
+    }
+  });
+
+  it("go stale when an accept or an undo moves the working tree under another agent's proposal, and run again", async () => {
+    const other = await reviewing(writes('other.txt', 'x\n'));
+    expect((await settled(other))[0]?.status).toBe('passed');
+    const bad = await reviewing(writes('value.txt', 'bad\n'));
+    expect((await settled(bad))[0]?.status).toBe('failed');
+    expect((await project.accept(bad, { force: true })).ok).toBe(true);
+    expect(await settled(other)).toEqual([expect.objectContaining({ status: 'failed', exitCode: 1 })]);
+    await project.undo(bad);
+    expect(temp.read('value.txt')).toBe('good\n');
+    expect(await settled(other)).toEqual([expect.objectContaining({ status: 'passed' })]);
+  });
+
+  it('are killed when a daemon closes, and run again when it next opens', async () => {
+    const tag = `61${Math.floor(Math.random() * 100000)}`;
+    temp.write('.cairn/config.json', JSON.stringify({ checks: { test: { command: ['sh', '-c', `sleep ${tag}`] } } }));
+    const daemon = temp.open({ queue: 'all' });
+    const agent = await daemon.spawn('change the value', { code: writes('other.txt', 'x\n') });
+    expect((await daemon.wait(agent.id)).state).toBe('reviewing');
+    while (!running(`sleep ${tag}`)) await new Promise((resolve) => setTimeout(resolve, 50));
+    await daemon.close();
+    expect(running(`sleep ${tag}`)).toBe(false);
+    expect((await project.checks(agent.id))[0]?.status).toBe('pending');
+
+    temp.write('.cairn/config.json', JSON.stringify(CONFIG));
+    project = temp.open({ queue: 'all' });
+    expect(await settled(agent.id)).toEqual([expect.objectContaining({ name: 'test', status: 'passed' })]);
+  });
+
+  it('follow the checks declared now: one made on-demand or removed since gates no accept', async () => {
+    const first = await reviewing(writes('value.txt', 'bad\n'));
+    expect((await settled(first))[0]?.status).toBe('failed');
+    temp.write('.cairn/config.json', JSON.stringify({ checks: { test: { ...CONFIG.checks.test, auto: false } } }));
+    expect((await project.accept(first)).ok).toBe(true);
+    expect(await project.checks(first)).toEqual([expect.objectContaining({ name: 'test', auto: false })]);
+
+    temp.write('.cairn/config.json', JSON.stringify(CONFIG));
+    const second = await reviewing(writes('other.txt', 'y\n'));
+    expect((await settled(second))[0]?.status).toBe('failed');
+    temp.write('.cairn/config.json', JSON.stringify({ checks: {} }));
+    expect((await project.accept(second)).ok).toBe(true);
+    expect(await project.checks(second)).toEqual([]);
   });
 
   it('go stale when the agent revises, and run on the revision', async () => {

@@ -23,6 +23,7 @@ export class CheckService {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
   private readonly inflight = new Set<Promise<void>>();
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly core: ProjectCore,
@@ -36,9 +37,22 @@ export class CheckService {
     return loadCheckSettings(this.core.layout.configPath);
   }
 
-  /** An agent's check results, as every surface shows them. */
+  /**
+   * An agent's check results, as every surface shows them: those of the checks declared now, each automatic or
+   * on-demand as declared now (all of them, as they ran, while the settings cannot be read).
+   */
   infos(agentId: string): CheckResultInfo[] {
-    return this.results.list(agentId).map((stored) => stored.info);
+    const infos = this.results.list(agentId).map((stored) => stored.info);
+    let specs: CheckSpec[];
+    try {
+      specs = this.specs();
+    } catch {
+      return infos;
+    }
+    return infos.flatMap((info) => {
+      const spec = specs.find((s) => s.name === info.name);
+      return spec === undefined ? [] : [{ ...info, auto: spec.auto }];
+    });
   }
 
   /** One check's result with its output; refused when the check never ran on this agent. */
@@ -102,13 +116,18 @@ export class CheckService {
    * running, or stale), naming them; `--force` accepts anyway.
    */
   requirePassing(agentId: string): void {
-    const blocking = this.infos(agentId).filter((info) => info.auto && info.status !== 'passed');
+    const blocking = this.notPassing(agentId);
     if (blocking.length === 0) return;
     const words = blocking.map((info) => `${info.name} ${describeCheckStatus(info)}`).join(', ');
     const running = blocking.every((info) => info.status === 'pending' || info.status === 'stale');
     throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId}'s checks ${running ? 'are still running' : 'did not pass'}: ${words}`, {
       hint: `see them with \`cairn checks ${agentId}\`; accept anyway with --force`,
     });
+  }
+
+  /** The automatic checks declared now whose result on the agent is not `passed` (failed, running, stale…). */
+  notPassing(agentId: string): CheckResultInfo[] {
+    return this.infos(agentId).filter((info) => info.auto && info.status !== 'passed');
   }
 
   /** The agent's proposal is being revised: its results no longer hold. */
@@ -128,6 +147,24 @@ export class CheckService {
   /** Resolves when no check is running or waiting. */
   async idle(): Promise<void> {
     while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  }
+
+  /** Kills the checks running or waiting and resolves once they are gone; their results stay `pending` (see `resumeInterrupted`). */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.idle();
+  }
+
+  /**
+   * Results left `pending` by a process that stopped or died mid-run belong to no run: the agent's results go
+   * stale, and a reviewing agent's automatic checks run again.
+   */
+  resumeInterrupted(): void {
+    for (const record of this.core.store.list()) {
+      if (!this.results.list(record.id).some((stored) => stored.info.status === 'pending')) continue;
+      this.proposalMoved(record.id);
+      this.proposalReady(record);
+    }
   }
 
   private async start(agentId: string, specs: readonly CheckSpec[]): Promise<void> {
@@ -160,6 +197,7 @@ export class CheckService {
         command: spec.command,
         timeoutMs: spec.timeoutMs,
         outputCapBytes: spec.outputCapBytes,
+        signal: this.stopping.signal,
       });
     } catch (error) {
       run = {
@@ -174,6 +212,8 @@ export class CheckService {
         why: 'the check could not be started',
       };
     }
+    // stopped with the process: left pending, to run again when the project next opens to run agents
+    if (this.stopping.signal.aborted) return;
     const current = this.results.get(agentId, spec.name);
     // superseded meanwhile (a revision, a move of the project, a newer run): this result belongs to nothing
     if (current === undefined || current.proposalRef !== ref || current.info.status !== 'pending') return;

@@ -1,17 +1,17 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Folders not searched for secrets: dependencies and build output hold none of the user's. */
-const SKIPPED = new Set(['.git', '.agentfs', '.cairn', 'node_modules', 'target', 'dist', 'build', '.venv', 'venv', '__pycache__']);
-const DEPTH = 4;
+/** Folders not searched for secrets: version control, Cairn's own, and installed dependencies (large, and none of the user's). */
+const SKIPPED = new Set(['.git', '.agentfs', '.cairn', 'node_modules', '.venv', 'venv', '__pycache__', 'target']);
 
 /**
- * The `.env*` files of a project that a check must not see, found in its top folders (to a depth of four,
- * skipping dependency and build folders), so finding them stays cheap on large trees.
+ * The `.env*` entries of a project that a check must not see — files, links and folders (`.envs/`), at any
+ * depth, build output included — found without entering dependency folders, so finding them stays cheap on
+ * large trees. Project-relative paths.
  */
 export function findSecretFiles(root: string): string[] {
   const found: string[] = [];
-  const walk = (dir: string, rel: string, depth: number): void => {
+  const walk = (dir: string, rel: string): void => {
     let entries: import('node:fs').Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
@@ -20,11 +20,11 @@ export function findSecretFiles(root: string): string[] {
     }
     for (const entry of entries) {
       const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
-      if (entry.name.startsWith('.env') && !entry.isDirectory()) found.push(path);
-      else if (entry.isDirectory() && depth < DEPTH && !SKIPPED.has(entry.name)) walk(join(dir, entry.name), path, depth + 1);
+      if (entry.name.startsWith('.env')) found.push(path);
+      else if (entry.isDirectory() && !SKIPPED.has(entry.name)) walk(join(dir, entry.name), path);
     }
   };
-  walk(root, '', 1);
+  walk(root, '');
   return found;
 }
 

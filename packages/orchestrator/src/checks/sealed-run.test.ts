@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -20,10 +20,18 @@ beforeAll(() => {
   mkdirSync(join(outside, '.ssh'), { recursive: true });
   writeFileSync(join(root, 'src', 'a.txt'), 'a\n');
   writeFileSync(join(root, 'keep.txt'), 'keep\n');
+  mkdirSync(join(root, 'dist', 'lib'), { recursive: true });
+  writeFileSync(join(root, 'dist', 'lib', 'old.js'), 'old\n');
   writeFileSync(join(root, '.env'), 'TOKEN=secret-env\n');
   writeFileSync(join(root, 'src', '.env.local'), 'TOKEN=secret-env-local\n');
+  mkdirSync(join(root, '.envs', '.production'), { recursive: true });
+  writeFileSync(join(root, '.envs', '.production', '.django'), 'TOKEN=secret-env-folder\n');
+  mkdirSync(join(root, 'a', 'b', 'c', 'd'), { recursive: true });
+  writeFileSync(join(root, 'a', 'b', 'c', 'd', '.env'), 'TOKEN=secret-env-deep\n');
+  writeFileSync(join(root, 'dist', '.env.production'), 'TOKEN=secret-env-built\n');
   writeFileSync(join(root, '.git', 'HEAD'), 'ref: refs/heads/main\n');
   writeFileSync(join(root, '.agentfs', 'stable.db'), 'stable');
+  writeFileSync(join(root, '.agentfs', 'receipt.key'), 'receipt-secret');
   writeFileSync(join(outside, '.ssh', 'id_ed25519'), 'secret-key\n');
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -67,6 +75,15 @@ async function check(
   return { ...run, text: run.output.toString('utf8') };
 }
 
+/** Polls `done` until it holds (true) or a minute passes (false). */
+async function settle(done: () => boolean): Promise<boolean> {
+  for (let i = 0; i < 600; i++) {
+    if (done()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}
+
 function survivors(tag: string): string[] {
   return execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' })
     .split('\n')
@@ -77,7 +94,7 @@ describe.each(['auto', 'copy', 'unsealed'] as const)('a check in the %s view', (
   it('sees the working tree with the proposal on top, and nothing secret', async () => {
     const run = await check(
       view,
-      `cat src/a.txt src/new.txt; ls; cat .env src/.env.local; cat ${outside}/.ssh/id_ed25519; echo "home=$HOME"; exit 3`,
+      `cat src/a.txt src/new.txt; ls; cat .env src/.env.local .envs/.production/.django a/b/c/d/.env dist/.env.production; cat ${outside}/.ssh/id_ed25519; echo "home=$HOME"; exit 3`,
     );
     expect(run.status).toBe('failed');
     expect(run.exitCode).toBe(3);
@@ -102,6 +119,13 @@ describe.each(['auto', 'copy', 'unsealed'] as const)('a check in the %s view', (
     expect(run.status).toBe('passed');
     expect(run.exitCode).toBe(0);
     if (run.sealed) expect(run.text).toMatch(/\.git\/HEAD: Read-only file system/);
+  });
+
+  it('removes and rebuilds a folder of the working tree, as a clean build does', async () => {
+    const run = await check(view, 'rm -rf dist && mkdir -p dist/lib && echo new > dist/lib/new.js && ls -R dist');
+    expect(run.text).not.toMatch(/Input\/output error|old\.js/);
+    expect(run.status).toBe('passed');
+    expect(run.text).toContain('new.js');
   });
 
   it('refuses the network when sealed', async () => {
@@ -172,6 +196,44 @@ describe('a sealed check', () => {
     if (!run.sealed) return;
     expect(['timed-out', 'passed', 'failed']).toContain(run.status);
     expect(survivors('bomb')).toEqual([]);
+  });
+
+  it('cannot undo the mounts that seal it: what they hide stays hidden, what is read-only stays so', async () => {
+    const run = await check(
+      'auto',
+      [
+        `umount ${root}/.agentfs && cat ${root}/.agentfs/receipt.key`,
+        'umount /etc/shadow && echo shadow-unmounted',
+        `mount -o remount,rw,bind ${root}/.git && echo x > ${root}/.git/HEAD && echo git-writable`,
+        'mount -o remount,rw,bind /usr && echo usr-writable',
+        'echo end',
+      ].join('; '),
+    );
+    if (!run.sealed) return;
+    expect(run.text).toContain('end');
+    expect(run.text).not.toMatch(/receipt-secret|shadow-unmounted|git-writable|usr-writable/);
+  });
+
+  it('dies with the process that runs it: a Cairn killed mid-check leaves nothing running', async () => {
+    const tag = `51${Math.floor(Math.random() * 100000)}`;
+    const sealedRun = new URL('../../dist/checks/sealed-run.js', import.meta.url).href;
+    const request = { root, changes: [], command: ['sh', '-c', `sleep ${tag}`], timeoutMs: 600_000, outputCapBytes: 1024 };
+    // the request goes by the environment, so no argument of the owner itself names the sleep
+    const owner = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { runSealed } = await import(process.env.SEALED_RUN); await runSealed(JSON.parse(process.env.REQUEST));`,
+      ],
+      { stdio: 'ignore', env: { ...process.env, SEALED_RUN: sealedRun, REQUEST: JSON.stringify(request) } },
+    );
+    try {
+      expect(await settle(() => survivors(`sleep ${tag}`).length > 0)).toBe(true);
+    } finally {
+      owner.kill('SIGKILL');
+    }
+    expect(await settle(() => survivors(`sleep ${tag}`).length === 0)).toBe(true);
   });
 
   it('never binds a folder on PATH that holds the project (its neighbours would show)', async () => {

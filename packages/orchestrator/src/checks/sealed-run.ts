@@ -52,6 +52,8 @@ export interface SealedRunRequest {
   maxProcesses?: number;
   /** The `unshare` program (util-linux); a machine without it falls back to an unsealed copy. */
   unshare?: string;
+  /** Stops the run (its whole process tree killed); the run is then an `error` saying so. */
+  signal?: AbortSignal;
   clock?: () => number;
 }
 
@@ -66,6 +68,7 @@ interface Attempt {
 }
 
 const SCRATCH_BYTES = 512 * 1024 * 1024;
+const STOPPED = 'stopped: Cairn closed while it ran';
 const PID_MAX = 4096;
 const UNSHARE = ['--user', '--map-root-user', '--mount', '--net', '--pid', '--fork', '--kill-child'];
 
@@ -166,7 +169,8 @@ async function runNamespaced(
     [...UNSHARE, 'sh', '-c', SEAL_SCRIPT, 'cairn-check', 'env', '-i', ...pairs(env), ...request.command],
     {
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      // fd 4: held open by this process alone, so the check dies with it (see SEAL_SCRIPT)
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
       env: {
         PATH: '/usr/sbin:/usr/bin:/sbin:/bin',
         CAIRN_SEAL_ROOT: request.root,
@@ -198,10 +202,11 @@ async function runNamespaced(
     if (readyAt === undefined && /(^|\n)ready\n/.test(setup)) readyAt = clock();
     if (/(^|\n)missing\n/.test(setup)) missing = true;
   });
-  const ended = await awaitEnd(child, request.timeoutMs);
+  const ended = await awaitEnd(child, request.timeoutMs, undefined, request.signal);
   const durationMs = clock() - started;
   const why = fallbackWhy ?? 'overlay of the proposal on the working tree, in user, mount, pid and network namespaces';
   if (ended.spawnError !== undefined) return { refused: `unshare could not start: ${ended.spawnError.message}`, noNamespaces: true };
+  if (ended.stopped) return { run: errorRun(STOPPED, view, true, why, durationMs) };
   if (missing) return { run: errorRun(`command not found: ${request.command[0]}`, view, true, why, durationMs) };
   if (readyAt === undefined) {
     if (ended.timedOut)
@@ -235,8 +240,9 @@ async function runUnsealed(request: SealedRunRequest, temp: string, clock: () =>
   const output = new CappedOutput(request.outputCapBytes);
   child.stdout?.on('data', (chunk: Buffer) => output.add(chunk));
   child.stderr?.on('data', (chunk: Buffer) => output.add(chunk));
-  const ended = await awaitEnd(child, request.timeoutMs, marker);
+  const ended = await awaitEnd(child, request.timeoutMs, marker, request.signal);
   const durationMs = clock() - started;
+  if (ended.stopped) return errorRun(STOPPED, 'copy', false, why, durationMs);
   if (ended.spawnError !== undefined) {
     const code = (ended.spawnError as NodeJS.ErrnoException).code;
     const message =
@@ -250,6 +256,7 @@ interface Ended {
   code: number | null;
   signal: NodeJS.Signals | null;
   timedOut: boolean;
+  stopped?: boolean;
   spawnError?: Error;
 }
 
@@ -258,9 +265,10 @@ interface Ended {
  * killing unshare kills the namespace's PID 1, and with it every process in it); without namespaces the
  * processes carrying `marker` are hunted down too, when the command ends and on timeout.
  */
-function awaitEnd(child: ChildProcess, timeoutMs: number, marker?: string): Promise<Ended> {
+function awaitEnd(child: ChildProcess, timeoutMs: number, marker?: string, stop?: AbortSignal): Promise<Ended> {
   return new Promise((resolve) => {
     let timedOut = false;
+    let stopped = false;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let grace: NodeJS.Timeout | undefined;
     const killAll = (): void => {
@@ -277,8 +285,15 @@ function awaitEnd(child: ChildProcess, timeoutMs: number, marker?: string): Prom
       timedOut = true;
       killAll();
     }, timeoutMs);
+    const onStop = (): void => {
+      stopped = true;
+      killAll();
+    };
+    if (stop?.aborted === true) onStop();
+    else stop?.addEventListener('abort', onStop, { once: true });
     child.once('error', (error) => {
       clearTimeout(timer);
+      stop?.removeEventListener('abort', onStop);
       resolve({ code: null, signal: null, timedOut: false, spawnError: error });
     });
     child.once('exit', (code, signal) => {
@@ -291,8 +306,9 @@ function awaitEnd(child: ChildProcess, timeoutMs: number, marker?: string): Prom
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
+      stop?.removeEventListener('abort', onStop);
       if (grace !== undefined) clearTimeout(grace);
-      resolve({ code: exit?.code ?? code, signal: exit?.signal ?? signal, timedOut });
+      resolve({ code: exit?.code ?? code, signal: exit?.signal ?? signal, timedOut, stopped });
     });
   });
 }

@@ -3,15 +3,19 @@
  * (`unshare --user --map-root-user --mount --net --pid --fork --kill-child`). It fills the new root that
  * `layOutRoot` laid out (itself bound read-only): the system's folders bound read-only, a few device nodes, a
  * fresh /proc, /tmp and /dev/shm, and the project at its own path — an overlay of the proposal's files (upper
- * lower layer) on the working tree (lower), with a tmpfs upper that vanishes with the namespace, or, in copy
- * mode, a materialized copy bound there. `.git` is bound read-only, `.agentfs/` and `.cairn/` are covered by
- * empty read-only folders, `.env*` files and the proposal's deletions are removed from the view (after the
+ * lower layer) on the working tree (lower), with a tmpfs upper that vanishes with the namespace (whiteouts in
+ * user xattrs, so a folder of the working tree can be removed; kernels before 5.11 mount without), or, in
+ * copy mode, a materialized copy bound there. `.git` is bound read-only, `.agentfs/` and `.cairn/` are covered
+ * by empty read-only folders, `.env*` files and the proposal's deletions are removed from the view (after the
  * pivot, so no link can lead out). It pivots into the new root, so nothing else of the machine (the home
- * folder, SSH keys, the Cairn home) exists, and runs the command; when it ends, PID 1 exits and the kernel
- * kills whatever the command left behind. Each line that runs a program costs a few milliseconds, so the
- * script runs as few as it can.
+ * folder, SSH keys, the Cairn home) exists, and runs the command in a user and mount namespace nested in
+ * these, where every mount the script made is locked: the command cannot unmount what hides a file nor make a
+ * read-only folder writable. When the command ends, PID 1 exits and the kernel kills whatever it left behind.
+ * Each line that runs a program costs a few milliseconds, so the script runs as few as it can.
  *
- * Protocol on fd 3: setup errors as text, then `ready`, or `missing` when the program is not found.
+ * Protocol on fd 3: setup errors as text, then `ready`, or `missing` when the program is not found. Fd 4 is
+ * a pipe Cairn never writes to: when it ends (Cairn exited, even killed), every process of the check is killed.
+ * Without it, `unshare` (its parent gone) would keep the check running past any timeout.
  * Inputs (environment): CAIRN_SEAL_ROOT, CAIRN_SEAL_SCRATCH, CAIRN_SEAL_NEWROOT, CAIRN_SEAL_PROPOSAL,
  * CAIRN_SEAL_VIEW (overlay|copy), CAIRN_SEAL_COPY, CAIRN_SEAL_REMOVE (a file of project paths to remove, one
  * a line), CAIRN_SEAL_RO (the folders to bind read-only, one a line), CAIRN_SEAL_SIZE (tmpfs size),
@@ -34,7 +38,8 @@ echo "$CAIRN_SEAL_PIDS" > "$N/proc/sys/kernel/pid_max" 2>/dev/null || true
 mount -t tmpfs -o "size=$CAIRN_SEAL_SIZE,mode=1777" cairn-tmp "$N/tmp"
 mkdir -p "$N$R" "$N/tmp/home"
 if [ "$CAIRN_SEAL_VIEW" = overlay ]; then
-  mount -t overlay -o "lowerdir=$CAIRN_SEAL_PROPOSAL:$R,upperdir=$S/upper,workdir=$S/work" cairn-check "$N$R"
+  O="lowerdir=$CAIRN_SEAL_PROPOSAL:$R,upperdir=$S/upper,workdir=$S/work"
+  mount -t overlay -o "userxattr,$O" cairn-check "$N$R" 2>/dev/null || mount -t overlay -o "$O" cairn-check "$N$R"
 else
   mount --bind "$CAIRN_SEAL_COPY" "$N$R"
 fi
@@ -49,8 +54,7 @@ umount -l /.old
 cd "$R"
 printf '%s' "$REMOVE" | while IFS= read -r p; do if [ -n "$p" ]; then rm -rf "./$p" 2>/dev/null || true; fi; done
 if ! PATH="$CAIRN_SEAL_PATH" command -v "$CAIRN_SEAL_PROGRAM" >/dev/null 2>&1; then echo missing >&3; exit 127; fi
-echo ready >&3
-exec 3>&- 2>&1
+( while read -r _; do :; done; kill -9 -1 ) <&4 >/dev/null 2>&1 3>&- &
 set +e
-"$@"
+unshare --user --map-root-user --mount sh -c 'echo ready >&3; exec 3>&- 2>&1; exec "$@"' cairn-check "$@" 4<&-
 `;

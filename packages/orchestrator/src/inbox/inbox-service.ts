@@ -175,11 +175,7 @@ export class InboxService implements ReviewerDecisions {
       isAgent: (actor) => core.store.get(actor) !== undefined || loaded().reviewers.has(actor),
       settings: loaded,
       executor,
-      failingChecksOf: (agentId) =>
-        this.checks
-          .infos(agentId)
-          .filter((check) => check.auto && check.status !== 'passed')
-          .map((check) => `${check.name} ${describeCheckStatus(check)}`),
+      failingChecksOf: (agentId) => this.checks.notPassing(agentId).map((check) => `${check.name} ${describeCheckStatus(check)}`),
       approvalsOf: (agentId) =>
         this.inbox.decisions
           .forAgent(agentId)

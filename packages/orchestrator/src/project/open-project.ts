@@ -12,6 +12,7 @@ import { RunningAgents } from '../agents/running-agents.js';
 import type { ProjectCore, ReviewerDecisions } from '../agents/project-core.js';
 import { type QueueScope, Scheduler } from '../agents/scheduler.js';
 import { CairnError } from '../api/errors.js';
+import type { CairnEvent } from '../api/events.js';
 import { DEFAULT_MODEL } from '../api/spawn-options.js';
 import { EventBus } from '../events/event-bus.js';
 import { ReceiptSigner } from '../governance/receipt-signer.js';
@@ -116,14 +117,22 @@ export function wireProject(root: string, options: ProjectOptions = {}): Project
   const checkInbox = new InboxService(core, commands, person, checks);
   inbox = checkInbox;
   bus.subscribe((event) => {
-    if (event.type === 'sync.changed') checks.workingTreeMoved();
+    if (movesWorkingTree(event)) checks.workingTreeMoved();
     if (event.type === 'check.finished') checkInbox.noteChecks(event.agentId);
   });
   const observers = observeRecords(core, inbox, checks);
   recoverPendingWrites(core);
   recoverOrphans(core);
+  if (core.rerunsInterrupted) checks.resumeInterrupted();
   scheduler.kick();
   return { core, bus, scheduler, commands, inbox, checks, observers, person, closeSandbox: async () => sandbox?.close() };
+}
+
+/** An edit synced, or an accept or undo that wrote the working tree: every proposal's check results no longer hold. */
+function movesWorkingTree(event: CairnEvent): boolean {
+  if (event.type === 'sync.changed') return true;
+  if (event.type === 'agent.accepted') return event.applied.length > 0;
+  return event.type === 'agent.undone' && event.restored.length > 0;
 }
 
 function checkPoolSize(size: number): number {

@@ -72,10 +72,7 @@ export class Project implements CairnApi {
   }
 
   async sync(): Promise<SyncSummary> {
-    const summary = await syncProject(this.open());
-    // the working tree moved under every proposal: their check results no longer hold
-    if (summary.added + summary.updated + summary.removed > 0) this.parts.checks.workingTreeMoved();
-    return summary;
+    return this.movedUnderProposals(await syncProject(this.open()));
   }
 
   async spawn(task: string, options?: SpawnOptions): Promise<AgentInfo> {
@@ -201,7 +198,15 @@ export class Project implements CairnApi {
 
   /** Watches the working tree and applies each human edit to stable.db (what the daemon runs). */
   watch(options: { debounceMs?: number } = {}): ProjectWatcher {
-    return watchProject(this.open(), options);
+    const watcher = watchProject(this.open(), options);
+    // the first import catches up with what moved while nothing watched
+    return { ...watcher, ready: watcher.ready.then((summary) => this.movedUnderProposals(summary)) };
+  }
+
+  /** After an import: when the working tree moved under every proposal, their check results no longer hold. */
+  private movedUnderProposals(summary: SyncSummary): SyncSummary {
+    if (summary.added + summary.updated + summary.removed > 0) this.parts.checks.workingTreeMoved();
+    return summary;
   }
 
   /** Reports an event of a part running beside the project (the daemon's signals) to every listener. */
@@ -214,14 +219,19 @@ export class Project implements CairnApi {
     this.parts.scheduler.kick();
   }
 
-  /** Waits for the agents running in this process, then closes the stores, the sandbox and every event stream. */
+  /**
+   * Waits for the agents running in this process (and its checks, unless it runs every agent: a daemon kills
+   * them, to run them again when it next opens), then closes the stores, the sandbox and every event stream.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     const { scheduler, inbox, observers, bus } = this.parts;
     scheduler.stop();
     await scheduler.idle();
     await inbox.idle();
-    await this.parts.checks.idle();
+    // a project that runs every agent (a daemon) runs interrupted checks again when it next opens: it need not wait
+    if (this.core.rerunsInterrupted) await this.parts.checks.stop();
+    else await this.parts.checks.idle();
     this.closed = true;
     observers.flush();
     observers.stop();

@@ -6,6 +6,7 @@ const CONFIG = {
   checks: {
     test: { command: ['sh', '-c', 'cat src/value.txt; grep -q fixed src/value.txt'], timeoutMs: 120_000 },
     lint: { command: ['true'], auto: false },
+    loud: { command: ['sh', '-c', 'head -c 5000 /dev/zero | tr "\\0" x'], outputCapBytes: 1024, auto: false },
   },
 };
 
@@ -15,7 +16,8 @@ await write_file('src/value.txt', 'fixed\\n');
 const after = await run_check('test');
 let refused = '';
 try { await run_check('deploy'); } catch (e) { refused = String(e.message ?? e); }
-await write_file('report.json', JSON.stringify({ before, after, refused }));
+const loud = await run_check('loud');
+await write_file('report.json', JSON.stringify({ before, after, refused, loud }));
 await submit_result('fixed the value', ['src/value.txt']);
 `;
 
@@ -44,7 +46,12 @@ describe('run_check', () => {
     >;
     expect(report.before).toEqual({ ok: false, exit_code: 1, output: 'broken\n' });
     expect(report.after).toEqual({ ok: true, exit_code: 0, output: 'fixed\n' });
-    expect(String(report.refused)).toBe('run_check: no check named "deploy" (declared: test, lint)');
+    expect(String(report.refused)).toBe('run_check: no check named "deploy" (declared: test, lint, loud)');
+    expect(report.loud).toEqual({
+      ok: true,
+      exit_code: 0,
+      output: `${'x'.repeat(1024)}\n(output capped: 5000 bytes printed, the first 1024 kept)`,
+    });
     expect(temp.read('src/value.txt')).toBe('broken\n');
 
     const journal = await project.journal(agent.id);

@@ -38,7 +38,9 @@ export async function runCheckTool(ctx: RunContext, raw: unknown): Promise<Check
         ? `… (${text.length - MAX_PROGRAM_OUTPUT} characters cut)\n${text.slice(-MAX_PROGRAM_OUTPUT)}`
         : text;
     const status = String(r.status);
+    const capped =
+      r.truncated === true ? `\n(output capped: ${String(r.output_size)} bytes printed, the first ${spec.outputCapBytes} kept)` : '';
     const note = status === 'timed-out' ? `\n(timed out after ${timeoutMs} ms)` : typeof r.error === 'string' ? `\n(${r.error})` : '';
-    return { ok: status === 'passed', exit_code: typeof r.exit_code === 'number' ? r.exit_code : null, output: output + note };
+    return { ok: status === 'passed', exit_code: typeof r.exit_code === 'number' ? r.exit_code : null, output: output + capped + note };
   }) as CheckAnswer;
 }

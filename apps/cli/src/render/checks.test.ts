@@ -1,0 +1,26 @@
+import type { AgentInfo, CheckResultInfo } from '@cairn/orchestrator/client';
+import { describe, expect, it } from 'vitest';
+import { checksCell } from './checks.js';
+
+const at = '2026-11-27T00:00:00.000Z';
+const check = (name: string, status: CheckResultInfo['status'], auto: boolean): CheckResultInfo => ({ name, status, auto, updatedAt: at });
+const agent = (checks: CheckResultInfo[]): Pick<AgentInfo, 'checks'> => ({ checks });
+
+describe('the CHECKS cell of cairn ls', () => {
+  it('counts an on-demand check gone stale for nothing: it runs again only when asked', () => {
+    const stale = [check('net', 'stale', false), check('flood', 'stale', false)];
+    expect(checksCell(agent([check('test', 'passed', true), ...stale]))).toEqual({ text: '✓ 1', status: 'passed' });
+    expect(checksCell(agent(stale))).toEqual({ text: 'stale', status: 'none' });
+  });
+
+  it('shows automatic checks that are stale or pending as running', () => {
+    expect(checksCell(agent([check('test', 'stale', true), check('lint', 'pending', true), check('net', 'stale', false)]))).toEqual({
+      text: '… 2',
+      status: 'pending',
+    });
+    expect(checksCell(agent([check('test', 'failed', true), check('lint', 'pending', true)]))).toEqual({
+      text: '✗ test',
+      status: 'failed',
+    });
+  });
+});
