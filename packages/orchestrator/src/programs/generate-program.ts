@@ -1,7 +1,7 @@
 import type { CborValue } from '@cairn/air';
 import type { AgentFailure, ProgramLang } from '../api/types.js';
 import { MAX_TOKENS_PER_CALL } from '../governance/default-manifest.js';
-import { extractProgram } from '../model/extract-program.js';
+import { type Extraction, extractProgram } from '../model/extract-program.js';
 import type { ModelFault } from '../model/model-types.js';
 import { parseModelName } from '../model/model-name.js';
 import { estimateChatTokens } from '../model/token-budget.js';
@@ -89,7 +89,11 @@ export async function generateProgram(
     return faultGeneration(ctx, outcome.code, outcome.message);
   }
   const answer = ctx.blobs.text(String(outcome.payload.output_ref));
-  const extracted = extractProgram(answer, lang);
+  // an answer the output limit stopped is unfinished even where its code block looks whole: it is never run
+  const extracted: Extraction =
+    outcome.doneReason === 'length'
+      ? { ok: false, problem: `the answer was cut off at the output limit (${String(params.max_tokens)} tokens) before it ended` }
+      : extractProgram(answer, lang);
   const value = extracted.ok ? { program_ref: ctx.view.blobs.put(extracted.code) } : { problem: extracted.problem };
   ctx.transaction(() => appendCairnEntry(ctx.journal, SCHEMAS.programExtracted, value));
   return extracted.ok ? { type: 'program', code: extracted.code } : { type: 'unusable', answer, problem: extracted.problem };

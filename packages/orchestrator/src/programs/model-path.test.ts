@@ -104,6 +104,21 @@ describe('a model writes the program', () => {
     expect((await p.wait(agent.id)).state).toBe('reviewing');
   });
 
+  it('never runs an answer the output limit stopped, even when its code block looks whole', async () => {
+    const cut = `await write_file('CUT.md', 'ran');\nawait submit_result('cut', ['CUT.md']);`;
+    const whole = { kind: 'answer' as const, text: `\`\`\`js\n${cut}\n\`\`\`\n`, doneReason: 'length' as const };
+    const p = await setUp([whole, whole]);
+    const agent = await p.spawn('use const', { budgets: { repairs: 1 } });
+    const done = await p.wait(agent.id);
+    expect(done.state).toBe('failed');
+    expect(done.failure?.message).toContain('cut off at the output limit');
+    expect(await p.proposed(agent.id, 'CUT.md')).toBeNull();
+    expect(server!.requests.filter((r) => r.path === '/api/chat')).toHaveLength(2);
+    await server!.close();
+    server = undefined;
+    expect((await p.replay(agent.id)).ok).toBe(true);
+  });
+
   it('lets a program ask the model, within the token budget', async () => {
     const p = await setUp([{ kind: 'answer', text: 'A friendly greeting.', promptTokens: 10, completionTokens: 5 }]);
     const agent = await p.spawn('document greet', {
