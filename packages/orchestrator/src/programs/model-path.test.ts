@@ -145,11 +145,12 @@ describe('model faults are clear and never hang an agent', () => {
     expect(done.failure?.hint).toMatch(/ollama serve/);
   });
 
-  it('says how to pull a model that is missing', async () => {
+  it('names a missing model, how to pull it and how to list the models there are', async () => {
     const p = await setUp([{ kind: 'status', status: 404, body: { error: 'model "tiny:1b" not found, try pulling it first' } }]);
     const done = await p.wait((await p.spawn('anything', { model: 'tiny:1b' })).id);
     expect(done.failure?.code).toBe('model-missing');
     expect(done.reason).toContain('run `ollama pull tiny:1b`');
+    expect(done.reason).toContain('`cairn models` lists the models Ollama has');
   });
 
   it('gives up on a server that never answers', async () => {
