@@ -47,7 +47,8 @@ describe('the model path through the binary', () => {
       expect(Math.ceil(promptOf(chat).length / 4) + options.num_predict).toBeLessThanOrEqual(options.num_ctx);
       expect(promptOf(chat)).toContain('- src/greet.js');
       const log = await project.run(['log', agent.id, '--no-pager'], { env });
-      expect(log.stdout).toMatch(/window 16384 · prompt \d+/);
+      expect(log.stdout).toMatch(/window 16384 · prompt \d+ \(~\d+\) · out \d+\/\d+ · first token \d+ ms · temp 0\.2/);
+      expect(log.stdout).toMatch(/~\d+ of 16384 tokens, answer ≤ \d+, built in \d+ ms; map: 1 named/);
       const replay = await project.run(['replay', agent.id], { env: { OLLAMA_HOST: 'http://127.0.0.1:9' } });
       expect(replay.code, replay.stdout + replay.stderr).toBe(0);
       const models = await project.run(['models'], { env });
