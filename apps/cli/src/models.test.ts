@@ -93,6 +93,29 @@ describe('the model path through the binary', () => {
     }
   });
 
+  it('cairn models lists the OpenAI-compatible server OPENAI_BASE_URL names beside Ollama', async () => {
+    const ollama = await startScriptedOllama([programAnswer(USE_CONST)]);
+    const server = await startScriptedOpenAi([programAnswer(USE_CONST)], ['qwen2.5-coder-7b'], {
+      apiKey: 'sk-good',
+      contextLength: 32_768,
+    });
+    try {
+      const env = { OLLAMA_HOST: ollama.host, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'sk-good' };
+      const both = await project.run(['models'], { env });
+      expect(both.code, both.stderr).toBe(0);
+      expect(both.stdout).toMatch(/qwen2\.5-coder:7b\s+32768\s+4\.7 GB/);
+      expect(both.stdout).toMatch(/on the OpenAI-compatible server at http:\/\/127\.0\.0\.1:\d+\/v1:/);
+      expect(both.stdout).toMatch(/openai\/qwen2\.5-coder-7b\s+32768/);
+      const refused = await project.run(['models'], { env: { ...env, OPENAI_API_KEY: 'sk-bad' } });
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toMatch(/qwen2\.5-coder:7b\s+32768/);
+      expect(refused.stdout).toMatch(/cannot list models \(the OpenAI-compatible server\): .*OPENAI_API_KEY/);
+    } finally {
+      await ollama.close();
+      await server.close();
+    }
+  });
+
   it('takes the model settings of .cairn/config.json, and spawn flags over them', async () => {
     const ollama = await startScriptedOllama([programAnswer(USE_CONST)], ['tiny:1b']);
     try {
