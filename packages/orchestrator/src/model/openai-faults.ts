@@ -16,6 +16,19 @@ export function openAiFaultOf(error: unknown, host: string, model: string | unde
       message: `the server at ${host} refused the API key (${status}): set OPENAI_API_KEY (or model.apiKey in .cairn/config.json) to a key it accepts`,
       hint: 'export OPENAI_API_KEY=… with a key the server accepts',
     };
+  // a base URL without its API's path answers 404 for every route, naming no model
+  if (status === 404 && !/\/v\d+$/.test(new URL(host).pathname) && !/\bmodel\b/i.test(said))
+    return {
+      code: 'model-error',
+      message: `the server at ${host} has no ${model === undefined ? 'model list' : 'chat-completions API'} there (404): set OPENAI_BASE_URL to its API's base URL, usually ending in /v1`,
+      hint: `export OPENAI_BASE_URL=${host}/v1 (or model.baseUrl in .cairn/config.json)`,
+    };
+  if (status === 404 && model === undefined)
+    return {
+      code: 'model-missing',
+      message: `the server at ${host} has no model list (GET ${host}/models answered 404)`,
+      hint: 'the server can still answer chats: spawn with --model openai/<the name it serves>',
+    };
   if (status === 404)
     return {
       code: 'model-missing',

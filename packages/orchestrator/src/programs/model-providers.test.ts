@@ -2,6 +2,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import OpenAI from 'openai';
 import { Ollama } from 'ollama';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createModelClient } from '../model/model-client.js';
 import type { Project } from '../project/project.js';
 import { startScriptedOllama, type ScriptedOllama } from '../testing/scripted-ollama.js';
 import { startScriptedOpenAi, type ScriptedOpenAi } from '../testing/scripted-openai.js';
@@ -103,6 +104,22 @@ describe('an OpenAI-compatible server (openai/NAME)', () => {
     expect(done.reason).toMatch(
       /^cannot reach the OpenAI-compatible server at http:\/\/127\.0\.0\.1:\d+\/v1 — start it, or set OPENAI_BASE_URL/,
     );
+  });
+
+  it('says OPENAI_BASE_URL should end in /v1 when the server has no API where it points', async () => {
+    await (await withOpenAi([programAnswer(GOOD)])).close();
+    temp.write('.cairn/config.json', JSON.stringify({ model: { baseUrl: openai!.baseUrl.replace(/\/v1$/, '') } }));
+    project = temp.open();
+    const done = await project.wait((await project.spawn('use const', { model: MODEL })).id);
+    expect(done.failure?.code).toBe('model-error');
+    expect(done.reason).toMatch(
+      /has no chat-completions API there \(404\): set OPENAI_BASE_URL to its API's base URL, usually ending in \/v1/,
+    );
+    const listed = await createModelClient({
+      provider: 'openai',
+      openai: { baseUrl: openai!.baseUrl.replace(/\/v1$/, '') },
+    }).describeModels();
+    expect(listed.ok ? '' : listed.fault.message).toMatch(/has no model list there \(404\): set OPENAI_BASE_URL .* ending in \/v1/);
   });
 
   it('names OPENAI_API_KEY in one line when the key is refused', async () => {
