@@ -39,6 +39,14 @@ describe('the parts of a repo map', () => {
     expect(small.text.length).toBeLessThanOrEqual(300);
   });
 
+  it('opens the folders on the way to the files the task leads to before others', () => {
+    const files = Array.from({ length: 2000 }, (_, i) => `src/f${Math.floor(i / 200)}/g${Math.floor(i / 20) % 10}/m${i}.ts`);
+    const outline = outlineFolders(files, 2500, ['src/f7/g3/m1465.ts']);
+    expect(outline.complete).toBe(false);
+    expect(outline.text).toContain('\n      m1465.ts');
+    expect(outline.text).toMatch(/g0\/ — 20 files/);
+  });
+
   it("outlines exported symbols with TypeScript's own parser", async () => {
     const ts = await loadParser();
     const text = [
