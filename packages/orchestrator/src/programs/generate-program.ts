@@ -86,7 +86,7 @@ export async function generateProgram(
   const outcome = await governedModelCall(ctx, params, { tool: 'generate' });
   if (!outcome.ok) {
     if (outcome.denied) return { type: 'fault', failure: { code: 'budget', message: `the model could not be asked: ${outcome.message}` } };
-    return faultGeneration(ctx, outcome.code, outcome.message);
+    return faultGeneration(ctx, outcome.code, outcome.message, outcome.hint);
   }
   const answer = ctx.blobs.text(String(outcome.payload.output_ref));
   // an answer the output limit stopped is unfinished even where its code block looks whole: it is never run
@@ -179,7 +179,8 @@ function legacyParams(ctx: RunContext, input: Omit<ProgramPromptInput, 'projectM
   return modelParams(ctx, buildLegacyProgramPrompt({ ...input, fileTree }), PROGRAM_MAX_TOKENS, '0.2');
 }
 
-function faultGeneration(ctx: RunContext, code: string, message: string): Generation {
+/** The failure of a generation the model could not answer, with the server's own hint where it gave one, else the code's. */
+function faultGeneration(ctx: RunContext, code: string, message: string, serverHint?: string): Generation {
   const provider = parseModelName(ctx.model).provider;
   const hints: Record<string, string> = {
     'model-unreachable':
@@ -196,7 +197,7 @@ function faultGeneration(ctx: RunContext, code: string, message: string): Genera
     'model-window': "use a model with a larger context, or set model.contextTokens in .cairn/config.json to the server's window",
   };
   const failure: AgentFailure = { code: code.startsWith('model-') || code === 'cancelled' ? code : 'model-error', message };
-  const hint = hints[code];
+  const hint = serverHint ?? hints[code];
   if (hint !== undefined) failure.hint = hint;
   return { type: 'fault', failure };
 }

@@ -115,6 +115,7 @@ describe('an OpenAI-compatible server (openai/NAME)', () => {
     expect(done.reason).toMatch(
       /has no chat-completions API there \(404\): set OPENAI_BASE_URL to its API's base URL, usually ending in \/v1/,
     );
+    expect(done.failure?.hint).toMatch(/^export OPENAI_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/v1 /);
     const listed = await createModelClient({
       provider: 'openai',
       openai: { baseUrl: openai!.baseUrl.replace(/\/v1$/, '') },
