@@ -246,7 +246,9 @@ function buildProgram(run: (load: Load, options: CommonOptions, ...args: unknown
   withCommon(
     program
       .command('models')
-      .description('the models the configured server offers (Ollama, or OPENAI_BASE_URL), with their context lengths'),
+      .description(
+        'the models the configured servers offer (Ollama, and the OpenAI-compatible server OPENAI_BASE_URL names), with their context lengths',
+      ),
   ).action((flags) => run(commands.models, flags));
   const worker = withCommon(
     program

@@ -47,7 +47,8 @@ describe('the model path through the binary', () => {
       expect(Math.ceil(promptOf(chat).length / 4) + options.num_predict).toBeLessThanOrEqual(options.num_ctx);
       expect(promptOf(chat)).toContain('- src/greet.js');
       const log = await project.run(['log', agent.id, '--no-pager'], { env });
-      expect(log.stdout).toMatch(/window 16384 · prompt \d+/);
+      expect(log.stdout).toMatch(/window 16384 · prompt \d+ \(~\d+\) · out \d+\/\d+ · first token \d+ ms · temp 0\.2/);
+      expect(log.stdout).toMatch(/~\d+ of 16384 tokens, answer ≤ \d+, built in \d+ ms; map: 1 named/);
       const replay = await project.run(['replay', agent.id], { env: { OLLAMA_HOST: 'http://127.0.0.1:9' } });
       expect(replay.code, replay.stdout + replay.stderr).toBe(0);
       const models = await project.run(['models'], { env });
@@ -88,6 +89,29 @@ describe('the model path through the binary', () => {
       expect(unlisted.code).toBe(1);
       expect(unlisted.stdout).toMatch(/cannot list models: .*OPENAI_API_KEY/);
     } finally {
+      await server.close();
+    }
+  });
+
+  it('cairn models lists the OpenAI-compatible server OPENAI_BASE_URL names beside Ollama', async () => {
+    const ollama = await startScriptedOllama([programAnswer(USE_CONST)]);
+    const server = await startScriptedOpenAi([programAnswer(USE_CONST)], ['qwen2.5-coder-7b'], {
+      apiKey: 'sk-good',
+      contextLength: 32_768,
+    });
+    try {
+      const env = { OLLAMA_HOST: ollama.host, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'sk-good' };
+      const both = await project.run(['models'], { env });
+      expect(both.code, both.stderr).toBe(0);
+      expect(both.stdout).toMatch(/qwen2\.5-coder:7b\s+32768\s+4\.7 GB/);
+      expect(both.stdout).toMatch(/on the OpenAI-compatible server at http:\/\/127\.0\.0\.1:\d+\/v1:/);
+      expect(both.stdout).toMatch(/openai\/qwen2\.5-coder-7b\s+32768/);
+      const refused = await project.run(['models'], { env: { ...env, OPENAI_API_KEY: 'sk-bad' } });
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toMatch(/qwen2\.5-coder:7b\s+32768/);
+      expect(refused.stdout).toMatch(/cannot list models \(the OpenAI-compatible server\): .*OPENAI_API_KEY/);
+    } finally {
+      await ollama.close();
       await server.close();
     }
   });

@@ -1,8 +1,12 @@
 import type { JournalView } from '@cairn/orchestrator/client';
 import type { Paint } from '../output.js';
 
-/** `cairn log`: the journal as a table (time, effect, path, decision, bytes, tokens), then whether its chain verifies. */
-export function renderJournal(view: JournalView, paint: Paint, width = process.stdout.columns ?? 120): string[] {
+/**
+ * `cairn log`: the journal as a table (time, effect, path, decision, bytes, tokens) with each row's detail (a model
+ * call's window, prompt size, output tokens, time to first token), then whether its chain verifies. A detail is
+ * never cut: where it does not fit beside its row on a terminal of `width` columns, it takes the line below.
+ */
+export function renderJournal(view: JournalView, paint: Paint, width: number | undefined = process.stdout.columns): string[] {
   const lines: string[] = [];
   if (view.interrupted !== undefined) {
     lines.push(paint.yellow('an earlier run, cut off when the process running it stopped (the agent then ran again from the start):'));
@@ -24,7 +28,7 @@ export function renderJournal(view: JournalView, paint: Paint, width = process.s
   return lines;
 }
 
-function renderRows(journalRows: JournalView['rows'], paint: Paint, width: number): string[] {
+function renderRows(journalRows: JournalView['rows'], paint: Paint, width: number | undefined): string[] {
   const header = ['TIME', 'SEQ', 'EFFECT', 'PATH', 'DECISION', 'BYTES', 'TOKENS'];
   const rows = journalRows.map((row) => [
     row.time.slice(11, 19),
@@ -48,9 +52,10 @@ function renderRows(journalRows: JournalView['rows'], paint: Paint, width: numbe
     const coloured = fitCells(row).replace(decision.padEnd(widths[4]!), (cell) =>
       /denied|refused|error|exceeded/.test(decision) ? paint.red(cell) : cell,
     );
-    const room = Math.max(20, width - fitCells(row).length - 2);
-    const text = row[7]!.length > room ? row[7]!.slice(0, room - 1) + '…' : row[7]!;
-    lines.push(text === '' ? coloured : `${coloured}  ${paint.dim(text)}`);
+    const detail = row[7]!;
+    if (detail === '') lines.push(coloured);
+    else if (width === undefined || fitCells(row).length + 2 + detail.length <= width) lines.push(`${coloured}  ${paint.dim(detail)}`);
+    else lines.push(coloured, paint.dim(`${' '.repeat(10)}${detail}`));
   }
   return lines;
 }

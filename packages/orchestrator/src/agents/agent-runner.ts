@@ -1,3 +1,4 @@
+import { watchStopRequest } from './stop-request.js';
 import { modelCaller } from '../run/model-adapter.js';
 import { compileGovernance, compileGovernanceJson, type CompiledGovernance } from '../governance/compile.js';
 import { governanceFor } from '../governance/project-governance.js';
@@ -38,6 +39,7 @@ export async function runAgent(core: ProjectCore, id: string): Promise<void> {
   }
   let workspace: AgentWorkspace | undefined;
   const run = core.running.start(id);
+  const unwatch = watchStopRequest(core.store, id, (reason) => void core.running.stop(id, reason));
   try {
     workspace = AgentWorkspace.open(id, core.layout.overlayPath(id), core.stable, record.journalHead);
     const outcome = await runStretch(core, record, workspace, started, run.signal);
@@ -51,6 +53,7 @@ export async function runAgent(core: ProjectCore, id: string): Promise<void> {
     });
   } finally {
     workspace?.close();
+    unwatch();
     run.end();
   }
 }

@@ -20,6 +20,8 @@ export interface AgentRecord extends AgentSpec {
   owner?: string;
   /** Set when a queue (a daemon) runs the agent: it runs again if that process dies before the agent ends. */
   rerunOnInterrupt?: boolean;
+  /** Set by another process that wants the agent stopped (a reject) while this record's owner runs it. */
+  stopRequested?: string;
   /** How many times the process running the agent died before the agent ended. */
   interruptions?: number;
   summary?: string;

@@ -54,10 +54,10 @@ export function createModelClient(options: ModelClientOptions = {}): ModelClient
       const { name, provider } = providerOf(model);
       return provider.contextLength(name);
     },
-    async describeModels() {
-      const provider = fallback === 'openai' ? openAi() : ollama;
+    async describeModels(kind = fallback) {
+      const provider = kind === 'openai' ? openAi() : ollama;
       const listed = await provider.list();
-      return listed.ok ? { ok: true, provider: fallback, host: provider.host, models: listed.models } : listed;
+      return listed.ok ? { ok: true, provider: kind, host: provider.host, models: listed.models } : listed;
     },
     async listModels() {
       const provider = fallback === 'openai' ? openAi() : ollama;

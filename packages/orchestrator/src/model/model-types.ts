@@ -70,8 +70,10 @@ export interface ModelClient {
   chat(request: ChatRequest): Promise<ModelAnswer>;
   /** The names of the models the default provider offers, or the fault. */
   listModels(): Promise<{ ok: true; models: string[] } | { ok: false; fault: ModelFault }>;
-  /** The models the default provider offers, with their context lengths. */
-  describeModels(): Promise<{ ok: true; provider: ModelProvider; host: string; models: ModelListing[] } | { ok: false; fault: ModelFault }>;
+  /** The models a provider (the default one unless named) offers, with their context lengths. */
+  describeModels(
+    provider?: ModelProvider,
+  ): Promise<{ ok: true; provider: ModelProvider; host: string; models: ModelListing[] } | { ok: false; fault: ModelFault }>;
   /** The context length of a model (asked once, then remembered). */
   contextLength(model: string): Promise<ContextLength>;
 }

@@ -44,8 +44,8 @@ export function ollamaFaultOf(error: unknown, host: string, model: string | unde
     if (e.status_code === 404 && model !== undefined && /not found|pull/i.test(message)) {
       return {
         code: 'model-missing',
-        message: `model "${model}" is not pulled — run \`ollama pull ${model}\``,
-        hint: `ollama pull ${model} (\`cairn models\` lists the models Ollama has)`,
+        message: `model "${model}" is not pulled — run \`ollama pull ${model}\` (\`cairn models\` lists the models Ollama has)`,
+        hint: `ollama pull ${model}, or pick one of \`cairn models\` with --model`,
       };
     }
     if (e.status_code === 429 || e.status_code === 503)

@@ -7,7 +7,7 @@ import { firstLine } from './ollama-faults.js';
  * window says how to make them agree.
  */
 export function openAiFaultOf(error: unknown, host: string, model: string | undefined): ModelFault {
-  const e = error as { name?: string; message?: string; status?: number; error?: unknown; cause?: { code?: string; message?: string } };
+  const e = error as { message?: string; status?: number; error?: unknown };
   const status = typeof e?.status === 'number' ? e.status : undefined;
   const said = firstLine(serverMessage(e) ?? String(e?.message ?? error));
   if (status === 401 || status === 403)
@@ -15,6 +15,19 @@ export function openAiFaultOf(error: unknown, host: string, model: string | unde
       code: 'model-auth',
       message: `the server at ${host} refused the API key (${status}): set OPENAI_API_KEY (or model.apiKey in .cairn/config.json) to a key it accepts`,
       hint: 'export OPENAI_API_KEY=… with a key the server accepts',
+    };
+  // a base URL without its API's path answers 404 for every route, naming no model
+  if (status === 404 && !/\/v\d+$/.test(new URL(host).pathname) && !/\bmodel\b/i.test(said))
+    return {
+      code: 'model-error',
+      message: `the server at ${host} has no ${model === undefined ? 'model list' : 'chat-completions API'} there (404): set OPENAI_BASE_URL to its API's base URL, usually ending in /v1`,
+      hint: `export OPENAI_BASE_URL=${host}/v1 (or model.baseUrl in .cairn/config.json)`,
+    };
+  if (status === 404 && model === undefined)
+    return {
+      code: 'model-missing',
+      message: `the server at ${host} has no model list (GET ${host}/models answered 404)`,
+      hint: 'the server can still answer chats: spawn with --model openai/<the name it serves>',
     };
   if (status === 404)
     return {
@@ -36,22 +49,33 @@ export function openAiFaultOf(error: unknown, host: string, model: string | unde
     };
   if (status !== undefined)
     return { code: 'model-error', message: `the server at ${host} answered ${status}: ${said}`, hint: "see the server's own log" };
-  const code = e?.cause?.code ?? '';
-  if (e?.name === 'APIConnectionTimeoutError')
+  const chain = causeChain(error);
+  if (/APIConnectionTimeoutError|TimeoutError|Request timed out/.test(chain))
     return { code: 'model-timeout', message: `the server at ${host} did not answer in time`, hint: 'give it more time (model.timeoutMs)' };
-  if (/ECONNRESET|UND_ERR_SOCKET|terminated/i.test(`${code} ${e?.cause?.message ?? ''} ${e?.message ?? ''}`))
+  if (/ECONNRESET|UND_ERR_SOCKET|terminated/i.test(chain))
     return {
       code: 'model-error',
       message: `the server at ${host} dropped the connection in the middle of an answer`,
       hint: 'check that the server is healthy, then try again',
     };
-  if (e?.name === 'APIConnectionError' || /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|fetch failed/i.test(`${code} ${e?.message ?? ''}`))
+  if (/APIConnectionError|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|fetch failed|Connection error/i.test(chain))
     return {
       code: 'model-unreachable',
       message: `cannot reach the OpenAI-compatible server at ${host} — start it, or set OPENAI_BASE_URL to where it runs`,
       hint: 'start the server (llama-server, vLLM, LM Studio…) or set OPENAI_BASE_URL (or model.baseUrl in .cairn/config.json)',
     };
   return { code: 'model-error', message: `asking the server at ${host} failed: ${said}`, hint: 'check OPENAI_BASE_URL and the server' };
+}
+
+/** The names, codes and messages of an error and its causes (the client wraps the network's error in its own). */
+function causeChain(error: unknown): string {
+  const parts: string[] = [];
+  let at = error as { name?: unknown; code?: unknown; message?: unknown; cause?: unknown } | undefined;
+  for (let depth = 0; depth < 5 && typeof at === 'object' && at !== null; depth++) {
+    parts.push(String(at.constructor?.name ?? ''), String(at.name ?? ''), String(at.code ?? ''), String(at.message ?? ''));
+    at = at.cause as typeof at;
+  }
+  return parts.join(' ');
 }
 
 function serverMessage(e: { error?: unknown }): string | undefined {

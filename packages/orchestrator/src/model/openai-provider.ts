@@ -1,8 +1,9 @@
 import type OpenAI from 'openai';
 import { AnswerDeadline, stallLimitOf } from './answer-deadline.js';
-import type { ChatRequest, ModelAnswer, ModelFault, ModelListing, ProviderClient } from './model-types.js';
+import type { ModelFault, ModelListing, ProviderClient } from './model-types.js';
 import { stoppedFault } from './ollama-faults.js';
 import { openAiFaultOf } from './openai-faults.js';
+import { streamChat } from './openai-stream.js';
 import { BUSY_RETRIES, isBusyStatus, retryDelayMs } from './retry-after.js';
 
 /** Where an OpenAI-compatible server is, and the key it takes. */
@@ -102,50 +103,6 @@ export function createOpenAiProvider(settings: OpenAiSettings, options: { timeou
         deadline.dispose();
       }
     },
-  };
-}
-
-async function streamChat(openai: OpenAI, request: ChatRequest & { name: string }, deadline: AnswerDeadline): Promise<ModelAnswer> {
-  const stream = await openai.chat.completions.create(
-    {
-      model: request.name,
-      messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
-      max_tokens: request.maxTokens,
-      temperature: request.temperature,
-      ...(request.seed === undefined ? {} : { seed: request.seed }),
-      stream: true,
-      stream_options: { include_usage: true },
-    },
-    { signal: deadline.signal, timeout: deadline.timeoutMs },
-  );
-  let text = '';
-  let model = request.name;
-  let doneReason = 'stop';
-  let promptTokens = 0;
-  let completionTokens = 0;
-  for await (const chunk of stream) {
-    deadline.touch();
-    if (chunk.model) model = chunk.model;
-    const choice = chunk.choices?.[0];
-    text += choice?.delta?.content ?? '';
-    if (choice?.finish_reason) doneReason = choice.finish_reason;
-    if (chunk.usage) {
-      promptTokens = Number(chunk.usage.prompt_tokens ?? 0);
-      completionTokens = Number(chunk.usage.completion_tokens ?? 0);
-    }
-  }
-  // a client may end an aborted stream quietly: an answer stopped by its deadline or a reject is no answer
-  if (deadline.reason !== undefined) throw new Error(`the answer was stopped (${deadline.reason})`);
-  return {
-    ok: true,
-    text,
-    model,
-    promptTokens,
-    completionTokens: completionTokens || Math.ceil(text.length / 4),
-    doneReason,
-    truncated: doneReason === 'length',
-    firstTokenMs: deadline.firstTokenMs,
-    totalMs: deadline.elapsedMs,
   };
 }
 

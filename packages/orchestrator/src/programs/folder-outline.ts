@@ -17,10 +17,15 @@ const MAX_LISTED_FILES = 40;
 
 /**
  * The project as an indented outline that fits `maxChars`: every file when it fits, else folders summarised
- * by their file count (`feature042/ — 80 files`) from the deepest level up until it fits. Files of a folder
- * with many of them are counted rather than listed.
+ * by their file count (`feature042/ — 80 files`) from the deepest level up until it fits; the room left opens
+ * the folders holding the `near` paths (the files the task leads to) first, then others in path order. Files
+ * of a folder with many of them are counted rather than listed.
  */
-export function outlineFolders(files: readonly string[], maxChars: number): { text: string; depth: number; complete: boolean } {
+export function outlineFolders(
+  files: readonly string[],
+  maxChars: number,
+  near: readonly string[] = [],
+): { text: string; depth: number; complete: boolean } {
   let root = trees.get(files);
   if (root === undefined) {
     root = buildTree(files);
@@ -33,10 +38,12 @@ export function outlineFolders(files: readonly string[], maxChars: number): { te
     const complete = render(root, 0, depth, new Set(), lines, size, maxChars);
     if (complete === undefined) continue;
     if (depth === deepest) return { text: lines.join('\n'), depth, complete };
-    // the room left opens summarised folders one level, in path order, as far as it goes
+    // the room left opens summarised folders one level, those on the way to the task's files first, as far as it goes
     const expanded = new Set<Folder>();
     let room = maxChars - size.chars;
-    for (const folder of foldersAt(root, depth)) {
+    const leads = (entry: { path: string }) => near.some((path) => path.startsWith(entry.path));
+    const level = foldersAt(root, depth, '');
+    for (const { folder } of [...level.filter(leads), ...level.filter((entry) => !leads(entry))]) {
       const cost = contentChars(folder, depth + 1);
       if (cost > room) continue;
       expanded.add(folder);
@@ -50,10 +57,10 @@ export function outlineFolders(files: readonly string[], maxChars: number): { te
   return { text: line.slice(0, Math.max(0, maxChars)), depth: 0, complete: false };
 }
 
-/** The folders at `level` (the root is level 0's parent), in the order an outline shows them. */
-function foldersAt(folder: Folder, level: number): Folder[] {
-  const children = sorted(folder);
-  return level === 0 ? children : children.flatMap((child) => foldersAt(child, level - 1));
+/** The folders at `level` (the root is level 0's parent) with their paths (`src/feature/`), in the order an outline shows them. */
+function foldersAt(folder: Folder, level: number, prefix: string): { folder: Folder; path: string }[] {
+  const children = sorted(folder).map((child) => ({ folder: child, path: `${prefix}${child.name}/` }));
+  return level === 0 ? children : children.flatMap((child) => foldersAt(child.folder, level - 1, child.path));
 }
 
 /** The characters a folder's content takes when listed one level deep at `level`. */

@@ -1,7 +1,7 @@
 import type { CborValue } from '@cairn/air';
 import type { AgentFailure, ProgramLang } from '../api/types.js';
 import { MAX_TOKENS_PER_CALL } from '../governance/default-manifest.js';
-import { extractProgram } from '../model/extract-program.js';
+import { type Extraction, extractProgram } from '../model/extract-program.js';
 import type { ModelFault } from '../model/model-types.js';
 import { parseModelName } from '../model/model-name.js';
 import { estimateChatTokens } from '../model/token-budget.js';
@@ -86,10 +86,14 @@ export async function generateProgram(
   const outcome = await governedModelCall(ctx, params, { tool: 'generate' });
   if (!outcome.ok) {
     if (outcome.denied) return { type: 'fault', failure: { code: 'budget', message: `the model could not be asked: ${outcome.message}` } };
-    return faultGeneration(ctx, outcome.code, outcome.message);
+    return faultGeneration(ctx, outcome.code, outcome.message, outcome.hint);
   }
   const answer = ctx.blobs.text(String(outcome.payload.output_ref));
-  const extracted = extractProgram(answer, lang);
+  // an answer the output limit stopped is unfinished even where its code block looks whole: it is never run
+  const extracted: Extraction =
+    outcome.doneReason === 'length'
+      ? { ok: false, problem: `the answer was cut off at the output limit (${String(params.max_tokens)} tokens) before it ended` }
+      : extractProgram(answer, lang);
   const value = extracted.ok ? { program_ref: ctx.view.blobs.put(extracted.code) } : { problem: extracted.problem };
   ctx.transaction(() => appendCairnEntry(ctx.journal, SCHEMAS.programExtracted, value));
   return extracted.ok ? { type: 'program', code: extracted.code } : { type: 'unusable', answer, problem: extracted.problem };
@@ -175,7 +179,8 @@ function legacyParams(ctx: RunContext, input: Omit<ProgramPromptInput, 'projectM
   return modelParams(ctx, buildLegacyProgramPrompt({ ...input, fileTree }), PROGRAM_MAX_TOKENS, '0.2');
 }
 
-function faultGeneration(ctx: RunContext, code: string, message: string): Generation {
+/** The failure of a generation the model could not answer, with the server's own hint where it gave one, else the code's. */
+function faultGeneration(ctx: RunContext, code: string, message: string, serverHint?: string): Generation {
   const provider = parseModelName(ctx.model).provider;
   const hints: Record<string, string> = {
     'model-unreachable':
@@ -192,7 +197,7 @@ function faultGeneration(ctx: RunContext, code: string, message: string): Genera
     'model-window': "use a model with a larger context, or set model.contextTokens in .cairn/config.json to the server's window",
   };
   const failure: AgentFailure = { code: code.startsWith('model-') || code === 'cancelled' ? code : 'model-error', message };
-  const hint = hints[code];
+  const hint = serverHint ?? hints[code];
   if (hint !== undefined) failure.hint = hint;
   return { type: 'fault', failure };
 }

@@ -104,6 +104,21 @@ describe('a model writes the program', () => {
     expect((await p.wait(agent.id)).state).toBe('reviewing');
   });
 
+  it('never runs an answer the output limit stopped, even when its code block looks whole', async () => {
+    const cut = `await write_file('CUT.md', 'ran');\nawait submit_result('cut', ['CUT.md']);`;
+    const whole = { kind: 'answer' as const, text: `\`\`\`js\n${cut}\n\`\`\`\n`, doneReason: 'length' as const };
+    const p = await setUp([whole, whole]);
+    const agent = await p.spawn('use const', { budgets: { repairs: 1 } });
+    const done = await p.wait(agent.id);
+    expect(done.state).toBe('failed');
+    expect(done.failure?.message).toContain('cut off at the output limit');
+    expect(await p.proposed(agent.id, 'CUT.md')).toBeNull();
+    expect(server!.requests.filter((r) => r.path === '/api/chat')).toHaveLength(2);
+    await server!.close();
+    server = undefined;
+    expect((await p.replay(agent.id)).ok).toBe(true);
+  });
+
   it('lets a program ask the model, within the token budget', async () => {
     const p = await setUp([{ kind: 'answer', text: 'A friendly greeting.', promptTokens: 10, completionTokens: 5 }]);
     const agent = await p.spawn('document greet', {
@@ -130,11 +145,12 @@ describe('model faults are clear and never hang an agent', () => {
     expect(done.failure?.hint).toMatch(/ollama serve/);
   });
 
-  it('says how to pull a model that is missing', async () => {
+  it('names a missing model, how to pull it and how to list the models there are', async () => {
     const p = await setUp([{ kind: 'status', status: 404, body: { error: 'model "tiny:1b" not found, try pulling it first' } }]);
     const done = await p.wait((await p.spawn('anything', { model: 'tiny:1b' })).id);
     expect(done.failure?.code).toBe('model-missing');
     expect(done.reason).toContain('run `ollama pull tiny:1b`');
+    expect(done.reason).toContain('`cairn models` lists the models Ollama has');
   });
 
   it('gives up on a server that never answers', async () => {

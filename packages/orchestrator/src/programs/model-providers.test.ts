@@ -1,6 +1,8 @@
+import { type AddressInfo, createServer } from 'node:net';
 import OpenAI from 'openai';
 import { Ollama } from 'ollama';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createModelClient } from '../model/model-client.js';
 import type { Project } from '../project/project.js';
 import { startScriptedOllama, type ScriptedOllama } from '../testing/scripted-ollama.js';
 import { startScriptedOpenAi, type ScriptedOpenAi } from '../testing/scripted-openai.js';
@@ -43,6 +45,15 @@ async function withOpenAi(
   return project;
 }
 
+/** The base URL of a port nothing listens on. */
+async function closedBaseUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/v1`;
+}
+
 function chats() {
   return openai!.requests.filter((r) => r.path === '/v1/chat/completions');
 }
@@ -75,6 +86,41 @@ describe('an OpenAI-compatible server (openai/NAME)', () => {
     expect(done.model).toBe(MODEL);
     expect(chats()[0]!.body).toMatchObject({ model: 'qwen2.5-coder-7b', max_tokens: 2048 });
     expect(await p.proposed(done.id, 'DOC.md')).toBe('A greeting.');
+  });
+
+  it('reads a server that answers one JSON completion to a streamed request', async () => {
+    const p = await withOpenAi([{ kind: 'answer', text: `\`\`\`js\n${GOOD}\n\`\`\`\n`, unstreamed: true }]);
+    const done = await p.wait((await p.spawn('use const in src/greet.js', { model: MODEL })).id);
+    expect(done.reason).toBeUndefined();
+    expect(done.state).toBe('reviewing');
+    expect(chats()).toHaveLength(1);
+    expect(await p.proposed(done.id, 'src/greet.js')).toContain('const text');
+  });
+
+  it('says how to start the server, or where to point OPENAI_BASE_URL, when nothing listens', async () => {
+    const p = await withOpenAi([programAnswer(GOOD)], { config: { baseUrl: await closedBaseUrl() } });
+    const done = await p.wait((await p.spawn('use const', { model: MODEL })).id);
+    expect(done.failure?.code).toBe('model-unreachable');
+    expect(done.reason).toMatch(
+      /^cannot reach the OpenAI-compatible server at http:\/\/127\.0\.0\.1:\d+\/v1 — start it, or set OPENAI_BASE_URL/,
+    );
+  });
+
+  it('says OPENAI_BASE_URL should end in /v1 when the server has no API where it points', async () => {
+    await (await withOpenAi([programAnswer(GOOD)])).close();
+    temp.write('.cairn/config.json', JSON.stringify({ model: { baseUrl: openai!.baseUrl.replace(/\/v1$/, '') } }));
+    project = temp.open();
+    const done = await project.wait((await project.spawn('use const', { model: MODEL })).id);
+    expect(done.failure?.code).toBe('model-error');
+    expect(done.reason).toMatch(
+      /has no chat-completions API there \(404\): set OPENAI_BASE_URL to its API's base URL, usually ending in \/v1/,
+    );
+    expect(done.failure?.hint).toMatch(/^export OPENAI_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/v1 /);
+    const listed = await createModelClient({
+      provider: 'openai',
+      openai: { baseUrl: openai!.baseUrl.replace(/\/v1$/, '') },
+    }).describeModels();
+    expect(listed.ok ? '' : listed.fault.message).toMatch(/has no model list there \(404\): set OPENAI_BASE_URL .* ending in \/v1/);
   });
 
   it('names OPENAI_API_KEY in one line when the key is refused', async () => {

@@ -110,13 +110,21 @@ function lowerCased(files: readonly string[]): readonly string[] {
   return lowered;
 }
 
-/** Files a named token stands for: the path itself, a path ending in it, or (for a bare name) files of that name. */
+/**
+ * Files a named token stands for: the path itself, a path ending in it, or (for a bare name) files of that name;
+ * when none is written exactly so, the same in any case (`InvoiceTotals.ts` for `invoiceTotals.ts`).
+ */
 function findNamed(files: readonly string[], token: string): string[] {
+  const exact = filesEndingIn(files, token, (path) => path);
+  return exact.length > 0 ? exact : filesEndingIn(lowerCased(files), token.toLowerCase(), (_, i) => files[i]!);
+}
+
+function filesEndingIn(files: readonly string[], token: string, original: (path: string, index: number) => string): string[] {
   const found: string[] = [];
   const suffix = `/${token}`;
-  for (const path of files) {
-    if (path === token || path.endsWith(suffix)) found.push(path);
-    if (found.length >= MAX_NAMED_MATCHES) break;
+  for (let i = 0; i < files.length && found.length < MAX_NAMED_MATCHES; i++) {
+    const path = files[i]!;
+    if (path === token || path.endsWith(suffix)) found.push(original(path, i));
   }
   return found;
 }

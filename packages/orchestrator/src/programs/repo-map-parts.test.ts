@@ -30,6 +30,15 @@ describe('the parts of a repo map', () => {
     expect(ranked.matched.find((m) => m.path === 'lib/other.ts')?.why).toContain('content: getUserName');
   });
 
+  it('finds a file the task names in another case when none is named exactly so', () => {
+    const files = ['src/billing/invoiceTotals.ts', 'src/billing/Invoice.ts', 'src/billing/invoice.ts'];
+    const rank = (task: string) =>
+      rankFiles({ files, dirs: ['src', 'src/billing'], cut: false }, readTaskTerms(task), { readText: () => undefined });
+    expect(rank('validate InvoiceTotals.ts').named).toEqual(['src/billing/invoiceTotals.ts']);
+    expect(rank('validate Invoice.ts').named).toEqual(['src/billing/Invoice.ts']);
+    expect(rank('validate nothing.ts').missing).toEqual(['nothing.ts']);
+  });
+
   it('outlines every file when it fits, else summarises folders by their file count', () => {
     const files = Array.from({ length: 300 }, (_, i) => `src/f${Math.floor(i / 30)}/m${i}.ts`);
     expect(outlineFolders(files, 100_000)).toMatchObject({ complete: true });
@@ -37,6 +46,14 @@ describe('the parts of a repo map', () => {
     expect(small.text).toContain('src/');
     expect(small.text).toMatch(/f9\/ — 30 files/);
     expect(small.text.length).toBeLessThanOrEqual(300);
+  });
+
+  it('opens the folders on the way to the files the task leads to before others', () => {
+    const files = Array.from({ length: 2000 }, (_, i) => `src/f${Math.floor(i / 200)}/g${Math.floor(i / 20) % 10}/m${i}.ts`);
+    const outline = outlineFolders(files, 2500, ['src/f7/g3/m1465.ts']);
+    expect(outline.complete).toBe(false);
+    expect(outline.text).toContain('\n      m1465.ts');
+    expect(outline.text).toMatch(/g0\/ — 20 files/);
   });
 
   it("outlines exported symbols with TypeScript's own parser", async () => {

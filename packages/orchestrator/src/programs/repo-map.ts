@@ -109,7 +109,7 @@ export async function buildRepoMap(input: RepoMapInput): Promise<RepoMap> {
   );
   const heading = `All ${paths.files.length} files${paths.cut ? ' (the first ones)' : ''}, by folder:`;
   const room = Math.max(0, maxChars - size() - heading.length - 1);
-  const folders = outlineFolders(paths.files, room);
+  const folders = outlineFolders(paths.files, room, [...ranked.named, ...ranked.recent, ...ranked.matched.map((m) => m.path)]);
   const text = [...leads, heading, folders.text].join('\n');
   return {
     text,

@@ -1,3 +1,4 @@
+import { requestStop } from '../agents/stop-request.js';
 import type { Actor } from '@cairn/triage';
 import type { AgentCommands } from '../agents/agent-commands.js';
 import type { CheckService } from '../agents/check-service.js';
@@ -137,8 +138,10 @@ export class Project implements CairnApi {
 
   async reject(id: string, reason?: string): Promise<AgentInfo> {
     const core = this.open();
-    // an agent this process runs is stopped first (its model request aborted), then rejected from where it stopped
-    if (core.store.require(id).state === 'running') await core.running.stop(id, 'rejected');
+    // a running agent is stopped first (its model request aborted), then rejected from where it stopped: at once
+    // when this process runs it, else by asking the process that does through its record
+    if (core.store.require(id).state === 'running' && !(await core.running.stop(id, 'rejected')))
+      await requestStop(core.store, id, 'rejected');
     return this.parts.inbox.noteReject(rejectAgent(core, id, reason));
   }
 

@@ -44,7 +44,7 @@ export function rejectAgent(core: ProjectCore, agentId: string, reason: string |
     agentId,
     [record.state],
     'rejected',
-    { reason: text, rejectedFrom: record.state, ledgerId, owner: undefined },
+    { reason: text, rejectedFrom: record.state, ledgerId, owner: undefined, stopRequested: undefined },
     'reject',
     (_, time) => ({ type: 'agent.rejected', time, agentId, reason: text }),
   );

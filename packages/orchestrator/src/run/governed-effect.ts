@@ -8,7 +8,7 @@ import { denialMessage, idempotencyKey, isBudgetDenial, type RunContext } from '
 /** What a governed effect came to: its receipt payload, or why not (denied by the gate, or failed). */
 export type EffectOutcome =
   | { ok: true; payload: Record<string, CborValue> }
-  | { ok: false; denied: boolean; message: string; code: string };
+  | { ok: false; denied: boolean; message: string; code: string; hint?: string };
 
 type Admission = { ok: true; intentHash: string } | { ok: false; outcome: EffectOutcome };
 
@@ -148,7 +148,14 @@ function finish(ctx: RunContext, kind: string, receipt: Receipt, subject: Subjec
   }
   const payload = receipt.receipt as Record<string, CborValue>;
   if (receipt.status === 'ok') return { ok: true, payload };
-  return { ok: false, denied: false, message: String(payload.error ?? 'the effect failed'), code: String(payload.code ?? 'error') };
+  const failed: EffectOutcome = {
+    ok: false,
+    denied: false,
+    message: String(payload.error ?? 'the effect failed'),
+    code: String(payload.code ?? 'error'),
+  };
+  if (typeof payload.hint === 'string' && payload.hint !== '') failed.hint = payload.hint;
+  return failed;
 }
 
 function receiptOf(result: EffectResult): Pick<Receipt, 'status' | 'receipt'> {

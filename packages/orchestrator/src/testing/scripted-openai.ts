@@ -98,7 +98,7 @@ export async function startScriptedOpenAi(
     };
     const finish = answer.doneReason ?? 'stop';
     const base = { id: 'chatcmpl-cairn', created: 1_767_225_600, model };
-    if (body.stream !== true) {
+    if (body.stream !== true || (reply.kind === 'answer' && reply.unstreamed === true)) {
       if (reply.kind === 'drop') {
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
         res.write('{"id":');

@@ -13,6 +13,8 @@ export type ScriptedReply =
       completionTokens?: number;
       headerDelayMs?: number;
       chunkDelayMs?: number;
+      /** Answered as one JSON completion even when the client asked for a stream (as some servers do). */
+      unstreamed?: boolean;
     }
   /** An HTTP error with a JSON body, as the server sends them, and any headers (`Retry-After`). */
   | { kind: 'status'; status: number; body: unknown; headers?: Record<string, string> }
