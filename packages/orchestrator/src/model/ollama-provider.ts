@@ -99,12 +99,15 @@ export function createOllamaProvider(options: { host?: string; timeoutMs: number
                   deadline.reason === 'stall' ? deadline.stallMs : timeoutMs,
                 ),
               };
+            // a kept-alive connection the server closed as the request went out: nothing was answered, ask once more
+            if (attempt === 0 && error instanceof UnansweredReset) continue;
             const busy = isBusyStatus((error as { status_code?: number }).status_code);
             if (busy && attempt < BUSY_RETRIES) {
               const wait = retryDelayMs(last.retryAfter, attempt);
               if (wait < deadline.leftMs && (await deadline.wait(wait))) continue;
             }
-            return { ok: false, fault: ollamaFaultOf(error, host, request.name, timeoutMs) };
+            const cause = error instanceof UnansweredReset ? error.cause : error;
+            return { ok: false, fault: ollamaFaultOf(cause, host, request.name, timeoutMs) };
           }
         }
       } finally {
@@ -114,18 +117,39 @@ export function createOllamaProvider(options: { host?: string; timeoutMs: number
   };
 }
 
+/** A connection reset before the server answered anything: the request can be sent again as it is. */
+class UnansweredReset extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the connection was reset before an answer');
+  }
+}
+
+function isReset(error: unknown): boolean {
+  const e = error as { code?: string; cause?: { code?: string } } | undefined;
+  return [e?.code, e?.cause?.code].some((code) => code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE');
+}
+
+/** Sends the chat request; a reset before any answer is an `UnansweredReset`. */
+async function startChat(client: Ollama, request: ChatRequest & { name: string }) {
+  try {
+    return await client.chat({
+      model: request.name,
+      messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+      stream: true,
+      options: {
+        num_predict: request.maxTokens,
+        temperature: request.temperature,
+        ...(request.contextTokens === undefined ? {} : { num_ctx: request.contextTokens }),
+        ...(request.seed === undefined ? {} : { seed: request.seed }),
+      },
+    });
+  } catch (error) {
+    throw isReset(error) ? new UnansweredReset(error) : error;
+  }
+}
+
 async function streamChat(client: Ollama, request: ChatRequest & { name: string }, deadline: AnswerDeadline): Promise<ModelAnswer> {
-  const stream = await client.chat({
-    model: request.name,
-    messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
-    stream: true,
-    options: {
-      num_predict: request.maxTokens,
-      temperature: request.temperature,
-      ...(request.contextTokens === undefined ? {} : { num_ctx: request.contextTokens }),
-      ...(request.seed === undefined ? {} : { seed: request.seed }),
-    },
-  });
+  const stream = await startChat(client, request);
   let text = '';
   let model = request.name;
   let promptTokens = 0;

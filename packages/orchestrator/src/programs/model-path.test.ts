@@ -159,6 +159,20 @@ describe('model faults are clear and never hang an agent', () => {
     expect(done.failure?.code).toBe('model-timeout');
   });
 
+  it('asks once more when the connection is reset before anything was answered, and fails on a second reset', async () => {
+    const p = await setUp([{ kind: 'reset' }, programAnswer(GOOD)]);
+    const done = await p.wait((await p.spawn('use const in greet.js')).id);
+    expect(done.state).toBe('reviewing');
+    expect(server!.requests.filter((r) => r.path === '/api/chat')).toHaveLength(2);
+    await server!.close();
+    server = await startScriptedOllama([{ kind: 'reset' }]);
+    await p.close();
+    project = temp.open({ ollamaHost: server.host });
+    const failed = await project.wait((await project.spawn('anything')).id);
+    expect(failed.failure?.code).toBe('model-error');
+    expect(failed.reason).toContain('dropped the connection');
+  });
+
   it('names a server error and a dropped or malformed answer', async () => {
     const p = await setUp([{ kind: 'status', status: 500, body: { error: 'out of memory' } }]);
     const done = await p.wait((await p.spawn('anything')).id);

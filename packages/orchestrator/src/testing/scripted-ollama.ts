@@ -81,6 +81,7 @@ export async function startScriptedOllama(
     calls++;
     const model = String(body.model ?? '');
     if (reply.kind === 'hang') return;
+    if (reply.kind === 'reset') return void res.socket?.resetAndDestroy();
     if (reply.kind === 'status') return sendJson(res, reply.status, reply.body, reply.headers);
     if (reply.kind === 'malformed') {
       res.writeHead(200, { 'content-type': 'application/json' });

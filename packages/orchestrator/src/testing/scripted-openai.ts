@@ -78,6 +78,7 @@ export async function startScriptedOpenAi(
     const reply = typeof script === 'function' ? script(request, calls) : script[Math.min(calls, script.length - 1)]!;
     calls++;
     if (reply.kind === 'hang') return;
+    if (reply.kind === 'reset') return void res.socket?.resetAndDestroy();
     if (reply.kind === 'status') return sendJson(res, reply.status, reply.body, reply.headers);
     if (reply.kind === 'malformed') {
       res.writeHead(200, { 'content-type': 'application/json' });

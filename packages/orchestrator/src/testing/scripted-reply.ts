@@ -20,6 +20,8 @@ export type ScriptedReply =
   | { kind: 'status'; status: number; body: unknown; headers?: Record<string, string> }
   /** The connection closes in the middle of the answer. */
   | { kind: 'drop' }
+  /** The connection is reset before anything is answered (a kept-alive connection the server had just closed). */
+  | { kind: 'reset' }
   /** The answer is not JSON. */
   | { kind: 'malformed' }
   /** Headers are never sent. */
