@@ -234,6 +234,11 @@ describe('a sealed check', () => {
       owner.kill('SIGKILL');
     }
     expect(await settle(() => survivors(`sleep ${tag}`).length === 0)).toBe(true);
+    // the folder it left is removed by the next check of any process
+    const left = `cairn-check-${owner.pid}-`;
+    expect(readdirSync(tmpdir()).some((name) => name.startsWith(left))).toBe(true);
+    await check('auto', 'true');
+    expect(readdirSync(tmpdir()).some((name) => name.startsWith(left))).toBe(false);
   });
 
   it('never binds a folder on PATH that holds the project (its neighbours would show)', async () => {

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { constants, homedir, tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { constants, homedir } from 'node:os';
 import { join } from 'node:path';
 import { CappedOutput } from './capped-output.js';
+import { checkTempFolder } from './check-temp.js';
 import { checkEnvironment, programFolders } from './check-env.js';
 import { findSecretFiles } from './hidden-files.js';
 import { proposedPathProblem, type ProposedFile } from './proposed-file.js';
@@ -95,7 +96,7 @@ export async function runSealed(request: SealedRunRequest): Promise<SealedRun> {
     if (attempt.thisProjectOnly !== true) Object.assign(machine, refusals);
   };
   const root = realpathSync(request.root);
-  const temp = mkdtempSync(join(tmpdir(), 'cairn-check-'));
+  const temp = checkTempFolder();
   try {
     const why: string[] = [];
     if (choice === 'auto' && refusals.overlay === undefined && refusals.namespaces === undefined) {
