@@ -100,6 +100,44 @@ describe.skipIf(!hasRedis)('agents on workers fed by a Redis queue', () => {
     rmSync(base, { recursive: true, force: true });
   });
 
+  it('refuses, in one line, a queue that does not answer and a workers entry that is not a key: nothing starts', async () => {
+    const closed = `redis://127.0.0.1:${await freePort()}`;
+    const quiet = join(base, 'no-queue');
+    mkdirSync(quiet);
+    const up = await runCairn(['up', '--queue', closed, '--serve-workers', `127.0.0.1:${await freePort()}`], {
+      cwd: quiet,
+      home: join(base, 'no-queue-home'),
+    });
+    expect([up.code, up.stderr.split('\n')[0]]).toEqual([
+      1,
+      `error: the queue at ${closed} does not answer: connect ECONNREFUSED ${closed.slice(8)}`,
+    ]);
+    const worker = await runCairn(
+      ['worker', '--queue', closed, '--coordinator', endpoint.url, '--token', endpoint.bearer, '--name', 'w1'],
+      {
+        cwd: base,
+        home: join(base, 'home-w1'),
+      },
+    );
+    expect([worker.code, worker.stdout, worker.stderr.split('\n')[0]]).toEqual([
+      1,
+      '',
+      `error: the queue at ${closed} does not answer: connect ECONNREFUSED ${closed.slice(8)}`,
+    ]);
+    const other = join(base, 'misconfigured');
+    mkdirSync(join(other, '.cairn'), { recursive: true });
+    writeFileSync(join(other, '.cairn', 'config.json'), JSON.stringify({ workers: { w1: 'ed25519:zzzz' } }));
+    const misconfigured = await runCairn(['up', '--queue', redis.url, '--serve-workers', `127.0.0.1:${await freePort()}`], {
+      cwd: other,
+      home: join(base, 'misconfigured-home'),
+    });
+    expect([misconfigured.code, misconfigured.stderr.split('\n')[0]]).toEqual([
+      1,
+      'error: .cairn/config.json: workers.w1: not an Ed25519 public key (ed25519:<64 hex digits>): "ed25519:zzzz"',
+    ]);
+    expect(misconfigured.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('runs 20 program agents across three workers, verifies each by replay, and accepts one from the coordinator', async () => {
     const workers = ['w1', 'w2', 'w3'].map((name) => startWorker(name));
     try {

@@ -17,6 +17,7 @@ import type { ProjectCore } from '../agents/project-core.js';
 import { Coordinator, remoteDirs } from '../remote/coordinator.js';
 import { serveWorkers, type WorkerEndpoint } from '../remote/worker-endpoint.js';
 import { loadBearer } from '../remote/worker-bearer.js';
+import { probeQueue } from '../remote/queue-probe.js';
 
 /** A daemon running in this process. */
 export interface RunningDaemon {
@@ -91,6 +92,7 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
   try {
     writePidFile(layout.pidPath, pidFile);
     const remote = options.remote;
+    if (remote !== undefined) await probeQueue(remote.queue);
     const dispatch =
       remote === undefined
         ? {}

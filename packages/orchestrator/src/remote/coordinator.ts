@@ -65,6 +65,7 @@ export class Coordinator implements AgentDispatch {
     this.key = loadSigningKey(join(this.dirs.root, 'coordinator.key'));
     this.snapshots = new SnapshotMaker(core.stable, this.dirs.snapshots);
     this.roster = new WorkerRoster(core.layout.configPath, join(this.dirs.root, 'untrusted.json'));
+    this.roster.check();
     this.queue = new Queue(queueNameOf(core.layout.home), { connection: redisConnection(options.queue) });
     this.queue.on('error', () => undefined);
     this.events = new QueueEvents(this.queue.name, { connection: redisConnection(options.queue) });

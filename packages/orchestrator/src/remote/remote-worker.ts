@@ -4,6 +4,7 @@ import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import { createSandbox, type Sandbox } from '@cairn/sandbox';
 import { CairnError } from '../api/errors.js';
 import { verifyToken } from './capability-token.js';
+import { probeQueue } from './queue-probe.js';
 import { redisConnection } from './redis-connection.js';
 import { type CoordinatorInfo, parseJobData, type RemoteProgress, type RemoteResult } from './remote-job.js';
 import { runRemoteAgent } from './run-remote-agent.js';
@@ -59,6 +60,7 @@ interface JobContext {
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const clock = options.clock ?? Date.now;
+  await probeQueue(options.queue);
   const info = await coordinatorInfo(options);
   const coordinatorKey = parsePublicKey(info.key);
   if (!coordinatorKey.ok) throw new CairnError('CAIRN_REMOTE', `the coordinator's key is not usable: ${coordinatorKey.reason}`);

@@ -9,6 +9,7 @@ import { compileGovernance } from '../governance/compile.js';
 import { governanceFor } from '../governance/project-governance.js';
 import { wireProject } from '../project/open-project.js';
 import { Project } from '../project/project.js';
+import { AgentWorkspace } from '../workspace/agent-workspace.js';
 import type { ProjectParts } from '../project/project.js';
 import { signToken, type TokenClaims } from './capability-token.js';
 import type { RemoteJobData } from './remote-job.js';
@@ -19,7 +20,7 @@ import { uploadSigningText } from './upload-signature.js';
 import { type ExpectedResult, verifyResult } from './verify-result.js';
 import { uploadPaths } from './worker-endpoint.js';
 
-const CODE = "await write_file('notes.txt', 'written remotely\\n');\nawait submit_result('wrote notes', ['notes.txt']);\n";
+const CODE = "await write_file('docs/notes.txt', 'written remotely\\n');\nawait submit_result('wrote notes', ['docs/notes.txt']);\n";
 
 describe('verifying a remote result', () => {
   let base: string;
@@ -122,12 +123,33 @@ describe('verifying a remote result', () => {
   it('refuses an overlay changed after the run, even when the worker signs it', async () => {
     const paths = await upload((db) => {
       const store = AgentFS.open(db);
-      store.fs.writeFile('/notes.txt', Buffer.from('something else\n'));
+      store.fs.writeFile('/docs/notes.txt', Buffer.from('something else\n'));
       store.close();
     });
     const verdict = await verifyResult(parts.core, expected(paths), 'w1');
     expect(verdict).toMatchObject({ ok: false, blameWorker: true });
     expect(verdict.ok === false && verdict.reason).toMatch(/the uploaded overlay \(sha256:\w+\) is not what the replay rebuilt/);
+  });
+
+  it('refuses an overlay with a change the journal never made, even when the worker signs it', async () => {
+    for (const tamper of [
+      (fs: AgentWorkspace['overlay']['fs']) => fs.writeFile('/smuggled.txt', Buffer.from('never journaled\n')),
+      (fs: AgentWorkspace['overlay']['fs']) => fs.unlink('/README.md'),
+      (fs: AgentWorkspace['overlay']['fs']) => fs.mkdir('/smuggled'),
+    ]) {
+      const paths = await upload((db) => {
+        const base = AgentFS.open(snapshotPath, { readonly: true });
+        const workspace = AgentWorkspace.open('ab12', db, base, honest.head);
+        tamper(workspace.overlay.fs);
+        workspace.close();
+        base.close();
+      });
+      const verdict = await verifyResult(parts.core, expected(paths), 'w1');
+      expect(verdict).toMatchObject({ ok: false, blameWorker: true });
+      expect(verdict.ok === false && verdict.reason).toMatch(
+        /the upload changes (smuggled\.txt|README\.md|smuggled), which its journal never touched/,
+      );
+    }
   });
 
   it('refuses a journal that was edited or cut short', async () => {

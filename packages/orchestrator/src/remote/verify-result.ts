@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { AgentFS } from '@cairn/agentfs';
+import { type EntryState, stateOf } from '@cairn/agentfs/internal';
 import type { AgentRecord } from '../agents/agent-store.js';
 import type { ProjectCore } from '../agents/project-core.js';
 import { isCairnError } from '../api/errors.js';
@@ -79,6 +80,8 @@ export async function verifyResult(core: ProjectCore, expected: ExpectedResult, 
     const governance = typeof start.governance_ref === 'string' ? workspace.blobs.text(start.governance_ref) : undefined;
     if (governance === undefined || `sha256:${createHash('sha256').update(governance).digest('hex')}` !== token.claims.governance)
       return refuse('the journal runs under other grants than the capability token gave');
+    const forged = forgedBefore(workspace, snapshot, expected.runs);
+    if (forged !== undefined) return refuse(`the upload's record of ${forged} before the run is not what the snapshot holds`);
     const touched = new Set<string>();
     let rebuilt = '';
     const replay = await replayRecorded(core, { ...expected.record, runs: expected.runs }, workspace, {
@@ -90,6 +93,15 @@ export async function verifyResult(core: ProjectCore, expected: ExpectedResult, 
       },
     });
     if (!replay.ok) return refuse(`the replay does not reproduce the journal: ${replay.divergence?.reason ?? 'it differs'}`);
+    // a change beside the journal would reach review unverified (a folder made for a file the journal wrote is not one)
+    const stray = workspace.overlay
+      .changes()
+      .find(
+        (change) =>
+          !touched.has(change.path) &&
+          !(change.status === 'added' && change.kind === 'dir' && [...touched].some((path) => path.startsWith(`${change.path}/`))),
+      );
+    if (stray !== undefined) return refuse(`the upload changes ${stray.path}, which its journal never touched`);
     const uploaded = contentDigest(workspace.overlay.fs, touched);
     if (rebuilt !== uploaded) return refuse(`the uploaded overlay (${uploaded}) is not what the replay rebuilt (${rebuilt})`);
     return { ok: true, head: claims.head, workerKey: Buffer.from(key).toString('hex') };
@@ -97,4 +109,23 @@ export async function verifyResult(core: ProjectCore, expected: ExpectedResult, 
     workspace?.close();
     snapshot.close();
   }
+}
+
+/**
+ * The first path whose state before a run, as the upload records it (the replay starts from these), differs
+ * from the snapshot's: every run of a remote agent starts from the snapshot (a failed run is rolled back).
+ */
+function forgedBefore(workspace: AgentWorkspace, snapshot: AgentFS, runs: number): string | undefined {
+  for (let run = 1; run <= runs; run++)
+    for (const entry of workspace.touched.entries(run))
+      if (describeState(workspace.touched.stateOf(entry)) !== describeState(stateOf(snapshot.fs, `/${entry.path}`))) return entry.path;
+  return undefined;
+}
+
+function describeState(state: EntryState): string {
+  return state.kind === 'absent'
+    ? 'absent'
+    : state.kind === 'dir'
+      ? 'dir'
+      : `${state.kind} ${(state.mode & 0o7777).toString(8)} ${state.hash}`;
 }

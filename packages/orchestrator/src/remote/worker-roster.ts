@@ -19,8 +19,16 @@ export class WorkerRoster {
     const text = this.listed()[name];
     if (text === undefined) return undefined;
     const parsed = parsePublicKey(text);
-    if (!parsed.ok) throw new CairnError('CAIRN_CONFIG', `.cairn/config.json: workers.${name}: ${parsed.reason}`);
+    if (!parsed.ok)
+      throw new CairnError('CAIRN_CONFIG', `.cairn/config.json: workers.${name}: ${parsed.reason}`, {
+        hint: 'use the key `cairn worker enroll` printed on that worker',
+      });
     return parsed.key;
+  }
+
+  /** Every listed key parsed: the first entry that is not a worker's public key is `CAIRN_CONFIG`. */
+  check(): void {
+    for (const name of Object.keys(this.listed())) this.keyOf(name);
   }
 
   /** Why `name` is untrusted, if it is. */
