@@ -384,6 +384,26 @@ describe.skipIf(!hasRedis)('agents on workers fed by a Redis queue', () => {
       await worker.stop();
     }
   });
+
+  it('stops with cairn down while its Redis is away, an agent still followed: the daemon is gone, nothing waits for Redis', async () => {
+    const away = await startRedis();
+    const folder = join(base, 'redis-away');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'README.md'), '# another project\n');
+    const awayHome = join(base, 'redis-away-home');
+    const up = startCairn(['up', '--queue', away.url], { cwd: folder, home: awayHome });
+    running.push(up);
+    await up.waitFor((line) => line.type === 'result');
+    const code = join(base, 'away.js');
+    writeFileSync(code, "await write_file('x.txt', 'x\\n');\n");
+    const queued = await runCairn(['queue', 'waits for a worker', '--code', code, '--json'], { cwd: folder, home: awayHome });
+    expect(queued.code, queued.stderr).toBe(0);
+    await away.stop();
+    const exited = new Promise<number | null>((resolve) => up.child.once('exit', (status) => resolve(status)));
+    const down = await runCairn(['down'], { cwd: folder, home: awayHome });
+    expect(down.code, down.stderr).toBe(0);
+    expect(await exited).toBe(0);
+  });
 });
 
 /** A program that takes a while (many governed calls), then writes its own file. */

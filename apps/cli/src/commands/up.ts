@@ -98,6 +98,8 @@ export async function upCommand(ctx: CommandContext, given: { detach?: boolean; 
   process.off('SIGINT', stop);
   process.off('SIGTERM', stop);
   out.line('cairn is down');
+  // a queue whose Redis went away leaves its reconnection timers behind: the daemon is down, and so is this process
+  if (remote !== undefined) setTimeout(() => process.exit(0), 1000).unref();
   return 0;
 }
 

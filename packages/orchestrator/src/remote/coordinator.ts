@@ -17,6 +17,26 @@ import { verifyResult } from './verify-result.js';
 import { uploadPaths } from './worker-endpoint.js';
 import { WorkerRoster } from './worker-roster.js';
 
+/** How long a stop waits for Redis to let the queue close in order. */
+const STOP_GRACE_MS = 5000;
+
+/** 'done' when `work` settled within `ms`, else 'late' (the work goes on unwatched). */
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<'done' | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
+  try {
+    return await Promise.race([
+      work.then(
+        () => 'done' as const,
+        () => 'done' as const,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** How many times an agent's job is put on the queue (a job lost with Redis is put there once more). */
 const ENQUEUES = 2;
 
@@ -112,9 +132,16 @@ export class Coordinator implements AgentDispatch {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const wake of this.waiting.values()) wake();
-    await Promise.allSettled([...this.following.values()]);
-    await this.events.close();
-    await this.queue.close();
+    const orderly = (async () => {
+      await Promise.allSettled([...this.following.values()]);
+      await this.events.close();
+      await this.queue.close();
+    })();
+    // while Redis is away, followers and BullMQ's close wait for it to come back: the stop does not
+    if ((await settledWithin(orderly, STOP_GRACE_MS)) === 'late') {
+      void this.events.disconnect().catch(() => undefined);
+      void this.queue.disconnect().catch(() => undefined);
+    }
   }
 
   private track(id: string, following: Promise<void>): Promise<void> {
