@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { writeAtomically } from './atomic-write.js';
 import type { AgentInfo } from '../api/types.js';
 
-/** `state/agents.json`: every agent and the queue, rewritten atomically on each transition, for tools that read files. */
+/** `state/agents.json`: every agent and the queue, rewritten atomically (within 50 ms of a transition), for tools that read files. */
 export function writeStateSnapshot(
   stateDir: string,
   root: string,
