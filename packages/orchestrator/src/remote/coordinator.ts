@@ -4,7 +4,6 @@ import { type Job, Queue, QueueEvents } from 'bullmq';
 import { runAgent } from '../agents/agent-runner.js';
 import type { AgentRecord } from '../agents/agent-store.js';
 import type { ProjectCore } from '../agents/project-core.js';
-import type { AgentFailure } from '../api/types.js';
 import type { AgentDispatch } from '../project/open-project.js';
 import { tokenHash } from './capability-token.js';
 import { offerJob } from './job-offer.js';
@@ -34,6 +33,22 @@ async function settledWithin(work: Promise<unknown>, ms: number): Promise<'done'
     ]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/**
+ * Closes the queue in order: the followers end, then the event stream and the queue. While Redis is away that
+ * would wait for it to come back; after the grace the connections are dropped instead.
+ */
+async function closeQueue(followers: Promise<unknown>[], events: QueueEvents, queue: Queue): Promise<void> {
+  const orderly = (async () => {
+    await Promise.allSettled(followers);
+    await events.close();
+    await queue.close();
+  })();
+  if ((await settledWithin(orderly, STOP_GRACE_MS)) === 'late') {
+    void events.disconnect().catch(() => undefined);
+    void queue.disconnect().catch(() => undefined);
   }
 }
 
@@ -75,6 +90,9 @@ export class Coordinator implements AgentDispatch {
   /** Followers waiting for news of their job, by job id: a queue event wakes one at once. */
   private readonly waiting = new Map<string, () => void>();
   private readonly events: QueueEvents;
+  /** Settles when `stop` begins: no one waits on a follower that waits on a Redis that is away. */
+  private halt!: () => void;
+  private readonly halted = new Promise<void>((resolve) => (this.halt = resolve));
 
   constructor(
     private readonly core: ProjectCore,
@@ -112,14 +130,18 @@ export class Coordinator implements AgentDispatch {
   }
 
   /** Puts a queued agent on the queue and follows it until it is decided. */
-  async run(id: string): Promise<void> {
+  run(id: string): Promise<void> {
+    return Promise.race([this.dispatch(id), this.halted]);
+  }
+
+  private async dispatch(id: string): Promise<void> {
     const record = this.core.store.require(id);
     // a revision keeps its overlay here, so it runs in this process
     if (record.journalHead !== undefined) return runAgent(this.core, id);
     try {
       await this.enqueue(record, 1, ['queued']);
     } catch (error) {
-      this.failRunning(id, { code: 'remote', message: `the agent could not be put on the queue: ${(error as Error).message}` }, [
+      failRemoteAgent(this.core, id, { code: 'remote', message: `the agent could not be put on the queue: ${(error as Error).message}` }, [
         'queued',
         'running',
       ]);
@@ -131,17 +153,9 @@ export class Coordinator implements AgentDispatch {
   /** Stops following (agents stay running and are followed again by the next coordinator) and disconnects. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.halt();
     for (const wake of this.waiting.values()) wake();
-    const orderly = (async () => {
-      await Promise.allSettled([...this.following.values()]);
-      await this.events.close();
-      await this.queue.close();
-    })();
-    // while Redis is away, followers and BullMQ's close wait for it to come back: the stop does not
-    if ((await settledWithin(orderly, STOP_GRACE_MS)) === 'late') {
-      void this.events.disconnect().catch(() => undefined);
-      void this.queue.disconnect().catch(() => undefined);
-    }
+    await closeQueue([...this.following.values()], this.events, this.queue);
   }
 
   private track(id: string, following: Promise<void>): Promise<void> {
@@ -201,7 +215,7 @@ export class Coordinator implements AgentDispatch {
       if (signal.aborted) {
         const worker = this.core.store.get(id)?.worker;
         const message = `stopped while it ran${worker === undefined ? '' : ` on worker ${worker}`}: ${(signal.reason as Error).message}`;
-        return this.failRunning(id, { code: 'stopped', message });
+        return failRemoteAgent(this.core, id, { code: 'stopped', message });
       }
       const record = this.core.store.get(id);
       if (record?.state !== 'running' || record.remoteJob === undefined) return;
@@ -217,7 +231,10 @@ export class Coordinator implements AgentDispatch {
       }
       if (job === undefined || state === 'unknown') {
         if (attempt >= ENQUEUES)
-          return this.failRunning(id, { code: 'remote', message: `job ${jobId} was lost from the queue (was Redis emptied?), twice` });
+          return failRemoteAgent(this.core, id, {
+            code: 'remote',
+            message: `job ${jobId} was lost from the queue (was Redis emptied?), twice`,
+          });
         this.log(id, `job ${jobId} was lost from the queue; it is put there again`);
         await this.enqueue(record, attempt + 1, ['running']).catch(() => this.pause(jobId));
         continue;
@@ -233,7 +250,10 @@ export class Coordinator implements AgentDispatch {
       if (state === 'completed' && ended !== undefined) return this.settle(record, ended);
       if (state === 'failed' && ended !== undefined) {
         const reason = ended.failedReason ?? 'the job failed';
-        return this.failRunning(id, { code: 'remote', message: `${typeof worker === 'string' ? `worker ${worker}: ` : ''}${reason}` });
+        return failRemoteAgent(this.core, id, {
+          code: 'remote',
+          message: `${typeof worker === 'string' ? `worker ${worker}: ` : ''}${reason}`,
+        });
       }
       await this.pause(jobId);
     }
@@ -243,13 +263,13 @@ export class Coordinator implements AgentDispatch {
     const jobId = job.id!;
     const result = parseResult(job.returnvalue);
     if (result === undefined)
-      return this.failRunning(record.id, { code: 'remote', message: `job ${jobId} completed without a result Cairn can read` });
+      return failRemoteAgent(this.core, record.id, { code: 'remote', message: `job ${jobId} completed without a result Cairn can read` });
     this.core.store.update(record.id, { worker: result.worker }, ['running']);
     if (result.state === 'failed')
-      return this.failRunning(record.id, { code: result.code, message: `on worker ${result.worker}: ${result.reason}` });
+      return failRemoteAgent(this.core, record.id, { code: result.code, message: `on worker ${result.worker}: ${result.reason}` });
     const untrusted = this.roster.untrusted(result.worker);
     if (untrusted !== undefined)
-      return this.failRunning(record.id, {
+      return failRemoteAgent(this.core, record.id, {
         code: 'untrusted',
         message: `worker ${result.worker} is untrusted (${untrusted}); its result was not looked at`,
         hint: `clear it with \`cairn worker trust ${result.worker}\``,
@@ -258,7 +278,7 @@ export class Coordinator implements AgentDispatch {
     const data = parseJobData(job.data);
     const snapshotPath = data.ok ? this.snapshots.pathOf(data.data.snapshot) : undefined;
     if (!data.ok || snapshotPath === undefined)
-      return this.failRunning(record.id, { code: 'remote', message: `job ${jobId}'s snapshot is gone from this coordinator` });
+      return failRemoteAgent(this.core, record.id, { code: 'remote', message: `job ${jobId}'s snapshot is gone from this coordinator` });
     const verdict = await verifyResult(
       this.core,
       {
@@ -279,7 +299,7 @@ export class Coordinator implements AgentDispatch {
     if (!verdict.ok) {
       const evidence = keepEvidence(this.dirs.evidence, upload, jobId, job.attemptsStarted);
       if (verdict.blameWorker) this.roster.distrust(result.worker, `${jobId}: ${verdict.reason}`);
-      return this.failRunning(record.id, {
+      return failRemoteAgent(this.core, record.id, {
         code: 'unverified',
         message: `the result of worker ${result.worker} was refused: ${verdict.reason}`,
         hint: `evidence kept in ${evidence}${verdict.blameWorker ? `; the worker is untrusted until \`cairn worker trust ${result.worker}\`` : ''}`,
@@ -287,10 +307,6 @@ export class Coordinator implements AgentDispatch {
     }
     adoptUpload(this.core, record, upload.db, verdict, result);
     await job.remove().catch(() => undefined);
-  }
-
-  private failRunning(id: string, failure: AgentFailure, from: readonly ('queued' | 'running')[] = ['running']): void {
-    failRemoteAgent(this.core, id, failure, from);
   }
 
   private log(id: string, message: string): void {
