@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { projectLayout, readPidFile } from '@cairn/orchestrator';
+import { openProject, projectLayout, readPidFile } from '@cairn/orchestrator';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commitAll, generateTree, git } from './fixtures.js';
@@ -60,6 +60,10 @@ async function benchTree(work: string, files: number, rounds: number, nodeMs: nu
     const ls = timeRuns(rounds, () => cairn(['ls'], root, env));
     const status = timeRuns(rounds, () => run('git', ['status', '--porcelain'], root));
     rows.push(row(tree, 'cairn ls, no daemon', median(ls), { 'git status': median(status), 'node -e 0': nodeMs }, '<= git status'));
+    const synced = await timeSyncs(root, home, rounds);
+    rows.push(
+      row(tree, 'sync of the unchanged tree, no daemon (in process)', median(synced), { 'git status': median(status) }, '<= git status'),
+    );
 
     const spawnNoDaemon = timeRuns(rounds, () => cairn(['spawn', '--wait', '--code', trivial, 'trivial'], root, env));
     const worktree = timeRuns(rounds, (i) => git(root, 'worktree', 'add', '-q', '--detach', join(work, `wt-${files}-${i}`)));
@@ -88,12 +92,14 @@ async function benchTree(work: string, files: number, rounds: number, nodeMs: nu
     const concurrent = await timeAsync(() =>
       Promise.all(Array.from({ length: clis }, () => cairnInTurn(each, ['spawn', '--wait', '--code', trivial, 'trivial'], root, env))),
     );
+    // the same number of processes doing nothing: what starting Node alone allows on this machine
+    const bare = await timeAsync(() => Promise.all(Array.from({ length: clis }, () => inTurn(each, ['-e', '0'], root, {}))));
     rows.push({
       tree,
       measure: `${clis * each} agents from ${clis} CLIs at once, daemon up`,
       unit: 'agents/s',
       cairn: (clis * each) / (concurrent / 1000),
-      others: {},
+      others: { [`${clis * each} node -e 0 from ${clis} shells at once`]: (clis * each) / (bare / 1000) },
       goal: '>= 15 agents/s',
     });
     rows.push(
@@ -144,16 +150,38 @@ async function timeAsync(fn: () => Promise<unknown>): Promise<number> {
 }
 
 /** Runs `cairn …` `times` times, one after another, in a child process each: one user at a terminal. */
-async function cairnInTurn(times: number, args: readonly string[], cwd: string, env: Record<string, string>): Promise<void> {
+function cairnInTurn(times: number, args: readonly string[], cwd: string, env: Record<string, string>): Promise<void> {
+  return inTurn(times, [CAIRN, ...args], cwd, env);
+}
+
+/**
+ * Milliseconds of `rounds` syncs of the tree into stable.db by a project opened in this process (what a command
+ * without a daemon pays before its work), each on a freshly opened project.
+ */
+async function timeSyncs(root: string, home: string, rounds: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const project = openProject(root, { cairnHome: home, queue: 'none' });
+    try {
+      times.push(await timeAsync(() => project.sync()));
+    } finally {
+      await project.close();
+    }
+  }
+  return times;
+}
+
+/** Runs `node …args` `times` times, one after another, in a child process each. */
+async function inTurn(times: number, args: readonly string[], cwd: string, env: Record<string, string>): Promise<void> {
   for (let i = 0; i < times; i++) {
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, [CAIRN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: 'ignore' });
+      const child = spawn(process.execPath, args, { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: 'ignore' });
       const timer = setTimeout(() => child.kill('SIGKILL'), COMMAND_TIMEOUT_MS);
       child.on('error', reject);
       child.on('exit', (code) => {
         clearTimeout(timer);
         if (code === 0) resolve();
-        else reject(new Error(`cairn ${args.join(' ')} exited ${code}`));
+        else reject(new Error(`node ${args.join(' ')} exited ${code}`));
       });
     });
   }
