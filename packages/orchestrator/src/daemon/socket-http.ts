@@ -27,7 +27,10 @@ export function requestOverSocket(
     const payload = method === 'POST' ? JSON.stringify(body ?? {}) : undefined;
     const headers: Record<string, string | number> = { host: 'cairn' };
     if (payload !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
-    const req = request({ socketPath, path: target, method, headers, agent, ...(signal === undefined ? {} : { signal }) }, (res) =>
+    // no TLS name to work out for a socket (Node would otherwise test the host name for an IP address: a large
+    // pattern compiled on first use, a few milliseconds of every command's start)
+    const options = { socketPath, servername: '', path: target, method, headers, agent, ...(signal === undefined ? {} : { signal }) };
+    const req = request(options, (res) =>
       resolve({ statusCode: res.statusCode ?? 0, body: res }),
     );
     req.on('error', reject);
