@@ -13,7 +13,9 @@ try {
   const tarball = readdirSync(out).find((name) => name.endsWith('.tgz'));
   if (tarball === undefined) throw new Error(`pnpm pack made no package in ${out}`);
   process.stdout.write('installing cairn (the native modules compile from source: a minute or two)\n');
-  execFileSync('npm', ['install', '--global', '--no-fund', '--no-audit', join(out, tarball)], { stdio: 'inherit' });
+  // npm 11 asks global installs to name the packages whose install scripts may run: the two native modules
+  const scripts = '--allow-scripts=better-sqlite3,isolated-vm';
+  execFileSync('npm', ['install', '--global', '--no-fund', '--no-audit', scripts, join(out, tarball)], { stdio: 'inherit' });
   const bin = execFileSync('npm', ['prefix', '--global'], { encoding: 'utf8' }).trim();
   process.stdout.write(`cairn is installed: ${join(bin, 'bin', 'cairn')}\n`);
 } finally {
