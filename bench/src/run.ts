@@ -90,7 +90,7 @@ async function main(): Promise<number> {
       { name: 'workers', run: (work) => benchWorkers(work) },
       { name: 'checks', run: (work) => benchChecks(work) },
       {
-        name: 'cairn from the command line',
+        name: 'cli: cairn from the command line',
         run: (work) => benchCli(work, SMOKE ? { trees: [200], rounds: 1 } : { trees: [1_000, 10_000, 50_000], rounds: 5 }),
       },
     ];
