@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import { createHash, createHmac, createPublicKey, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -11,8 +12,13 @@ import type { Hash } from '../node-hash.js';
 import { acceptableEd25519Key, acceptableSignatureShape } from '../ed25519-strict.js';
 import { useNativeSha256 } from '../node-hash.js';
 
+/** Node's one-shot digest (Node 20.12 and later): no hash object made and dropped for each small input. */
+const oneShot = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: 'hex') => string }).hash;
+
 /** Content hashes on Node use OpenSSL's SHA-256 (checked against the pure one before it is used). */
-useNativeSha256((bytes) => createHash('sha256').update(bytes).digest('hex'));
+useNativeSha256(
+  typeof oneShot === 'function' ? (bytes) => oneShot('sha256', bytes, 'hex') : (bytes) => createHash('sha256').update(bytes).digest('hex'),
+);
 
 /** `AirFiles` on the local disk; writes go through a temp file and a rename. */
 export const nodeAirFiles: AirFiles = {
