@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importPath, importTree, skippedEntries } from './import-tree.js';
+import { importPath } from './import-paths.js';
+import { importTree, skippedEntries } from './import-tree.js';
 import { openTempStore } from './test-support/stores.js';
 import { makeTempDir } from './test-support/temp-dir.js';
 

@@ -14,3 +14,8 @@ export interface ImportSummary {
   rechecked: number;
   skipped: SkippedEntry[];
 }
+
+/** A summary of nothing done yet. */
+export function emptySummary(): ImportSummary {
+  return { files: 0, dirs: 0, added: 0, updated: 0, unchanged: 0, removed: 0, bytes: 0, rechecked: 0, skipped: [] };
+}

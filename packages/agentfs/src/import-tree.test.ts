@@ -12,7 +12,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importPath, importTree, type ImportProgress } from './import-tree.js';
+import { importPath } from './import-paths.js';
+import { importTree, type ImportProgress } from './import-tree.js';
 import { materialize } from './materialize.js';
 import { openTempOverlay, openTempStore } from './test-support/stores.js';
 import { makeTempDir } from './test-support/temp-dir.js';

@@ -1,15 +1,11 @@
-import { lstatSync, type Stats as DiskStats } from 'node:fs';
-import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AgentFS } from './agentfs.js';
-import { IgnoreRules, isProtectedPath, TreeIgnoreRules } from './ignore-rules.js';
+import { IgnoreRules } from './ignore-rules.js';
 import { MirrorRows } from './mirror-rows.js';
 import { MirrorWriter } from './mirror-writer.js';
-import { kindOfMode } from './mode.js';
-import { normalizePath, toRelative } from './path.js';
-import type { ImportSummary } from './import-summary.js';
-import { comparePaths, SkippedEntries, type SkippedEntry, unreadableReason } from './skipped-entries.js';
-import { compareEntry, mirrorDir, mirrorRoot, scanTree, type MirrorDir, type PlannedEntry, type TreeScan } from './tree-scan.js';
+import { emptySummary, type ImportSummary } from './import-summary.js';
+import { comparePaths, SkippedEntries, type SkippedEntry } from './skipped-entries.js';
+import { mirrorRoot, scanTree, type PlannedEntry, type TreeScan } from './tree-scan.js';
 
 /**
  * Progress of an import: the scan counts the entries it found; the import phase counts entries done (those the
@@ -113,7 +109,7 @@ function applyBatch(writer: MirrorWriter, scan: TreeScan, start: number, batchSi
 }
 
 /** Counts an entry that could not be read out of the mirror, and out of the store if it was there. */
-function unread(scan: TreeScan, entry: PlannedEntry): void {
+export function unread(scan: TreeScan, entry: PlannedEntry): void {
   scan.files--;
   scan.stale.push({ rel: entry.rel, gone: false });
 }
@@ -139,128 +135,7 @@ function finishImport(store: AgentFS, writer: MirrorWriter, scan: TreeScan, summ
   });
 }
 
-/** What `importPath` did to one path. */
-export type ImportPathResult = 'added' | 'updated' | 'unchanged' | 'removed' | 'ignored' | 'skipped';
-
-/** Options of `importPath`. */
-export interface ImportPathOptions {
-  /** Import everything below a directory too (what an accept needs before it replaces a folder). */
-  subtree?: boolean;
-  /** The tree's ignore rules, kept by a caller that imports many paths (the watcher); read afresh otherwise. */
-  rules?: TreeIgnoreRules;
-  /** Called with each directory a subtree import lists, just before it is listed. */
-  onDirectory?: (rel: string) => void;
-}
-
-/**
- * Brings one project-relative path of the store in line with disk (the watcher's unit of work), under the
- * same rules as `importTree`: a protected name or a path .gitignore ignores is never imported (and is taken
- * out of the store if it was there: `ignored`); one that cannot be read is taken out and recorded
- * (`skipped`). A directory is imported as an entry, its contents being paths of their own, unless `subtree`
- * asks for everything below it too. A file the stat cache vouches for is not read.
- */
-export function importPath(store: AgentFS, root: string, rel: string, options: ImportPathOptions = {}): ImportPathResult {
-  const clean = toRelative(normalizePath('/' + rel.replace(/^\/+/, ''), 'import'));
-  const path = '/' + clean;
-  if (clean === '') return 'unchanged';
-  const checkedAt = Date.now();
-  const dir = parentOnDisk(root, clean);
-  let stats: DiskStats | undefined;
-  const skipped: SkippedEntry[] = [];
-  if (dir !== undefined) {
-    try {
-      stats = lstatSync(join(root, clean), { throwIfNoEntry: false });
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'ENOTDIR') skipped.push({ path: clean, reason: unreadableReason(error) });
-    }
-  }
-  const rules = options.rules ?? new TreeIgnoreRules(root);
-  if (isProtectedPath(clean) || rules.ignores(clean, stats?.isDirectory() ?? false)) {
-    if (!isProtectedPath(clean) && store.fs.locate(path, false) !== undefined)
-      store.transaction(() => store.fs.rm(path, { recursive: true }));
-    return 'ignored';
-  }
-  if (stats !== undefined && !stats.isDirectory() && !stats.isFile() && !stats.isSymbolicLink()) return 'ignored';
-  const summary = emptySummary();
-  const writer = new MirrorWriter(store, root, summary, checkedAt);
-  writer.batch(() => {
-    let imported = false;
-    if (dir !== undefined && stats !== undefined) {
-      const name = clean.slice(clean.lastIndexOf('/') + 1);
-      const rows = new MirrorRows(store.db);
-      const parentIno = lookupDir(store, dir);
-      const found = compareEntry(dir, name, stats, parentIno === undefined ? undefined : rows.at(parentIno, name))!;
-      imported = found.planned === undefined || writer.apply(found.planned);
-      if (found.planned === undefined) summary.unchanged++;
-      if (imported && options.subtree === true && found.self !== undefined)
-        imported = importBelow(store, root, writer, summary, found.self, rules, options);
-    }
-    if (!imported && store.fs.locate(path, false) !== undefined) writer.remove(clean);
-    new SkippedEntries(store.db).update(clean, [...skipped, ...summary.skipped], store.clock());
-  });
-  if (skipped.length > 0 || summary.skipped.some((s) => s.path === clean)) return 'skipped';
-  if (summary.removed > 0) return 'removed';
-  if (summary.added > 0) return 'added';
-  return summary.updated > 0 ? 'updated' : 'unchanged';
-}
-
-/** Imports everything below a directory just imported; false when the directory itself cannot be listed. */
-function importBelow(
-  store: AgentFS,
-  root: string,
-  writer: MirrorWriter,
-  summary: ImportSummary,
-  self: MirrorDir,
-  rules: TreeIgnoreRules,
-  options: ImportPathOptions,
-): boolean {
-  const walk = scanTree(root, self, rules.at(self.rel), new MirrorRows(store.db), options.onDirectory);
-  let step = walk.next();
-  while (step.done !== true) step = walk.next();
-  const scan = step.value;
-  summary.skipped.push(...scan.skipped);
-  if (scan.skipped.some((entry) => entry.path === self.rel)) return false;
-  for (const entry of scan.planned) if (!writer.apply(entry)) unread(scan, entry);
-  writer.removeStale(scan.stale);
-  return true;
-}
-
-/**
- * The walk's directory chain from the root to the parent of `rel`, each confirmed a directory on disk; undefined
- * when a folder on the way is a symbolic link or not a folder (the mirror holds the link itself, never what lies
- * behind it, so the path does not exist there) or is gone.
- */
-function parentOnDisk(root: string, rel: string): MirrorDir | undefined {
-  const parts = rel.split('/');
-  let dir = mirrorRoot();
-  for (let i = 0; i < parts.length - 1; i++) {
-    let stats: DiskStats | undefined;
-    try {
-      stats = lstatSync(join(root, ...parts.slice(0, i + 1)), { throwIfNoEntry: false });
-    } catch {
-      return undefined;
-    }
-    if (stats === undefined || !stats.isDirectory()) return undefined;
-    dir = mirrorDir(dir, parts[i]!, stats.mode & 0o7777);
-  }
-  return dir;
-}
-
-/** The store inode of a directory of the chain, if the store has it as a directory (without creating anything). */
-function lookupDir(store: AgentFS, dir: MirrorDir): number | undefined {
-  if (dir.parent === undefined) return dir.ino;
-  const parentIno = lookupDir(store, dir.parent);
-  if (parentIno === undefined) return undefined;
-  const found = store.fs.inodes.child(parentIno, dir.name);
-  return found !== undefined && kindOfMode(found.mode) === 'dir' ? found.ino : undefined;
-}
-
 /** The entries the last imports of a store left out, in path order. */
 export function skippedEntries(store: AgentFS): SkippedEntry[] {
   return new SkippedEntries(store.db).list();
-}
-
-function emptySummary(): ImportSummary {
-  return { files: 0, dirs: 0, added: 0, updated: 0, unchanged: 0, removed: 0, bytes: 0, rechecked: 0, skipped: [] };
 }

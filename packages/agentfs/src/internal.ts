@@ -12,4 +12,5 @@ export { writeBack, type WriteBackOptions, type WriteBackResult } from './write-
 export { S_IFMT, S_IFREG, S_IFDIR, S_IFLNK, type EntryKind } from './mode.js';
 export { SqliteJournalStore, type JournalTable } from './journal-store.js';
 export { withExclusiveLock, tryHoldExclusiveLock, type HeldLock } from './exclusive-lock.js';
-export { importPath, skippedEntries, type ImportPathResult } from './import-tree.js';
+export { skippedEntries } from './import-tree.js';
+export { importPath, importPaths, type ImportPathResult } from './import-paths.js';

@@ -49,6 +49,16 @@ export class MergeBaseLog {
     this.db.delete(cairnMergeBase).where(eq(cairnMergeBase.path, path)).run();
   }
 
+  /** The path of every record, in path order (nothing else is read). */
+  paths(): string[] {
+    return this.db
+      .select({ path: cairnMergeBase.path })
+      .from(cairnMergeBase)
+      .orderBy(asc(cairnMergeBase.path))
+      .all()
+      .map((row) => row.path);
+  }
+
   /** Every record, in path order. */
   all(): MergeBaseRecord[] {
     return this.db

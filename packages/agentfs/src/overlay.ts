@@ -5,6 +5,7 @@ import { AgentFSError } from './errors.js';
 import { MergeBaseLog } from './merge-base.js';
 import { kindOfMode } from './mode.js';
 import { OverlayFileSystem } from './overlay-fs.js';
+import { toRelative } from './path.js';
 import { formatUnifiedDiff } from './unified-diff.js';
 
 /**
@@ -43,6 +44,14 @@ export class Overlay {
   /** Added, modified and deleted paths against the merge base, in path order. */
   changes(): Change[] {
     return listChanges(this.fs, this.mergeBase);
+  }
+
+  /**
+   * Every project-relative path the overlay has kept a merge base for, in path order: the paths of `changes()`
+   * and those the agent touched and put back as they were. Nothing is read or compared, so it is cheap.
+   */
+  touchedPaths(): string[] {
+    return this.mergeBase.paths().map((path) => toRelative(path));
   }
 
   /** The unified diff of every change (or of those under `paths`). */

@@ -15,6 +15,9 @@ const DDL = `CREATE TABLE IF NOT EXISTS cairn_skipped (path TEXT PRIMARY KEY, re
  * table is written only when the list changes, so an import that finds nothing new commits nothing.
  */
 export class SkippedEntries {
+  /** Set once the table is known to exist (it is never dropped), with the queries of `update`. */
+  private below: { select: Database.Statement; remove: Database.Statement } | undefined;
+
   constructor(private readonly db: Database.Database) {}
 
   /** Replaces the whole list (after a full import). */
@@ -28,16 +31,20 @@ export class SkippedEntries {
 
   /** Records or clears the entries of one path and what lies below it (after a one-path import). */
   update(path: string, entries: readonly SkippedEntry[], time: number): void {
-    if (!this.exists()) {
-      if (entries.length === 0) return;
-      this.db.exec(DDL);
+    if (this.below === undefined) {
+      if (!this.exists()) {
+        if (entries.length === 0) return;
+        this.db.exec(DDL);
+      }
+      const below = "path = ? OR substr(path, 1, length(?) + 1) = ? || '/'";
+      this.below = {
+        select: this.db.prepare(`SELECT path, reason FROM cairn_skipped WHERE ${below} ORDER BY path`),
+        remove: this.db.prepare(`DELETE FROM cairn_skipped WHERE ${below}`),
+      };
     }
-    const below = "path = ? OR substr(path, 1, length(?) + 1) = ? || '/'";
-    const current = this.db
-      .prepare(`SELECT path, reason FROM cairn_skipped WHERE ${below} ORDER BY path`)
-      .all(path, path, path) as SkippedEntry[];
+    const current = this.below.select.all(path, path, path) as SkippedEntry[];
     if (sameEntries(current, sorted(entries))) return;
-    this.db.prepare(`DELETE FROM cairn_skipped WHERE ${below}`).run(path, path, path);
+    this.below.remove.run(path, path, path);
     this.insert(entries, time);
   }
 
@@ -52,6 +59,7 @@ export class SkippedEntries {
   }
 
   private insert(entries: readonly SkippedEntry[], time: number): void {
+    if (entries.length === 0) return;
     const insert = this.db.prepare('INSERT OR REPLACE INTO cairn_skipped (path, reason, seen_at) VALUES (?, ?, ?)');
     for (const entry of entries) insert.run(entry.path, entry.reason, time);
   }

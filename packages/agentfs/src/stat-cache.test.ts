@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importPath, importTree } from './import-tree.js';
+import { importPath } from './import-paths.js';
+import { importTree } from './import-tree.js';
 import { isRacy, RACY_MARGIN_MS } from './stat-cache.js';
 import { openTempStore } from './test-support/stores.js';
 import { makeTempDir } from './test-support/temp-dir.js';

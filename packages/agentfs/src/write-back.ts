@@ -36,6 +36,8 @@ export interface WriteBackOptions {
   skipUnchanged?: boolean;
   /** Wait for the disk (fsync) after each file written and each folder changed (default true). */
   durable?: boolean;
+  /** Project-relative path → what the store holds there, known to a caller that has just written it; read from the store otherwise. */
+  states?: ReadonlyMap<string, EntryState>;
 }
 
 /**
@@ -66,7 +68,7 @@ export function writeBack(fs: FileSystem, root: string, paths: readonly string[]
   const sorted = paths.map((p) => toRelative(normalizePath(p, 'writeBack'))).sort();
   const durable = options.durable !== false;
   if (sorted.includes('')) throw new AgentFSError('EINVAL', 'writeBack', '', 'cannot write back the root itself');
-  const states = new Map(sorted.map((rel) => [rel, stateOf(fs, '/' + rel)]));
+  const states = new Map(sorted.map((rel) => [rel, options.states?.get(rel) ?? stateOf(fs, '/' + rel)]));
   // what the disk holds, read once per path: for the unchanged ones, for the check against `expected`, and for the write
   const disk = new Map<string, EntryState | undefined>();
   const diskState = (rel: string) => {

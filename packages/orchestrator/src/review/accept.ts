@@ -48,7 +48,7 @@ function acceptLocked(core: ProjectCore, agentId: string, options: AcceptOptions
   let result!: AcceptResult;
   const details = new Map<string, string>();
   const completed = withAgentOverlay(core.layout.overlayPath(agentId), core.stable, agentId, (overlay) => {
-    const selected = selectChanges(overlay, agentId, paths);
+    const selected = pathsToImport(overlay, agentId, paths);
     const expected = new Map<string, EntryState>();
     const writes: PendingWrite[] = [];
     inStableTransaction(core.stable, () => {
@@ -72,7 +72,9 @@ function acceptLocked(core: ProjectCore, agentId: string, options: AcceptOptions
       if (detail !== undefined) details.set(conflict.path, detail);
     }
     overlay.settle(result.applied.filter((a) => a.how === 'already').map((a) => a.path));
-    return completeOperation(core, opId, 'accept', agentId, writes, overlay);
+    // a file's bytes and mode are what stable.db now holds exactly (folders and links are read back)
+    const files = result.preImages.filter((image) => image.after.kind === 'file');
+    return completeOperation(core, opId, 'accept', agentId, writes, overlay, new Map(files.map((image) => [image.path, image.after])));
   });
   const moved = new Set(completed.yielded);
   const after = completed.agent ?? core.store.require(agentId);
@@ -103,9 +105,13 @@ function acceptLocked(core: ProjectCore, agentId: string, options: AcceptOptions
   return conflictOutcome(conflicts, { applied, agent: toAgentInfo(after) });
 }
 
-function selectChanges(overlay: Overlay, agentId: string, paths: readonly string[] | undefined): string[] {
+/**
+ * The paths to bring in from the working tree before the accept decides: every path the overlay touched for a
+ * whole accept (no change is read for it, the accept lists them once more anyway), else the selected changes.
+ */
+function pathsToImport(overlay: Overlay, agentId: string, paths: readonly string[] | undefined): string[] {
+  if (paths === undefined) return overlay.touchedPaths();
   const changes = overlay.changes().map((c) => c.path);
-  if (paths === undefined) return changes;
   const picked = new Set<string>();
   for (const wanted of paths) {
     const under = changes.filter((c) => wanted === '' || c === wanted || c.startsWith(wanted + '/'));

@@ -31,7 +31,8 @@ export interface CompletedOperation {
  * state path by path (only where the disk still holds what the operation expected), lets the overlay go
  * of accepted paths (or puts undone ones back into it), updates the agent's record, then clears the
  * intent. Every step can run again after a crash with the same result, which is what recovery does. The
- * caller that has the agent's overlay open passes it (`openOverlay`); otherwise it is opened here.
+ * caller that has the agent's overlay open passes it (`openOverlay`); otherwise it is opened here. A caller
+ * that has just written stable.db passes what it wrote there (`stored`), so it is not read back.
  */
 export function completeOperation(
   core: ProjectCore,
@@ -40,6 +41,7 @@ export function completeOperation(
   agentId: string,
   writes: readonly PendingWrite[],
   openOverlay?: Overlay,
+  stored?: ReadonlyMap<string, EntryState>,
 ): CompletedOperation {
   const { root } = core.layout;
   const pending = new PendingWrites(core.stable);
@@ -52,7 +54,12 @@ export function completeOperation(
           core.stable.fs,
           root,
           writes.map((write) => write.path),
-          { expected, skipUnchanged: true, durable: fsyncsWorkingTree(core.layout.configPath) },
+          {
+            expected,
+            skipUnchanged: true,
+            durable: fsyncsWorkingTree(core.layout.configPath),
+            ...(stored === undefined ? {} : { states: stored }),
+          },
         );
   const yielded = [...result.moved.map((m) => m.path), ...result.failed.map((f) => f.path)];
   for (const path of [...yielded].sort().reverse()) importPath(core.stable, root, path, { subtree: true });
@@ -96,7 +103,9 @@ export function completeOperation(
           writes.filter((w) => keep.has(w.path) && w.image !== undefined).map((w) => w.image!),
         );
       }
-      const changes: ChangeInfo[] = overlay.changes().map((c) => ({ path: c.path, status: c.status, kind: c.kind }));
+      // an overlay that kept no merge base has nothing left to propose, so its changes are not listed
+      const left = overlay.touchedPaths().length === 0 ? [] : overlay.changes();
+      const changes: ChangeInfo[] = left.map((c) => ({ path: c.path, status: c.status, kind: c.kind }));
       return settleRecord(core, record, kind, changes);
     });
   }

@@ -1,5 +1,5 @@
 import type { AgentFS } from '@cairn/agentfs';
-import { IgnoreRules, importPath } from '@cairn/agentfs/internal';
+import { IgnoreRules, importPaths } from '@cairn/agentfs/internal';
 import { ancestorsOf } from './ancestors.js';
 
 /**
@@ -30,6 +30,6 @@ export function inStableTransaction<T>(stable: AgentFS, fn: () => T): T {
 export function importAffected(stable: AgentFS, root: string, paths: readonly string[]): void {
   // the tree's .gitignore files, read once for every path
   const rules = IgnoreRules.forTree(root);
-  for (const path of ancestorsOf(paths)) importPath(stable, root, path, { rules });
-  for (const path of paths) importPath(stable, root, path, { subtree: true, rules });
+  importPaths(stable, root, ancestorsOf(paths), { rules });
+  importPaths(stable, root, paths, { subtree: true, rules });
 }
