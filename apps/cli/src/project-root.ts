@@ -71,9 +71,9 @@ export function checkProject(place: ProjectPlace, use: ProjectUse): void {
       `${settings} is a file, but Cairn keeps the project's settings in a folder of that name`,
       'move the file aside, then run the command again',
     );
-  const targets = place.started ? [agentfs, ...databasesIn(agentfs)] : [place.root];
-  for (const path of targets) {
-    const why = unwritable(path);
+  const targets = place.started ? [{ path: agentfs, folder: true }, ...databasesIn(agentfs)] : [{ path: place.root, folder: true }];
+  for (const { path, folder } of targets) {
+    const why = unwritable(path, folder);
     if (why !== undefined)
       throw new CommandError(
         'CAIRN_PROJECT',
@@ -83,11 +83,11 @@ export function checkProject(place: ProjectPlace, use: ProjectUse): void {
   }
 }
 
-/** The database files (and their journals) under `.agentfs/`. */
-function databasesIn(agentfs: string): string[] {
-  return readdirSync(agentfs)
-    .filter((name) => /\.db(-wal|-shm)?$/.test(name))
-    .map((name) => join(agentfs, name));
+/** The database files (and their journals) under `.agentfs/`, and whether each is a folder (as the listing says). */
+function databasesIn(agentfs: string): { path: string; folder: boolean }[] {
+  return readdirSync(agentfs, { withFileTypes: true })
+    .filter((entry) => /\.db(-wal|-shm)?$/.test(entry.name))
+    .map((entry) => ({ path: join(agentfs, entry.name), folder: entry.isDirectory() }));
 }
 
 function isFolder(path: string): boolean {
@@ -98,10 +98,10 @@ function isFolder(path: string): boolean {
   }
 }
 
-/** Why this file or folder cannot be written to, or undefined when it can. */
-export function unwritable(path: string): string | undefined {
+/** Why this file or folder cannot be written to, or undefined when it can; `folder` when the caller knows what it is. */
+export function unwritable(path: string, folder = isFolder(path)): string | undefined {
   try {
-    accessSync(path, constants.W_OK | (isFolder(path) ? constants.X_OK : 0));
+    accessSync(path, constants.W_OK | (folder ? constants.X_OK : 0));
     return undefined;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
