@@ -255,6 +255,8 @@ async function finish(
   }
   const summary =
     outcome.summary ?? `changed ${changes.length} file${changes.length === 1 ? '' : 's'} (the program did not call submit_result)`;
+  // the preview is read from the overlay still open here, not from a second connection to it
+  const diff = workspace.overlay.diff();
   core.lifecycle.move(
     record.id,
     ['running'],
@@ -268,6 +270,7 @@ async function finish(
       summary,
       changes,
     }),
+    { diff },
   );
 }
 
