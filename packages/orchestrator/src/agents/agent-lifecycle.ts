@@ -32,7 +32,8 @@ export class AgentLifecycle {
 
   /**
    * Moves an agent from one of `from` to `to` with `patch`, tells the observers, and emits the event `eventOf`
-   * makes of the new record (with the time of the move), kept in bin.db in the move's own transaction.
+   * makes of the new record (with the time of the move), kept in bin.db in the move's own transaction (but
+   * after the observers' own events for a move to `reviewing`).
    */
   move(
     id: string,
@@ -45,8 +46,11 @@ export class AgentLifecycle {
   ): AgentRecord {
     let event: CairnEvent | undefined;
     const time = this.now();
-    const record = this.store.transition(id, from, to, patch, verb, eventOf && ((moved) => (event = eventOf(moved, time))));
+    // a proposal's inbox thread is written by the observers, and its event goes before the submission's
+    const keep = to !== 'reviewing';
+    const record = this.store.transition(id, from, to, patch, verb, keep ? eventOf && ((moved) => (event = eventOf(moved, time))) : undefined);
     this.changed(record, known);
+    if (!keep && eventOf !== undefined) event = eventOf(record, this.now());
     if (event !== undefined) this.emit(event);
     return record;
   }
