@@ -32,8 +32,8 @@ export class AgentLifecycle {
 
   /**
    * Moves an agent from one of `from` to `to` with `patch`, tells the observers, and emits the event `eventOf`
-   * makes of the new record (with the time of the move), kept in bin.db in the move's own transaction (but
-   * after the observers' own events for a move to `reviewing`).
+   * makes of the new record (with the time of the move). The observers run in the move's transaction, so what
+   * they keep in bin.db (an inbox thread's event) and the move's event commit with the move: one sync of bin.db.
    */
   move(
     id: string,
@@ -45,12 +45,11 @@ export class AgentLifecycle {
     known: KnownOfAgent = {},
   ): AgentRecord {
     let event: CairnEvent | undefined;
-    const time = this.now();
-    // a proposal's inbox thread is written by the observers, and its event goes before the submission's
-    const keep = to !== 'reviewing';
-    const record = this.store.transition(id, from, to, patch, verb, keep ? eventOf && ((moved) => (event = eventOf(moved, time))) : undefined);
-    this.changed(record, known);
-    if (!keep && eventOf !== undefined) event = eventOf(record, this.now());
+    const record = this.store.transition(id, from, to, patch, verb, (moved) => {
+      this.changed(moved, known);
+      event = eventOf?.(moved, this.now());
+      return event;
+    });
     if (event !== undefined) this.emit(event);
     return record;
   }

@@ -72,18 +72,21 @@ async function runStretch(
   const repairsLeft = Math.max(0, record.budgets.repairs - spent.repairs);
   const segment = { first_run: record.runs + 1, repairs_left: repairsLeft, calls_left: Math.max(0, record.budgets.calls - spent.calls) };
   if (first) {
-    governance = compileGovernance(governanceFor(core.layout, record));
-    const value = {
-      ...segment,
-      agent: record.id,
-      task: record.task,
-      origin: record.origin,
-      lang: record.lang,
-      model: record.model ?? '',
-      governance_ref: blobs.put(governance.json),
-      ...(record.tokenHash === undefined ? {} : { token: record.tokenHash }),
-    };
-    workspace.transaction(() => appendCairnEntry(journal, SCHEMAS.agentStarted, value));
+    const compiled = compileGovernance(governanceFor(core.layout, record));
+    governance = compiled;
+    // the governance blob commits with the entry that names it
+    workspace.transaction(() =>
+      appendCairnEntry(journal, SCHEMAS.agentStarted, {
+        ...segment,
+        agent: record.id,
+        task: record.task,
+        origin: record.origin,
+        lang: record.lang,
+        model: record.model ?? '',
+        governance_ref: blobs.put(compiled.json),
+        ...(record.tokenHash === undefined ? {} : { token: record.tokenHash }),
+      }),
+    );
   } else {
     governance = governanceOf(workspace);
     const value = { ...segment, feedback: record.feedback ?? '' };

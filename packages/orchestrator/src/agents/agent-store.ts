@@ -204,8 +204,8 @@ export class AgentStore {
 
   /**
    * Moves an agent from one of `from` to `to` and applies `patch`, atomically; refuses an illegal transition,
-   * or one another process got to first, naming the state the agent is really in. The event `eventOf` makes of
-   * the moved record is kept in the same transaction (one commit, one sync of bin.db).
+   * or one another process got to first, naming the state the agent is really in. `within` runs on the moved
+   * record in the same transaction; the event it returns is kept there too (one commit, one sync of bin.db).
    */
   transition(
     id: string,
@@ -213,7 +213,7 @@ export class AgentStore {
     to: AgentState,
     patch: AgentPatch = {},
     verb = `move to ${to}`,
-    eventOf?: (record: AgentRecord) => CairnEvent,
+    within?: (record: AgentRecord) => CairnEvent | undefined,
   ): AgentRecord {
     return this.store.db
       .transaction(() => {
@@ -227,7 +227,8 @@ export class AgentStore {
           );
         }
         const moved = this.write(current, { ...patch, state: to });
-        if (eventOf !== undefined) this.keep(eventOf(moved));
+        const event = within?.(moved);
+        if (event !== undefined) this.keep(event);
         return moved;
       })
       .immediate();
