@@ -52,6 +52,8 @@ export async function runAgent(core: ProjectCore, id: string): Promise<void> {
       wallMs: core.clock() - started,
     });
   } finally {
+    // whoever waits for the agent's final record goes first; closing its database (a WAL checkpoint) can wait
+    await new Promise<void>((resolve) => setImmediate(resolve));
     workspace?.close();
     unwatch();
     run.end();
