@@ -17,35 +17,43 @@ export interface ConnectionOptions {
   busyTimeoutMs?: number;
   readonly?: boolean;
   clock?: Clock;
+  /**
+   * Extra tables (DDL) a file created by this open starts with, beside the store's: a table that exists from
+   * the first byte costs no schema change (a commit, and every prepared statement prepared again) on first use.
+   */
+  schema?: string;
 }
 
 export const DEFAULT_CHUNK_SIZE = 4096;
 const SCHEMA_VERSION = '0.4';
 
-let template: Buffer | undefined;
+/** Templates by the extra schema they hold ('' for none). */
+const templates = new Map<string, Buffer>();
 
 /**
- * An empty store as file bytes: the schema and root inode, marked as a WAL database (header bytes 18 and 19
- * set to 2). Copying it is several times faster than creating the schema statement by statement, which
- * is what keeps creating an agent overlay cheap.
+ * An empty store as file bytes: the schema (and `schema`'s extra tables) and root inode, marked as a WAL
+ * database (header bytes 18 and 19 set to 2). Copying it is several times faster than creating the schema
+ * statement by statement, which is what keeps creating an agent overlay cheap.
  */
-function storeTemplate(clock: Clock): Buffer {
+function storeTemplate(clock: Clock, schema: string): Buffer {
+  let template = templates.get(schema);
   if (template === undefined) {
     const db = new Database(':memory:');
     ensureStoreSchema(db, clock);
-    const bytes = db.serialize();
+    if (schema !== '') db.exec(schema);
+    template = db.serialize();
     db.close();
-    bytes[18] = 2;
-    bytes[19] = 2;
-    template = bytes;
+    template[18] = 2;
+    template[19] = 2;
+    templates.set(schema, template);
   }
   return template;
 }
 
 /** Creates a new store file from the template; false if a file already exists at `path`. */
-function createFromTemplate(path: string, clock: Clock): boolean {
+function createFromTemplate(path: string, clock: Clock, schema: string): boolean {
   try {
-    writeFileSync(path, storeTemplate(clock), { flag: 'wx' });
+    writeFileSync(path, storeTemplate(clock, schema), { flag: 'wx' });
     return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -59,7 +67,7 @@ function createFromTemplate(path: string, clock: Clock): boolean {
 /** Opens (creating if needed) a SQLite file with Cairn's pragmas: WAL, the chosen `synchronous`, a busy timeout. */
 export function openConnection(path: string, options: ConnectionOptions = {}): Database.Database {
   let db: Database.Database;
-  if (path !== ':memory:' && path !== '' && !options.readonly) createFromTemplate(path, options.clock ?? Date.now);
+  if (path !== ':memory:' && path !== '' && !options.readonly) createFromTemplate(path, options.clock ?? Date.now, options.schema ?? '');
   try {
     db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
   } catch (cause) {

@@ -10,7 +10,7 @@ export { describeFsError, type SkippedEntry } from './skipped-entries.js';
 export { IgnoreRules, ALWAYS_SKIPPED, isProtectedName, isProtectedPath } from './ignore-rules.js';
 export { writeBack, type WriteBackOptions, type WriteBackResult } from './write-back.js';
 export { S_IFMT, S_IFREG, S_IFDIR, S_IFLNK, type EntryKind } from './mode.js';
-export { SqliteJournalStore, type JournalTable } from './journal-store.js';
+export { journalTableDdl, SqliteJournalStore, type JournalTable } from './journal-store.js';
 export { withExclusiveLock, tryHoldExclusiveLock, type HeldLock } from './exclusive-lock.js';
 export { skippedEntries } from './import-tree.js';
 export { importPath, importPaths, type ImportPathResult } from './import-paths.js';

@@ -5,6 +5,12 @@ import { AgentFSError } from './errors.js';
 /** The tables a journal may live in: an agent's own, and the one of a run its process did not live to finish. */
 export type JournalTable = 'cairn_journal' | 'cairn_interrupted_journal';
 
+/** The DDL of a journal table (for a store created with it: see `ConnectionOptions.schema`). */
+export function journalTableDdl(table: JournalTable = 'cairn_journal'): string {
+  return `CREATE TABLE IF NOT EXISTS ${table} (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, body BLOB NOT NULL,
+      prev TEXT, hash TEXT NOT NULL)`;
+}
+
 /**
  * An AIR journal kept in a store's `cairn_journal` table (or `table`): one row per entry, the body as canonical
  * CBOR. Rows are only ever inserted; `Journal.open` re-verifies the whole chain when it reads them back (which is
@@ -16,8 +22,7 @@ export class SqliteJournalStore implements JournalStore {
   private readonly select;
 
   constructor(db: Database.Database, table: JournalTable = 'cairn_journal') {
-    db.exec(`CREATE TABLE IF NOT EXISTS ${table} (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, body BLOB NOT NULL,
-      prev TEXT, hash TEXT NOT NULL)`);
+    db.exec(journalTableDdl(table));
     this.insert = db.prepare(`INSERT INTO ${table} (seq, kind, body, prev, hash) VALUES (?, ?, ?, ?, ?)`);
     this.select = db.prepare(`SELECT seq, kind, body, prev, hash FROM ${table} ORDER BY seq`);
   }

@@ -1,4 +1,5 @@
 import { CairnError } from '../api/errors.js';
+import type { CairnEvent } from '../api/events.js';
 import { type AgentSpec, agentSpec } from '../api/spawn-options.js';
 import type { AgentInfo, SpawnOptions } from '../api/types.js';
 import { compileGovernance } from '../governance/compile.js';
@@ -60,8 +61,12 @@ export class AgentCommands {
   private add(spec: AgentSpec, front: boolean, extra: Partial<AgentRecord> = {}, projectModel = false): AgentRecord {
     compileGovernance(governanceFor(this.core.layout, { ...spec, ...extra }));
     const settled = withModelSettings(spec, this.core.modelSettings(), projectModel);
-    const record = this.core.store.create({ ...settled, ...extra, createdBy: this.person }, front);
-    this.core.emit({ type: 'agent.queued', time: new Date(record.createdAt).toISOString(), agentId: record.id, task: record.task });
+    let queued: CairnEvent | undefined;
+    const record = this.core.store.create({ ...settled, ...extra, createdBy: this.person }, front, (created) => {
+      queued = { type: 'agent.queued', time: new Date(created.createdAt).toISOString(), agentId: created.id, task: created.task };
+      return queued;
+    });
+    this.core.emit(queued!);
     this.core.lifecycle.changed(record);
     this.schedule(record.id);
     return this.core.store.require(record.id);

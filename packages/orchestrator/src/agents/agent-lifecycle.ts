@@ -2,8 +2,14 @@ import type { AgentState } from '../api/types.js';
 import type { CairnEvent } from '../api/events.js';
 import type { AgentPatch, AgentRecord, AgentStore } from './agent-store.js';
 
+/** What the code that changed a record already knows of the agent, so an observer need not read it again. */
+export interface KnownOfAgent {
+  /** The proposal's unified diff, read from the overlay the change was made with. */
+  diff?: string;
+}
+
 /** Called with an agent's record after every change to it. */
-export type RecordObserver = (record: AgentRecord) => void;
+export type RecordObserver = (record: AgentRecord, known: KnownOfAgent) => void;
 
 /**
  * Every change of an agent's record goes through here: the store's compare-and-set, then the observers that
@@ -26,7 +32,8 @@ export class AgentLifecycle {
 
   /**
    * Moves an agent from one of `from` to `to` with `patch`, tells the observers, and emits the event `eventOf`
-   * makes of the new record (with the time of the move).
+   * makes of the new record (with the time of the move). The observers run in the move's transaction, so what
+   * they keep in bin.db (an inbox thread's event) and the move's event commit with the move: one sync of bin.db.
    */
   move(
     id: string,
@@ -35,16 +42,21 @@ export class AgentLifecycle {
     patch: AgentPatch,
     verb: string,
     eventOf?: (record: AgentRecord, time: string) => CairnEvent,
+    known: KnownOfAgent = {},
   ): AgentRecord {
-    const record = this.store.transition(id, from, to, patch, verb);
-    this.changed(record);
-    if (eventOf !== undefined) this.emit(eventOf(record, this.now()));
+    let event: CairnEvent | undefined;
+    const record = this.store.transition(id, from, to, patch, verb, (moved) => {
+      this.changed(moved, known);
+      event = eventOf?.(moved, this.now());
+      return event;
+    });
+    if (event !== undefined) this.emit(event);
     return record;
   }
 
   /** Tells the observers of a record changed without a move (created, or patched in place). */
-  changed(record: AgentRecord): void {
-    for (const observer of [...this.observers]) observer(record);
+  changed(record: AgentRecord, known: KnownOfAgent = {}): void {
+    for (const observer of [...this.observers]) observer(record, known);
   }
 
   /** The current time as events carry it. */

@@ -52,6 +52,8 @@ export async function runAgent(core: ProjectCore, id: string): Promise<void> {
       wallMs: core.clock() - started,
     });
   } finally {
+    // whoever waits for the agent's final record goes first; closing its database (a WAL checkpoint) can wait
+    await new Promise<void>((resolve) => setImmediate(resolve));
     workspace?.close();
     unwatch();
     run.end();
@@ -72,18 +74,21 @@ async function runStretch(
   const repairsLeft = Math.max(0, record.budgets.repairs - spent.repairs);
   const segment = { first_run: record.runs + 1, repairs_left: repairsLeft, calls_left: Math.max(0, record.budgets.calls - spent.calls) };
   if (first) {
-    governance = compileGovernance(governanceFor(core.layout, record));
-    const value = {
-      ...segment,
-      agent: record.id,
-      task: record.task,
-      origin: record.origin,
-      lang: record.lang,
-      model: record.model ?? '',
-      governance_ref: blobs.put(governance.json),
-      ...(record.tokenHash === undefined ? {} : { token: record.tokenHash }),
-    };
-    workspace.transaction(() => appendCairnEntry(journal, SCHEMAS.agentStarted, value));
+    const compiled = compileGovernance(governanceFor(core.layout, record));
+    governance = compiled;
+    // the governance blob commits with the entry that names it
+    workspace.transaction(() =>
+      appendCairnEntry(journal, SCHEMAS.agentStarted, {
+        ...segment,
+        agent: record.id,
+        task: record.task,
+        origin: record.origin,
+        lang: record.lang,
+        model: record.model ?? '',
+        governance_ref: blobs.put(compiled.json),
+        ...(record.tokenHash === undefined ? {} : { token: record.tokenHash }),
+      }),
+    );
   } else {
     governance = governanceOf(workspace);
     const value = { ...segment, feedback: record.feedback ?? '' };
@@ -255,6 +260,8 @@ async function finish(
   }
   const summary =
     outcome.summary ?? `changed ${changes.length} file${changes.length === 1 ? '' : 's'} (the program did not call submit_result)`;
+  // the preview is read from the overlay still open here, not from a second connection to it
+  const diff = workspace.overlay.diff();
   core.lifecycle.move(
     record.id,
     ['running'],
@@ -268,6 +275,7 @@ async function finish(
       summary,
       changes,
     }),
+    { diff },
   );
 }
 

@@ -1,5 +1,6 @@
 import { AgentFS } from '@cairn/agentfs';
 import { CairnError } from '../api/errors.js';
+import type { CairnEvent } from '../api/events.js';
 import type { AgentSpec } from '../api/spawn-options.js';
 import type { AgentFailure, AgentInfo, AgentState, ChangeInfo } from '../api/types.js';
 import { newAgentId } from './agent-id.js';
@@ -99,6 +100,8 @@ export class AgentStore {
   private readonly store: AgentFS;
   private readonly clock: () => number;
   private readonly statements;
+  /** Events written in the transaction of the change they report, which the event log must not write again. */
+  private readonly kept = new WeakSet<CairnEvent>();
 
   constructor(binPath: string, clock: () => number) {
     this.store = AgentFS.open(binPath, { durability: 'full', clock });
@@ -118,10 +121,14 @@ export class AgentStore {
     };
   }
 
-  /** Creates a queued agent with a fresh id; `front` puts it before every queued agent. */
+  /**
+   * Creates a queued agent with a fresh id; `front` puts it before every queued agent. The event `eventOf`
+   * makes of the record is kept in the same transaction.
+   */
   create(
     fields: Omit<AgentRecord, 'id' | 'state' | 'queueSeq' | 'createdAt' | 'updatedAt' | 'runs' | 'spent'>,
     front: boolean,
+    eventOf?: (record: AgentRecord) => CairnEvent,
   ): AgentRecord {
     const db = this.store.db;
     return db
@@ -141,6 +148,7 @@ export class AgentStore {
           spent: { tokens: 0, bytes: 0, calls: 0, wallMs: 0, repairs: 0 },
         };
         this.statements.insert.run(id, record.state, queueSeq, now, now, encode(record));
+        if (eventOf !== undefined) this.keep(eventOf(record));
         return record;
       })
       .immediate();
@@ -196,9 +204,17 @@ export class AgentStore {
 
   /**
    * Moves an agent from one of `from` to `to` and applies `patch`, atomically; refuses an illegal transition,
-   * or one another process got to first, naming the state the agent is really in.
+   * or one another process got to first, naming the state the agent is really in. `within` runs on the moved
+   * record in the same transaction; the event it returns is kept there too (one commit, one sync of bin.db).
    */
-  transition(id: string, from: readonly AgentState[], to: AgentState, patch: AgentPatch = {}, verb = `move to ${to}`): AgentRecord {
+  transition(
+    id: string,
+    from: readonly AgentState[],
+    to: AgentState,
+    patch: AgentPatch = {},
+    verb = `move to ${to}`,
+    within?: (record: AgentRecord) => CairnEvent | undefined,
+  ): AgentRecord {
     return this.store.db
       .transaction(() => {
         const current = this.require(id);
@@ -210,7 +226,10 @@ export class AgentStore {
             hint === undefined ? {} : { hint },
           );
         }
-        return this.write(current, { ...patch, state: to });
+        const moved = this.write(current, { ...patch, state: to });
+        const event = within?.(moved);
+        if (event !== undefined) this.keep(event);
+        return moved;
       })
       .immediate();
   }
@@ -239,6 +258,16 @@ export class AgentStore {
   /** Keeps an event for `cairn status` (lifecycle events; tool calls live in the journal). */
   recordEvent(agentId: string | undefined, time: number, body: unknown): void {
     this.statements.addEvent.run(agentId ?? null, time, JSON.stringify(body));
+  }
+
+  /** True when `event` was kept with the change it reports (the event log leaves it alone). */
+  hasKept(event: CairnEvent): boolean {
+    return this.kept.has(event);
+  }
+
+  private keep(event: CairnEvent): void {
+    if ('agentId' in event && event.agentId !== undefined) this.recordEvent(event.agentId, Date.parse(event.time), event);
+    this.kept.add(event);
   }
 
   /** The agent's latest recorded events, oldest first. */

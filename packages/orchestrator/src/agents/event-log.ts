@@ -10,7 +10,7 @@ const NOT_KEPT = new Set<CairnEvent['type']>(['agent.tool-called', 'agent.log'])
  */
 export function keepAgentEvents(store: AgentStore): (event: CairnEvent) => void {
   return (event) => {
-    if (!('agentId' in event) || event.agentId === undefined || NOT_KEPT.has(event.type)) return;
+    if (!('agentId' in event) || event.agentId === undefined || NOT_KEPT.has(event.type) || store.hasKept(event)) return;
     try {
       store.recordEvent(event.agentId, Date.parse(event.time), event);
     } catch {

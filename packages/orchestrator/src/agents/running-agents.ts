@@ -30,6 +30,11 @@ export class RunningAgents {
     return this.agents.has(id);
   }
 
+  /** Resolves once this process's run of the agent is over (its overlay closed), at once when there is none. */
+  async ended(id: string): Promise<void> {
+    await this.agents.get(id)?.ended;
+  }
+
   /** Stops the agent if this process runs it, and resolves once its run is over; false when it runs elsewhere or not at all. */
   async stop(id: string, reason: string): Promise<boolean> {
     const running = this.agents.get(id);

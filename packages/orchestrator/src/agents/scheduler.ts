@@ -34,10 +34,11 @@ export class Scheduler {
       if (this.running.has(id) || (this.scope === 'own' && !this.own.has(id))) continue;
       const task = this.run(id).finally(() => {
         this.running.delete(id);
-        this.own.delete(id);
         this.kick();
       });
       this.running.set(id, task);
+      // adopted again if it is sent back to work before this run has let go of it (a reply on its proposal)
+      this.own.delete(id);
     }
   }
 

@@ -142,6 +142,8 @@ export class Project implements CairnApi {
     // when this process runs it, else by asking the process that does through its record
     if (core.store.require(id).state === 'running' && !(await core.running.stop(id, 'rejected')))
       await requestStop(core.store, id, 'rejected');
+    // a run that has just ended here may not have closed the overlay yet: it is moved only once closed
+    await core.running.ended(id);
     return this.parts.inbox.noteReject(rejectAgent(core, id, reason));
   }
 

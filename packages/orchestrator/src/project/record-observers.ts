@@ -1,4 +1,5 @@
 import { toAgentInfo } from '../agents/agent-info.js';
+import type { KnownOfAgent } from '../agents/agent-lifecycle.js';
 import type { AgentRecord } from '../agents/agent-store.js';
 import type { ProjectCore } from '../agents/project-core.js';
 import type { CheckService } from '../agents/check-service.js';
@@ -37,9 +38,9 @@ export function observeRecords(core: ProjectCore, inbox: InboxService, checks: C
       // a convenience copy; the databases stay the truth
     }
   };
-  const changed = (record: AgentRecord) => {
+  const changed = (record: AgentRecord, known: KnownOfAgent) => {
     if (record.state === 'reviewing') {
-      writeReviewFiles(core, inbox, record);
+      writeReviewFiles(core, inbox, record, known);
       checks.proposalReady(record);
     } else removePreview(core.layout.previewsDir, record.id);
     if (record.state === 'running') checks.proposalMoved(record.id);
@@ -55,9 +56,9 @@ export function observeRecords(core: ProjectCore, inbox: InboxService, checks: C
   return { flush, stop };
 }
 
-function writeReviewFiles(core: ProjectCore, inbox: InboxService, record: AgentRecord): void {
+function writeReviewFiles(core: ProjectCore, inbox: InboxService, record: AgentRecord, known: KnownOfAgent): void {
   try {
-    const diff = diffOf(core, record.id);
+    const diff = known.diff ?? diffOf(core, record.id);
     writePreview(core.layout.previewsDir, record.id, diff);
     if (record.role !== 'reviewer') inbox.ensureThread(record, diff);
   } catch (error) {

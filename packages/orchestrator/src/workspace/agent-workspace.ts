@@ -1,11 +1,14 @@
 import { type AgentFS, Overlay } from '@cairn/agentfs';
-import { SqliteJournalStore } from '@cairn/agentfs/internal';
+import { journalTableDdl, SqliteJournalStore } from '@cairn/agentfs/internal';
 import { Journal, type JournalEntry, type JournalStore } from '@cairn/air';
 import { CairnError } from '../api/errors.js';
-import { BlobStore } from './blob-store.js';
-import { TouchedLog } from './touched-log.js';
+import { BLOBS_DDL, BlobStore } from './blob-store.js';
+import { TOUCHED_DDL, TouchedLog } from './touched-log.js';
 import { addSpend, type JournalSpend } from './journal-spend.js';
 import { CommitBatch } from './commit-batch.js';
+
+/** The tables of an agent's database beside the overlay's: a new one is created with them. */
+const AGENT_SCHEMA = [journalTableDdl(), BLOBS_DDL, TOUCHED_DDL].join(';\n');
 
 /**
  * The agent's journal store, watched: what the agent has spent and its first entry (its governance) are kept
@@ -68,7 +71,7 @@ export class AgentWorkspace {
    * be whole and reach `expectedHead` when one is given, so a truncated or edited journal is refused.
    */
   static open(agentId: string, path: string, stable: AgentFS, expectedHead?: { hash: string; length: number }): AgentWorkspace {
-    const overlay = Overlay.open(path, stable);
+    const overlay = Overlay.open(path, stable, { schema: AGENT_SCHEMA });
     try {
       const store = new WatchedJournalStore(new SqliteJournalStore(overlay.upper.db));
       const opened = Journal.open(

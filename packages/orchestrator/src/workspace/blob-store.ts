@@ -8,6 +8,9 @@ export function contentHash(bytes: Uint8Array): Hash {
   return `sha256:${createHash('sha256').update(bytes).digest('hex')}` as Hash;
 }
 
+/** The table of an agent's blobs. */
+export const BLOBS_DDL = 'CREATE TABLE IF NOT EXISTS cairn_blobs (hash TEXT PRIMARY KEY, bytes BLOB NOT NULL)';
+
 /** Bytes up to this size stay at hand after `put`, so reading back what was just kept needs no query. */
 const RECENT_LIMIT = 1 << 20;
 
@@ -22,7 +25,7 @@ export class BlobStore {
   private recent: { hash: Hash; bytes: Uint8Array } | undefined;
 
   constructor(store: AgentFS) {
-    store.db.exec('CREATE TABLE IF NOT EXISTS cairn_blobs (hash TEXT PRIMARY KEY, bytes BLOB NOT NULL)');
+    store.db.exec(BLOBS_DDL);
     this.insert = store.db.prepare('INSERT OR IGNORE INTO cairn_blobs (hash, bytes) VALUES (?, ?)');
     this.select = store.db.prepare('SELECT bytes FROM cairn_blobs WHERE hash = ?');
   }

@@ -10,6 +10,10 @@ export interface TouchedEntry {
   contentRef?: string;
 }
 
+/** The table of the paths each run changed. */
+export const TOUCHED_DDL = `CREATE TABLE IF NOT EXISTS cairn_run_touched (run INTEGER NOT NULL, path TEXT NOT NULL, kind TEXT NOT NULL,
+      mode INTEGER NOT NULL, content_ref TEXT, PRIMARY KEY (run, path))`;
+
 /**
  * The paths each run changed, with what they held just before (`cairn_run_touched`). A failed attempt is
  * rolled back from here, and a replay rebuilds each run's starting point from it.
@@ -22,8 +26,7 @@ export class TouchedLog {
     store: AgentFS,
     private readonly blobs: BlobStore,
   ) {
-    store.db.exec(`CREATE TABLE IF NOT EXISTS cairn_run_touched (run INTEGER NOT NULL, path TEXT NOT NULL, kind TEXT NOT NULL,
-      mode INTEGER NOT NULL, content_ref TEXT, PRIMARY KEY (run, path))`);
+    store.db.exec(TOUCHED_DDL);
     this.insert = store.db.prepare('INSERT OR IGNORE INTO cairn_run_touched (run, path, kind, mode, content_ref) VALUES (?, ?, ?, ?, ?)');
     this.select = store.db.prepare('SELECT path, kind, mode, content_ref FROM cairn_run_touched WHERE run = ? ORDER BY path');
   }

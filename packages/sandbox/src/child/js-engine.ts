@@ -1,7 +1,7 @@
-import ivm from 'isolated-vm';
 import type { DoneMessage, RunMessage } from '../protocol.js';
 import { scrubHostPaths } from '../host-paths.js';
 import { bootstrapSource, programSource } from './js-bootstrap.js';
+import { type FreshIsolate, SpareIsolate } from './spare-isolate.js';
 
 /** What an engine needs from the child process around it. */
 export interface EngineHooks {
@@ -14,10 +14,19 @@ export interface EngineHooks {
 
 const CPU_POLL_MS = 5;
 
+const spares = new SpareIsolate();
+
 /** Runs a JavaScript program in a fresh isolate under the run's limits. */
 export async function runJavaScript(run: RunMessage, hooks: EngineHooks): Promise<DoneMessage> {
   const { limits } = run;
-  const isolate = new ivm.Isolate({ memoryLimit: limits.memoryMb });
+  let fresh: FreshIsolate;
+  try {
+    fresh = await spares.take(limits.memoryMb);
+  } finally {
+    // the next run's isolate is made while this one runs and while the host reads its result
+    setImmediate(() => spares.prepare(limits.memoryMb));
+  }
+  const { isolate, context } = fresh;
   let stopped: { status: 'timeout' | 'limit'; message: string } | undefined;
   const stop = (status: 'timeout' | 'limit', message: string) => {
     if (stopped !== undefined) return;
@@ -41,15 +50,12 @@ export async function runJavaScript(run: RunMessage, hooks: EngineHooks): Promis
       heapBytes = 0;
     }
   };
+  fresh.route.current = {
+    call: (name, args) => hooks.call(name, args),
+    log: (line) => hooks.log(line),
+    overLimit: () => stop('limit', `the program wrote more than ${limits.outputBytes} bytes of output`),
+  };
   try {
-    const context = await isolate.createContext();
-    const global = context.global;
-    await global.set('__cairn_call', new ivm.Reference((name: unknown, args: unknown) => hooks.call(String(name), String(args))));
-    await global.set('__cairn_log', new ivm.Callback((line: string) => hooks.log(String(line)), { ignored: true }));
-    await global.set(
-      '__cairn_over_limit',
-      new ivm.Callback(() => stop('limit', `the program wrote more than ${limits.outputBytes} bytes of output`), { ignored: true }),
-    );
     const bootstrap = await isolate.compileScript(
       bootstrapSource({
         functions: run.functions,
@@ -72,6 +78,7 @@ export async function runJavaScript(run: RunMessage, hooks: EngineHooks): Promis
   } finally {
     clearTimeout(deadline);
     clearInterval(cpuWatch);
+    delete fresh.route.current;
     if (!isolate.isDisposed) isolate.dispose();
   }
 }
