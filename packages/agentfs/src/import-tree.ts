@@ -2,6 +2,7 @@ import { lstatSync, type Stats as DiskStats } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AgentFS } from './agentfs.js';
+import { beginBulkCommits } from './bulk-commits.js';
 import { IgnoreRules, isProtectedPath, TreeIgnoreRules } from './ignore-rules.js';
 import { MirrorRows } from './mirror-rows.js';
 import { MirrorWriter } from './mirror-writer.js';
@@ -57,7 +58,11 @@ const BATCH_BYTES = 32 * 1024 * 1024;
 export function importTree(store: AgentFS, root: string, options: ImportOptions = {}): ImportSummary {
   const summary = emptySummary();
   const steps = runImport(store, root, options, summary);
-  while (steps.next().done !== true);
+  try {
+    while (steps.next().done !== true);
+  } finally {
+    steps.return();
+  }
   return summary;
 }
 
@@ -65,9 +70,14 @@ export function importTree(store: AgentFS, root: string, options: ImportOptions 
 export async function importTreeAsync(store: AgentFS, root: string, options: ImportOptions = {}): Promise<ImportSummary> {
   const summary = emptySummary();
   const steps = runImport(store, root, options, summary);
-  while (steps.next().done !== true) {
-    await nextTurn();
-    options.signal?.throwIfAborted();
+  try {
+    while (steps.next().done !== true) {
+      await nextTurn();
+      options.signal?.throwIfAborted();
+    }
+  } finally {
+    // an abort leaves the walk suspended: this runs its `finally`, which restores the connection's settings
+    steps.return();
   }
   return summary;
 }
@@ -89,14 +99,19 @@ function* runImport(store: AgentFS, root: string, options: ImportOptions, summar
   let done = total - scan.planned.length;
   onProgress?.({ phase: 'import', done, total, bytes: 0 });
   const batchSize = Math.max(1, options.batchSize ?? 2000);
-  for (let start = 0; start < scan.planned.length; ) {
-    const end = writer.batch(() => applyBatch(writer, scan, start, batchSize));
-    done += end - start;
-    start = end;
-    onProgress?.({ phase: 'import', done, total, bytes: summary.bytes });
-    yield;
+  const endBulk = scan.planned.length > 0 && !store.db.inTransaction ? beginBulkCommits(store.db) : undefined;
+  try {
+    for (let start = 0; start < scan.planned.length; ) {
+      const end = writer.batch(() => applyBatch(writer, scan, start, batchSize));
+      done += end - start;
+      start = end;
+      onProgress?.({ phase: 'import', done, total, bytes: summary.bytes });
+      yield;
+    }
+    finishImport(store, writer, scan, summary);
+  } finally {
+    endBulk?.();
   }
-  finishImport(store, writer, scan, summary);
   onProgress?.({ phase: 'prune', done: summary.removed, total: summary.removed, bytes: summary.bytes });
 }
 
