@@ -99,7 +99,8 @@ function* runImport(store: AgentFS, root: string, options: ImportOptions, summar
   let done = total - scan.planned.length;
   onProgress?.({ phase: 'import', done, total, bytes: 0 });
   const batchSize = Math.max(1, options.batchSize ?? 2000);
-  const endBulk = scan.planned.length > 0 && !store.db.inTransaction ? beginBulkCommits(store.db) : undefined;
+  // one batch is one commit either way: only an import of several writes in bulk
+  const endBulk = scan.planned.length > batchSize && !store.db.inTransaction ? beginBulkCommits(store.db) : undefined;
   try {
     for (let start = 0; start < scan.planned.length; ) {
       const end = writer.batch(() => applyBatch(writer, scan, start, batchSize));
