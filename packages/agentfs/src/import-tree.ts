@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AgentFS } from './agentfs.js';
+import { beginBulkCommits } from './bulk-commits.js';
 import { IgnoreRules } from './ignore-rules.js';
 import { MirrorRows } from './mirror-rows.js';
 import { MirrorWriter } from './mirror-writer.js';
@@ -53,7 +54,11 @@ const BATCH_BYTES = 32 * 1024 * 1024;
 export function importTree(store: AgentFS, root: string, options: ImportOptions = {}): ImportSummary {
   const summary = emptySummary();
   const steps = runImport(store, root, options, summary);
-  while (steps.next().done !== true);
+  try {
+    while (steps.next().done !== true);
+  } finally {
+    steps.return();
+  }
   return summary;
 }
 
@@ -61,9 +66,14 @@ export function importTree(store: AgentFS, root: string, options: ImportOptions 
 export async function importTreeAsync(store: AgentFS, root: string, options: ImportOptions = {}): Promise<ImportSummary> {
   const summary = emptySummary();
   const steps = runImport(store, root, options, summary);
-  while (steps.next().done !== true) {
-    await nextTurn();
-    options.signal?.throwIfAborted();
+  try {
+    while (steps.next().done !== true) {
+      await nextTurn();
+      options.signal?.throwIfAborted();
+    }
+  } finally {
+    // an abort leaves the walk suspended: this runs its `finally`, which restores the connection's settings
+    steps.return();
   }
   return summary;
 }
@@ -85,14 +95,20 @@ function* runImport(store: AgentFS, root: string, options: ImportOptions, summar
   let done = total - scan.planned.length;
   onProgress?.({ phase: 'import', done, total, bytes: 0 });
   const batchSize = Math.max(1, options.batchSize ?? 2000);
-  for (let start = 0; start < scan.planned.length; ) {
-    const end = writer.batch(() => applyBatch(writer, scan, start, batchSize));
-    done += end - start;
-    start = end;
-    onProgress?.({ phase: 'import', done, total, bytes: summary.bytes });
-    yield;
+  // one batch is one commit either way: only an import of several writes in bulk
+  const endBulk = scan.planned.length > batchSize && !store.db.inTransaction ? beginBulkCommits(store.db) : undefined;
+  try {
+    for (let start = 0; start < scan.planned.length; ) {
+      const end = writer.batch(() => applyBatch(writer, scan, start, batchSize));
+      done += end - start;
+      start = end;
+      onProgress?.({ phase: 'import', done, total, bytes: summary.bytes });
+      yield;
+    }
+    finishImport(store, writer, scan, summary);
+  } finally {
+    endBulk?.();
   }
-  finishImport(store, writer, scan, summary);
   onProgress?.({ phase: 'prune', done: summary.removed, total: summary.removed, bytes: summary.bytes });
 }
 

@@ -11,6 +11,7 @@ export { IgnoreRules, ALWAYS_SKIPPED, isProtectedName, isProtectedPath } from '.
 export { writeBack, type WriteBackOptions, type WriteBackResult } from './write-back.js';
 export { S_IFMT, S_IFREG, S_IFDIR, S_IFLNK, type EntryKind } from './mode.js';
 export { journalTableDdl, SqliteJournalStore, type JournalTable } from './journal-store.js';
+export { createTables } from './create-tables.js';
 export { withExclusiveLock, tryHoldExclusiveLock, type HeldLock } from './exclusive-lock.js';
 export { skippedEntries } from './import-tree.js';
 export { importPath, importPaths, type ImportPathResult } from './import-paths.js';

@@ -8,6 +8,7 @@ import { openConnection } from './connection.js';
 import { AgentFSError } from './errors.js';
 import type { Overlay } from './overlay.js';
 import { cairnLedger, LEDGER_DDL } from './schema.js';
+import { createTables } from './create-tables.js';
 
 /** A retired overlay as the ledger keeps it. Times are Unix milliseconds. */
 export interface LedgerEntry {
@@ -38,7 +39,7 @@ export class Ledger {
     this.orm = drizzle({ client: db });
     this.clock = clock;
     this.trashDir = trashDir;
-    db.exec(LEDGER_DDL);
+    createTables(db, LEDGER_DDL);
   }
 
   /** Opens the ledger at `binPath` (bin.db); retired files go to `trash/` beside it. A retire cut off by a kill is finished here. */

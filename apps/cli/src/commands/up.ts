@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import {
   daemonHoldsProject,
@@ -91,6 +92,7 @@ export async function upCommand(ctx: CommandContext, given: { detach?: boolean; 
       );
   }
   out.line(out.paint.dim('  Ctrl-C or `cairn down` stops it'));
+  tellStarterReady();
   const stop = () => void daemon.stop();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -127,24 +129,32 @@ async function detach(ctx: CommandContext, flags: { queue?: string; serveWorkers
   ];
   const child = spawn(process.execPath, [bin, 'up', '--project', layout.root, ...remote], {
     detached: true,
-    stdio: ['ignore', log, log],
-    env: { ...process.env, NO_COLOR: '1' },
+    // the daemon says `ready` on its fd 3 once it serves (see `tellStarterReady`), and the pipe closes if it stops
+    stdio: ['ignore', log, log, 'pipe'],
+    env: { ...process.env, NO_COLOR: '1', [READY_FD_VARIABLE]: String(READY_FD) },
   });
   closeSync(log);
   let exited: number | null | undefined;
-  child.on('exit', (code) => (exited = code));
+  const exit = new Promise<void>((resolve) =>
+    child.on('exit', (code) => {
+      exited = code;
+      resolve();
+    }),
+  );
   child.unref();
-  const deadline = Date.now() + DETACH_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (exited !== undefined) break;
-    if (readPidFile(layout.pidPath)?.pid === child.pid && (await socketAnswers(layout.socketPath))) {
-      out.result(true, { pid: child.pid, socket: layout.socketPath, log: layout.logPath });
-      out.line(`${out.paint.green('cairn is up')} in the background (pid ${child.pid})`);
-      out.line(out.paint.dim(`  log: ${layout.logPath}`));
-      out.line(out.paint.dim('  stop it with `cairn down`'));
-      return 0;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  const ready = await readyOf(child.stdio[READY_FD] as Readable);
+  if (ready && readPidFile(layout.pidPath)?.pid === child.pid && (await socketAnswers(layout.socketPath))) {
+    out.result(true, { pid: child.pid, socket: layout.socketPath, log: layout.logPath });
+    out.line(`${out.paint.green('cairn is up')} in the background (pid ${child.pid})`);
+    out.line(out.paint.dim(`  log: ${layout.logPath}`));
+    out.line(out.paint.dim('  stop it with `cairn down`'));
+    return 0;
+  }
+  // the pipe closed without a word: the daemon is on its way out
+  if (!ready && child.exitCode === null && child.signalCode === null) {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([exit, new Promise((resolve) => (timer = setTimeout(resolve, 2000)))]);
+    clearTimeout(timer);
   }
   // a daemon started at the same moment won the project: this one said so in its log and left
   if (exited !== undefined && daemonHoldsProject(layout)) return alreadyRunning(ctx, layout);
@@ -156,6 +166,45 @@ async function detach(ctx: CommandContext, flags: { queue?: string; serveWorkers
   );
   if (exited === undefined) child.kill('SIGTERM');
   return 1;
+}
+
+/** The environment variable that tells a daemon started by `--detach` which descriptor to say `ready` on. */
+const READY_FD_VARIABLE = 'CAIRN_READY_FD';
+const READY_FD = 3;
+
+/** Resolves true when the daemon says `ready` on the pipe, false when the pipe closes first or it takes too long. */
+function readyOf(pipe: Readable): Promise<boolean> {
+  return new Promise((resolve) => {
+    let said = '';
+    const finish = (ready: boolean) => {
+      clearTimeout(timer);
+      pipe.removeAllListeners();
+      pipe.on('error', () => undefined);
+      pipe.destroy();
+      resolve(ready);
+    };
+    const timer = setTimeout(() => finish(false), DETACH_TIMEOUT_MS);
+    pipe.setEncoding('utf8');
+    pipe.on('data', (chunk: string) => {
+      said += chunk;
+      if (said.includes('ready')) finish(true);
+    });
+    pipe.on('close', () => finish(false));
+    pipe.on('error', () => finish(false));
+  });
+}
+
+/** Says `ready` to the `cairn up --detach` that started this daemon, on the descriptor it named; no-op otherwise. */
+function tellStarterReady(): void {
+  const fd = Number(process.env[READY_FD_VARIABLE]);
+  delete process.env[READY_FD_VARIABLE];
+  if (!Number.isSafeInteger(fd) || fd < 3) return;
+  try {
+    writeSync(fd, 'ready\n');
+    closeSync(fd);
+  } catch {
+    // the starter is gone (it timed out or was killed): nobody is waiting
+  }
 }
 
 function alreadyRunning(ctx: CommandContext, layout: ReturnType<typeof projectLayout>): number {

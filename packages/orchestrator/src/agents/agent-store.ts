@@ -1,4 +1,5 @@
 import { AgentFS } from '@cairn/agentfs';
+import { createTables } from '@cairn/agentfs/internal';
 import { CairnError } from '../api/errors.js';
 import type { CairnEvent } from '../api/events.js';
 import type { AgentSpec } from '../api/spawn-options.js';
@@ -107,7 +108,7 @@ export class AgentStore {
     this.store = AgentFS.open(binPath, { durability: 'full', clock });
     this.clock = clock;
     const db = this.store.db;
-    db.exec(DDL);
+    createTables(db, DDL);
     this.statements = {
       insert: db.prepare('INSERT INTO cairn_agents (id, state, queue_seq, created_at, updated_at, data) VALUES (?, ?, ?, ?, ?, ?)'),
       get: db.prepare('SELECT * FROM cairn_agents WHERE id = ?'),

@@ -1,4 +1,5 @@
 import type { AgentFS } from '@cairn/agentfs';
+import { createTables } from '@cairn/agentfs/internal';
 import type { CheckResultInfo, CheckStatus } from '../api/types.js';
 
 /** One stored result: the public view, the proposal it ran on, and the output kept. */
@@ -38,7 +39,7 @@ export class CheckResultStore {
   private readonly statements;
 
   constructor(db: AgentFS['db']) {
-    db.exec(DDL);
+    createTables(db, DDL);
     this.statements = {
       put: db.prepare(
         'INSERT OR REPLACE INTO cairn_check_results (agent_id, name, status, proposal_ref, updated_at, data, output) VALUES (?, ?, ?, ?, ?, ?, ?)',

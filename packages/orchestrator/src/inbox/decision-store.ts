@@ -1,4 +1,5 @@
 import type { AgentFS } from '@cairn/agentfs';
+import { createTables } from '@cairn/agentfs/internal';
 import type { InboxOutcomeKind } from '../api/types.js';
 
 type Database = AgentFS['db'];
@@ -47,7 +48,7 @@ export class DecisionStore {
   private readonly statements;
 
   constructor(private readonly db: Database) {
-    db.exec(DDL);
+    createTables(db, DDL);
     this.statements = {
       get: db.prepare('SELECT data FROM cairn_inbox_decisions WHERE key = ?'),
       forAgent: db.prepare('SELECT data FROM cairn_inbox_decisions WHERE agent_id = ? ORDER BY at'),

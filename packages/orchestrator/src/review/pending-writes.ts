@@ -1,5 +1,5 @@
 import type { AgentFS, PreImage } from '@cairn/agentfs';
-import { decodePreImages, encodePreImages, type EntryState } from '@cairn/agentfs/internal';
+import { createTables, decodePreImages, encodePreImages, type EntryState } from '@cairn/agentfs/internal';
 
 /** An operation that changes stable.db and the working tree together. */
 export type PendingKind = 'accept' | 'undo';
@@ -47,7 +47,7 @@ export class PendingWrites {
 
   constructor(stable: AgentFS) {
     this.db = stable.db;
-    this.db.exec(DDL);
+    createTables(this.db, DDL);
   }
 
   /** Records a write an operation owes the disk (the expected state is kept once: only its `before` is read back). */
