@@ -30,9 +30,7 @@ export function requestOverSocket(
     // no TLS name to work out for a socket (Node would otherwise test the host name for an IP address: a large
     // pattern compiled on first use, a few milliseconds of every command's start)
     const options = { socketPath, servername: '', path: target, method, headers, agent, ...(signal === undefined ? {} : { signal }) };
-    const req = request(options, (res) =>
-      resolve({ statusCode: res.statusCode ?? 0, body: res }),
-    );
+    const req = request(options, (res) => resolve({ statusCode: res.statusCode ?? 0, body: res }));
     req.on('error', reject);
     req.end(payload);
   });
