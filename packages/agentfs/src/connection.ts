@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { AgentFSError, closedStoreError } from './errors.js';
 import { DEFAULT_DIR_MODE } from './mode.js';
@@ -52,6 +52,8 @@ function storeTemplate(clock: Clock, schema: string): Buffer {
 
 /** Creates a new store file from the template; false if a file already exists at `path`. */
 function createFromTemplate(path: string, clock: Clock, schema: string): boolean {
+  // a file that is there already (every open but the first) is opened as it is: no template is made for it
+  if (existsSync(path)) return false;
   try {
     writeFileSync(path, storeTemplate(clock, schema), { flag: 'wx' });
     return true;
