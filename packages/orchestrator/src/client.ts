@@ -15,3 +15,5 @@ export { socketAnswers } from './daemon/socket-probe.js';
 export { decisionCarriedOut } from './inbox/outcomes.js';
 export { cairnHomeDir, ensurePrivateDir, projectLayout, type ProjectLayout } from './workspace/layout.js';
 export { processAlive } from './workspace/process-alive.js';
+export { checkQueueUrl } from './remote/redis-connection.js';
+export { loadQueueSettings, type QueueSettings } from './remote/queue-settings.js';

@@ -60,12 +60,8 @@ export { repairProject } from './project/repair-project.js';
 
 // A project's daemon: starting one, reaching one, and finding one that was killed.
 export { readPidFile } from './daemon/pid-file.js';
-export {
-  startDaemon,
-  daemonHoldsProject,
-  type RunningDaemon,
-  type DaemonOptions,
-} from './daemon/run-daemon.js';
+export { startDaemon, type RunningDaemon, type DaemonOptions } from './daemon/run-daemon.js';
+export { daemonHoldsProject } from './daemon/daemon-lock.js';
 export { CAIRN_VERSION } from './api/version.js';
 export { connectDaemon, type DaemonClient } from './daemon/client.js';
 export { socketAnswers } from './daemon/socket-probe.js';

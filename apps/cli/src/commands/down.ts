@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
-import { connectDaemon, daemonHoldsProject, processAlive, projectLayout, readPidFile } from '@cairn/orchestrator';
+import { connectDaemon, processAlive, projectLayout, readPidFile } from '@cairn/orchestrator/client';
+import { daemonHoldsProject } from '@cairn/orchestrator/daemon-lock';
 import type { CommandContext } from '../context.js';
 
 const STOP_TIMEOUT_MS = 180_000;

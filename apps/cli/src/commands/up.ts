@@ -3,16 +3,15 @@ import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import {
-  daemonHoldsProject,
   ensurePrivateDir,
   projectLayout,
   readPidFile,
   socketAnswers,
-  startDaemon,
   checkQueueUrl,
   loadQueueSettings,
   type CairnEvent,
-} from '@cairn/orchestrator';
+} from '@cairn/orchestrator/client';
+import { daemonHoldsProject } from '@cairn/orchestrator/daemon-lock';
 import cliProgress from 'cli-progress';
 import { type CommandContext, UsageError } from '../context.js';
 import { describeEvent } from '../render/events.js';
@@ -66,6 +65,8 @@ export async function upCommand(ctx: CommandContext, given: { detach?: boolean; 
     if (event.type !== 'agent.tool-called' && event.type !== 'agent.log')
       out.line(`${out.paint.dim(event.time.slice(11, 19))} ${describeEvent(event, out.paint)}`);
   };
+  // the daemon's code is loaded here only: `--detach` starts it in another process
+  const { startDaemon } = await import('@cairn/orchestrator/daemon');
   const daemon = await startDaemon(ctx.root, { onEvent, ...(remote === undefined ? {} : { remote }) }).finally(() => {
     if (barOn) bar?.stop();
   });

@@ -45,18 +45,36 @@ export class AgentLifecycle {
     known: KnownOfAgent = {},
   ): AgentRecord {
     let event: CairnEvent | undefined;
+    let failure: { error: unknown } | undefined;
     const record = this.store.transition(id, from, to, patch, verb, (moved) => {
-      this.changed(moved, known);
+      // an observer that fails (a preview that cannot be written) does not undo the move: it is kept, and the
+      // observer's error is thrown once it is, in place of the move's event (which the history keeps)
+      failure = this.tell(moved, known);
       event = eventOf?.(moved, this.now());
       return event;
     });
+    if (failure !== undefined) throw failure.error;
     if (event !== undefined) this.emit(event);
     return record;
   }
 
-  /** Tells the observers of a record changed without a move (created, or patched in place). */
+  /** Tells the observers of a record changed without a move (created, or patched in place); every one is told. */
   changed(record: AgentRecord, known: KnownOfAgent = {}): void {
-    for (const observer of [...this.observers]) observer(record, known);
+    const failure = this.tell(record, known);
+    if (failure !== undefined) throw failure.error;
+  }
+
+  /** Tells every observer, one failing or not; the first failure, if any. */
+  private tell(record: AgentRecord, known: KnownOfAgent): { error: unknown } | undefined {
+    let failure: { error: unknown } | undefined;
+    for (const observer of [...this.observers]) {
+      try {
+        observer(record, known);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+    return failure;
   }
 
   /** The current time as events carry it. */

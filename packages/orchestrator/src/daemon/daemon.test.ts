@@ -8,7 +8,8 @@ import type { CairnEvent } from '../api/events.js';
 import { makeTempProject, SAMPLE_FILES, type TempProject } from '../test-support/temp-project.js';
 import { connectDaemon, DaemonClient } from './client.js';
 import { projectLayout } from '../workspace/layout.js';
-import { daemonHoldsProject, startDaemon, type RunningDaemon } from './run-daemon.js';
+import { daemonHoldsProject } from './daemon-lock.js';
+import { startDaemon, type RunningDaemon } from './run-daemon.js';
 
 let temp: TempProject;
 let daemon: RunningDaemon | undefined;

@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type HeldLock, tryHoldExclusiveLock } from '@cairn/agentfs/internal';
 import { CairnError } from '../api/errors.js';
@@ -14,10 +14,8 @@ import { watchInbox, type InboxWatcher } from '../inbox/inbox-watcher.js';
 import { CAIRN_VERSION } from '../api/version.js';
 import { type DaemonPidFile, readPidFile, writePidFile } from './pid-file.js';
 import type { ProjectCore } from '../agents/project-core.js';
-import { Coordinator, remoteDirs } from '../remote/coordinator.js';
-import { serveWorkers, type WorkerEndpoint } from '../remote/worker-endpoint.js';
-import { loadBearer } from '../remote/worker-bearer.js';
-import { probeQueue } from '../remote/queue-probe.js';
+import type { Coordinator } from '../remote/coordinator.js';
+import type { WorkerEndpoint } from '../remote/worker-endpoint.js';
 
 /** A daemon running in this process. */
 export interface RunningDaemon {
@@ -92,13 +90,15 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
   try {
     writePidFile(layout.pidPath, pidFile);
     const remote = options.remote;
-    if (remote !== undefined) await probeQueue(remote.queue);
+    // the queue's code (BullMQ, ioredis) is loaded only by a daemon that feeds workers
+    const remoteCode = remote === undefined ? undefined : await loadRemoteCode();
+    if (remote !== undefined) await remoteCode?.probeQueue(remote.queue);
     const dispatch =
-      remote === undefined
+      remote === undefined || remoteCode === undefined
         ? {}
         : {
             dispatch: (core: ProjectCore) =>
-              (coordinator = new Coordinator(core, {
+              (coordinator = new remoteCode.Coordinator(core, {
                 queue: remote.queue,
                 ...(remote.tokenTtlMs === undefined ? {} : { tokenTtlMs: remote.tokenTtlMs }),
               })),
@@ -122,11 +122,11 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
     );
     await inbox.ready;
     let workers: RunningDaemon['workers'];
-    if (remote !== undefined && coordinator !== undefined) {
-      const bearer = loadBearer(join(remoteDirs({ layout }).root, 'worker-token'));
+    if (remote !== undefined && remoteCode !== undefined && coordinator !== undefined) {
+      const bearer = remoteCode.loadBearer(join(remoteCode.remoteDirs({ layout }).root, 'worker-token'));
       const serving = coordinator;
       if (remote.serveWorkers !== undefined)
-        endpoint = await serveWorkers(remote.serveWorkers, bearer, {
+        endpoint = await remoteCode.serveWorkers(remote.serveWorkers, bearer, {
           info: serving.info,
           snapshotPath: (hash) => serving.snapshots.pathOf(hash),
           uploadsDir: serving.uploadsDir,
@@ -140,6 +140,17 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
     await stop();
     throw error;
   }
+}
+
+/** What a daemon that feeds workers runs beside the project: the coordinator, its endpoint and its queue's probe. */
+async function loadRemoteCode() {
+  const [{ Coordinator, remoteDirs }, { serveWorkers }, { loadBearer }, { probeQueue }] = await Promise.all([
+    import('../remote/coordinator.js'),
+    import('../remote/worker-endpoint.js'),
+    import('../remote/worker-bearer.js'),
+    import('../remote/queue-probe.js'),
+  ]);
+  return { Coordinator, remoteDirs, serveWorkers, loadBearer, probeQueue };
 }
 
 /**
@@ -160,18 +171,6 @@ async function claimDaemon(layout: ProjectLayout): Promise<HeldLock> {
   throw new CairnError('CAIRN_DAEMON', `a daemon already serves ${layout.root}${running === undefined ? '' : ` (pid ${running.pid})`}`, {
     hint: 'stop it with `cairn down`',
   });
-}
-
-/**
- * True while a daemon holds the project, starting or serving: its lock is taken. (A pid file alone can be
- * left by a daemon that was killed, and its pid reused.)
- */
-export function daemonHoldsProject(layout: Pick<ProjectLayout, 'home'>): boolean {
-  if (!existsSync(layout.home)) return false;
-  const lock = tryHoldExclusiveLock(join(layout.home, 'daemon.lock'));
-  if (lock === undefined) return true;
-  lock.release();
-  return false;
 }
 
 function forward(project: Project, onEvent: (event: CairnEvent) => void): AsyncIterator<CairnEvent> {
