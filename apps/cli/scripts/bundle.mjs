@@ -31,6 +31,9 @@ await build({
   // chunks beside the entry: the sandbox finds its child entry (child/child-main.js) next to its own code
   chunkNames: '[name]-[hash]',
   legalComments: 'none',
+  // less to parse at every start; names are kept, so stacks still read
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: 'warning',
 });
 mkdirSync(join(out, 'examples'), { recursive: true });

@@ -302,6 +302,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       new UsageError(`an argument holds a NUL byte: ${JSON.stringify(nul)}`, 'arguments are text; remove the NUL byte'),
     );
   }
+  // the version is asked often (scripts, bug reports): answered before the command tree is built, as git does
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+    process.stdout.write(`${CAIRN_VERSION}\n`);
+    return 0;
+  }
   const program = buildProgram(run);
   program.hook('preAction', (_program, command) => {
     use = PROJECT_USE[commandPath(command)] ?? 'open';
