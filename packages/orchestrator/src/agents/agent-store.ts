@@ -75,6 +75,7 @@ CREATE TABLE IF NOT EXISTS cairn_agents (
   data TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS cairn_agents_state ON cairn_agents (state, queue_seq);
+CREATE INDEX IF NOT EXISTS cairn_agents_updated ON cairn_agents (updated_at);
 CREATE TABLE IF NOT EXISTS cairn_events (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   agent_id TEXT,
@@ -115,6 +116,8 @@ export class AgentStore {
       all: db.prepare('SELECT * FROM cairn_agents ORDER BY created_at, id'),
       byState: db.prepare('SELECT * FROM cairn_agents WHERE state = ? ORDER BY queue_seq, created_at'),
       update: db.prepare('UPDATE cairn_agents SET state = ?, queue_seq = ?, updated_at = ?, data = ? WHERE id = ? AND state = ?'),
+      changedSince: db.prepare('SELECT * FROM cairn_agents WHERE updated_at >= ?'),
+      count: db.prepare('SELECT count(*) FROM cairn_agents').pluck(),
       seqBounds: db.prepare('SELECT MIN(queue_seq) AS low, MAX(queue_seq) AS high FROM cairn_agents'),
       exists: db.prepare('SELECT 1 FROM cairn_agents WHERE id = ?'),
       addEvent: db.prepare('INSERT INTO cairn_events (agent_id, time, body) VALUES (?, ?, ?)'),
@@ -196,6 +199,16 @@ export class AgentStore {
     return states
       .flatMap((state) => (this.statements.byState.all(state) as Row[]).map(decode))
       .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+  }
+
+  /** The records written at or after `time` (Unix ms), in no particular order. */
+  changedSince(time: number): AgentRecord[] {
+    return (this.statements.changedSince.all(time) as Row[]).map(decode);
+  }
+
+  /** How many agents the project has, in every state. */
+  count(): number {
+    return this.statements.count.get() as number;
   }
 
   /** Queued agents in the order they should start. */

@@ -1,4 +1,3 @@
-import { toAgentInfo } from '../agents/agent-info.js';
 import type { KnownOfAgent } from '../agents/agent-lifecycle.js';
 import type { AgentRecord } from '../agents/agent-store.js';
 import type { ProjectCore } from '../agents/project-core.js';
@@ -7,7 +6,7 @@ import { diffOf } from '../agents/proposal-reader.js';
 import { isCairnError } from '../api/errors.js';
 import type { InboxService } from '../inbox/inbox-service.js';
 import { removePreview, writePreview } from '../workspace/previews.js';
-import { writeStateSnapshot } from '../workspace/state-snapshot.js';
+import { AgentsSnapshot } from './agents-snapshot.js';
 
 /** The files kept beside agent records, for tools that read files; `flush` writes what is still due. */
 export interface RecordObservers {
@@ -21,19 +20,19 @@ const SNAPSHOT_LAG_MS = 50;
 /**
  * Keeps the files beside the records current as agents move: a reviewing agent's preview diff, inbox thread
  * and automatic checks (a revision makes its check results stale; a preview is removed once the agent moves
- * on), and `state/agents.json`, rewritten at most once per 50 ms however many agents move (it lists them all).
+ * on), and `state/agents.json`, rewritten at most once per 50 ms however many agents move (it lists them all, reading again only those that
+ * changed).
  * None of these is the truth (the databases are), so failing to write one never fails a move.
  */
 export function observeRecords(core: ProjectCore, inbox: InboxService, checks: CheckService): RecordObservers {
   let snapshotDue: NodeJS.Timeout | undefined;
+  const snapshot = new AgentsSnapshot(core.store, core.layout.stateDir, core.layout.root);
   const flush = () => {
     if (snapshotDue === undefined) return;
     clearTimeout(snapshotDue);
     snapshotDue = undefined;
     try {
-      const agents = core.store.list().map(toAgentInfo);
-      const queue = core.store.queued().map((a) => a.id);
-      writeStateSnapshot(core.layout.stateDir, core.layout.root, agents, queue, core.clock());
+      snapshot.write(core.clock());
     } catch {
       // a convenience copy; the databases stay the truth
     }
