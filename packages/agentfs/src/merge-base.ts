@@ -1,5 +1,5 @@
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { EntryState } from './entry-state.js';
 import { cairnMergeBase } from './schema.js';
 
@@ -13,40 +13,43 @@ export interface MergeBaseRecord {
 export class MergeBaseLog {
   private readonly db: BetterSQLite3Database;
   private readonly clock: () => number;
+  /** The per-path queries, each built and prepared on first use: an agent's every write asks two of them. */
+  private prepared: ReturnType<typeof prepareQueries> | undefined;
 
   constructor(db: BetterSQLite3Database, clock: () => number) {
     this.db = db;
     this.clock = clock;
   }
 
+  private get queries(): ReturnType<typeof prepareQueries> {
+    this.prepared ??= prepareQueries(this.db);
+    return this.prepared;
+  }
+
   has(path: string): boolean {
-    return this.db.select({ path: cairnMergeBase.path }).from(cairnMergeBase).where(eq(cairnMergeBase.path, path)).get() !== undefined;
+    return this.queries.has.get({ path }) !== undefined;
   }
 
   get(path: string): EntryState | undefined {
-    const row = this.db.select().from(cairnMergeBase).where(eq(cairnMergeBase.path, path)).get();
+    const row = this.queries.get.get({ path });
     return row === undefined ? undefined : toState(row);
   }
 
   /** Records `state` for `path` unless a merge base is already kept for it. */
   keep(path: string, state: EntryState): void {
     const hasBytes = state.kind === 'file' || state.kind === 'symlink';
-    this.db
-      .insert(cairnMergeBase)
-      .values({
-        path,
-        kind: state.kind,
-        mode: state.kind === 'absent' ? 0 : state.mode,
-        hash: hasBytes ? state.hash : null,
-        content: hasBytes ? state.content : null,
-        capturedAt: Math.floor(this.clock() / 1000),
-      })
-      .onConflictDoNothing()
-      .run();
+    this.queries.keep.run({
+      path,
+      kind: state.kind,
+      mode: state.kind === 'absent' ? 0 : state.mode,
+      hash: hasBytes ? state.hash : null,
+      content: hasBytes ? state.content : null,
+      capturedAt: Math.floor(this.clock() / 1000),
+    });
   }
 
   forget(path: string): void {
-    this.db.delete(cairnMergeBase).where(eq(cairnMergeBase.path, path)).run();
+    this.queries.forget.run({ path });
   }
 
   /** The path of every record, in path order (nothing else is read). */
@@ -68,6 +71,27 @@ export class MergeBaseLog {
       .all()
       .map((row) => ({ path: row.path, state: toState(row) }));
   }
+}
+
+function prepareQueries(db: BetterSQLite3Database) {
+  const path = sql.placeholder('path');
+  return {
+    has: db.select({ path: cairnMergeBase.path }).from(cairnMergeBase).where(eq(cairnMergeBase.path, path)).prepare(),
+    get: db.select().from(cairnMergeBase).where(eq(cairnMergeBase.path, path)).prepare(),
+    keep: db
+      .insert(cairnMergeBase)
+      .values({
+        path,
+        kind: sql.placeholder('kind'),
+        mode: sql.placeholder('mode'),
+        hash: sql.placeholder('hash'),
+        content: sql.placeholder('content'),
+        capturedAt: sql.placeholder('capturedAt'),
+      })
+      .onConflictDoNothing()
+      .prepare(),
+    forget: db.delete(cairnMergeBase).where(eq(cairnMergeBase.path, path)).prepare(),
+  };
 }
 
 function toState(row: typeof cairnMergeBase.$inferSelect): EntryState {

@@ -137,8 +137,8 @@ export class CheckService {
 
   /** The working tree moved under every proposal: reviewing agents' results go stale and their automatic checks run again. */
   workingTreeMoved(): void {
-    for (const record of this.core.store.list()) {
-      if (record.state !== 'reviewing' || this.results.list(record.id).length === 0) continue;
+    for (const record of this.core.store.list(['reviewing'])) {
+      if (this.results.list(record.id).length === 0) continue;
       this.proposalMoved(record.id);
       this.proposalReady(record);
     }
@@ -160,8 +160,9 @@ export class CheckService {
    * stale, and a reviewing agent's automatic checks run again.
    */
   resumeInterrupted(): void {
-    for (const record of this.core.store.list()) {
-      if (!this.results.list(record.id).some((stored) => stored.info.status === 'pending')) continue;
+    for (const agentId of this.results.agentsPending()) {
+      const record = this.core.store.get(agentId);
+      if (record === undefined) continue;
       this.proposalMoved(record.id);
       this.proposalReady(record);
     }

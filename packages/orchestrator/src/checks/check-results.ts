@@ -48,6 +48,7 @@ export class CheckResultStore {
       get: db.prepare('SELECT * FROM cairn_check_results WHERE agent_id = ? AND name = ?'),
       stale: db.prepare("UPDATE cairn_check_results SET status = 'stale', updated_at = ? WHERE agent_id = ? AND status != 'stale'"),
       drop: db.prepare('DELETE FROM cairn_check_results WHERE agent_id = ? AND name = ?'),
+      pending: db.prepare("SELECT DISTINCT agent_id FROM cairn_check_results WHERE status = 'pending'").pluck(),
     };
   }
 
@@ -58,6 +59,11 @@ export class CheckResultStore {
 
   list(agentId: string): StoredCheck[] {
     return (this.statements.list.all(agentId) as Row[]).map(fromRow);
+  }
+
+  /** The agents with a result still `pending`. */
+  agentsPending(): string[] {
+    return this.statements.pending.all() as string[];
   }
 
   get(agentId: string, name: string): StoredCheck | undefined {
