@@ -1,5 +1,15 @@
-import { parse, type Node } from 'acorn';
+import { createRequire } from 'node:module';
+import type { Node, parse as acornParse } from 'acorn';
 import type { CheckProblem } from './run-result.js';
+
+const load = createRequire(import.meta.url);
+let parser: typeof acornParse | undefined;
+
+/** acorn's parser, loaded on the first check: a process that runs no program (most commands) never compiles it. */
+function parse(...args: Parameters<typeof acornParse>): ReturnType<typeof acornParse> {
+  parser ??= (load('acorn') as typeof import('acorn')).parse;
+  return parser(...args);
+}
 
 /** The outcome of `checkProgram`: fine, or the problems with line:column, in a form a model can repair from. */
 export type CheckResult = { ok: true } | { ok: false; problems: CheckProblem[]; report: string };

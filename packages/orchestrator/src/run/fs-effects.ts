@@ -1,11 +1,21 @@
+import { createRequire } from 'node:module';
 import { isAgentFSError, type OverlayFileSystem } from '@cairn/agentfs';
 import { stateOf } from '@cairn/agentfs/internal';
 import { fsPathExcluded, type CborValue } from '@cairn/air';
 import picomatch from 'picomatch';
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
 import type { BlobStore } from '../workspace/blob-store.js';
 import type { TouchedLog } from '../workspace/touched-log.js';
 import { walkTree } from './tree-walk.js';
+
+const load = createRequire(import.meta.url);
+let engine: typeof RE2JS | undefined;
+
+/** RE2 for content search, loaded on the first search: most processes never search file contents. */
+function regexEngine(): typeof RE2JS {
+  engine ??= (load('re2js') as typeof import('re2js')).RE2JS;
+  return engine;
+}
 
 /** What an fs effect did: a receipt payload, `ok` or `error`. */
 export interface EffectResult {
@@ -102,7 +112,7 @@ export function performSearch(view: FsView, pattern: string, path: string, conte
   }
   let regex: RE2JS;
   try {
-    regex = RE2JS.compile(pattern);
+    regex = regexEngine().compile(pattern);
   } catch (error) {
     return failed(`invalid regular expression "${pattern}": ${(error as Error).message}`, 'EINVAL');
   }
