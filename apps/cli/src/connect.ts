@@ -15,8 +15,9 @@ export interface Connection {
 
 /**
  * Connects to the project's daemon if one answers, else opens the project here; `runs: false` when this
- * process must not run the agents it creates (`cairn queue` leaves them for `cairn up`); `sync` when the
- * command needs stable.db current and no daemon's watcher keeps it so.
+ * process must not run the agents it creates (`cairn queue` leaves them for `cairn up`), `runs: true` when it
+ * is about to run one (its sandbox then starts at once); `sync` when the command needs stable.db current and
+ * no daemon's watcher keeps it so.
  */
 export async function connect(root: string, options: { runs?: boolean; sync?: boolean } = {}): Promise<Connection> {
   const layout = projectLayout(root);
@@ -27,6 +28,8 @@ export async function connect(root: string, options: { runs?: boolean; sync?: bo
   const { openProject } = await import('@cairn/orchestrator/project');
   const project = openProject(layout.root, { queue: scope });
   const close = () => project.close();
+  // the agent's sandbox boots while this process brings stable.db up to date
+  if (options.runs === true) project.prepareToRun();
   if (options.sync !== true) return { api: project, daemon: false, project, close };
   try {
     return { api: project, daemon: false, project, synced: await project.sync(), close };

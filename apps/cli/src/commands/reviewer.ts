@@ -19,7 +19,7 @@ export async function reviewCommand(ctx: CommandContext, id: string, flags: Revi
   const { out } = ctx;
   const options: ReviewOptions = spawnOptionsOf(flags);
   if (flags.as !== undefined) options.as = flags.as;
-  const conn = await connect(ctx.root, { sync: true });
+  const conn = await connect(ctx.root, { runs: true, sync: true });
   try {
     let agent = await conn.api.review(id, options);
     out.line(`reviewer ${out.paint.bold(agent.id)} started on ${out.paint.bold(id)}`);

@@ -219,6 +219,14 @@ export class Project implements CairnApi {
     this.core.emit(event);
   }
 
+  /**
+   * Starts the sandbox's first child now, so it boots on another core while this process does other work (the
+   * sync before a spawn); the agent then finds it ready.
+   */
+  prepareToRun(): void {
+    this.open().sandbox();
+  }
+
   /** Runs every queued agent (a daemon's scope), now and whenever one frees a slot. */
   startQueue(): void {
     this.parts.scheduler.kick();
