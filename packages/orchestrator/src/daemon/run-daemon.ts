@@ -135,6 +135,15 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
       coordinator.resume();
     }
     open.startQueue();
+    // the first agent finds its sandbox booted: started just after the daemon says it serves, never delaying that
+    if (remote === undefined)
+      setImmediate(() => {
+        try {
+          open.prepareToRun();
+        } catch {
+          // stopped already: nothing will run
+        }
+      });
     return { project: open, socketPath: layout.socketPath, sync, stopped, stop, ...(workers === undefined ? {} : { workers }) };
   } catch (error) {
     await stop();
