@@ -52,20 +52,23 @@ async function benchTree(work: string, files: number, rounds: number, nodeMs: nu
   const env = { CAIRN_HOME: home };
   const rows: BenchRow[] = [];
   try {
-    // each first spawn paired with a copy, and undone (the project's databases, inbox and home removed) for the next:
-    // the disk writes back one while the next runs, so a single pair says more of the disk than of either
+    // each first spawn paired with a copy, and undone (the project's databases, inbox and home removed) for the next,
+    // each started on a disk that has written back what came before: otherwise the one that follows pays for it
     const imports: number[] = [];
     const copies: number[] = [];
     for (let i = 0; i < rounds; i++) {
       if (i > 0) {
         for (const made of [join(root, '.agentfs'), join(root, '.cairn'), home]) rmSync(made, { recursive: true, force: true });
       }
+      settleDisk(work);
       imports.push(timeOne(() => cairn(['spawn', '--wait', '--code', trivial, 'trivial'], root, env)));
+      settleDisk(work);
       copies.push(timeOne(() => run('cp', ['-r', pristine, join(work, `copy-${files}`)], work)));
       rmSync(join(work, `copy-${files}`), { recursive: true, force: true });
     }
     rows.push(row(tree, 'first cairn spawn (imports the tree)', median(imports), { 'cp -r': median(copies) }, 'within 1.5x of cp -r'));
 
+    settleDisk(work);
     const ls = timeRuns(rounds, () => cairn(['ls'], root, env));
     const status = timeRuns(rounds, () => run('git', ['status', '--porcelain'], root));
     rows.push(row(tree, 'cairn ls, no daemon', median(ls), { 'git status': median(status), 'node -e 0': nodeMs }, '<= git status'));
@@ -89,6 +92,7 @@ async function benchTree(work: string, files: number, rounds: number, nodeMs: nu
     // each start paired with a stat walk (what any tool that looks at every file pays: du reads no file, only the
     // folders and their stats), and stopped again but for the last: the disk is still writing back the worktrees
     // made above, so a single start would say more of that than of Cairn
+    settleDisk(work);
     const ups: number[] = [];
     const statWalks: number[] = [];
     for (let i = 0; i < rounds; i++) {
@@ -201,6 +205,11 @@ async function inTurn(times: number, args: readonly string[], cwd: string, env: 
       });
     });
   }
+}
+
+/** Waits until the disk has written back what the commands before wrote (`sync`), so the next timing is not theirs. */
+function settleDisk(work: string): void {
+  run('sync', [], work);
 }
 
 function timeOne(fn: () => void): number {

@@ -137,8 +137,9 @@ export class CheckService {
 
   /** The working tree moved under every proposal: reviewing agents' results go stale and their automatic checks run again. */
   workingTreeMoved(): void {
-    for (const record of this.core.store.list(['reviewing'])) {
-      if (this.results.list(record.id).length === 0) continue;
+    for (const agentId of this.results.agentsWithResults()) {
+      const record = this.core.store.get(agentId);
+      if (record?.state !== 'reviewing') continue;
       this.proposalMoved(record.id);
       this.proposalReady(record);
     }

@@ -49,6 +49,7 @@ export class CheckResultStore {
       stale: db.prepare("UPDATE cairn_check_results SET status = 'stale', updated_at = ? WHERE agent_id = ? AND status != 'stale'"),
       drop: db.prepare('DELETE FROM cairn_check_results WHERE agent_id = ? AND name = ?'),
       pending: db.prepare("SELECT DISTINCT agent_id FROM cairn_check_results WHERE status = 'pending'").pluck(),
+      agents: db.prepare('SELECT DISTINCT agent_id FROM cairn_check_results').pluck(),
     };
   }
 
@@ -59,6 +60,11 @@ export class CheckResultStore {
 
   list(agentId: string): StoredCheck[] {
     return (this.statements.list.all(agentId) as Row[]).map(fromRow);
+  }
+
+  /** The agents with a stored result. */
+  agentsWithResults(): string[] {
+    return this.statements.agents.all() as string[];
   }
 
   /** The agents with a result still `pending`. */

@@ -76,14 +76,29 @@ describe('state/agents.json', () => {
   });
 
   it('reads every record again when the count shows one it missed', () => {
+    // another process whose records carry a time far behind this one's
+    const lagging = new AgentStore(join(dir, 'bin.db'), () => now - 60_000);
+    try {
+      const snapshot = new AgentsSnapshot(store, join(dir, 'state'), dir);
+      spawn(store, 'early');
+      snapshot.write(now);
+      spawn(lagging, 'late');
+      snapshot.write(now);
+      expect(JSON.parse(readFileSync(snapshotFile(), 'utf8')).agents.map((x: { task: string }) => x.task)).toEqual(['late', 'early']);
+      expect(readFileSync(snapshotFile(), 'utf8')).toBe(expected(now));
+    } finally {
+      lagging.close();
+    }
+  });
+
+  it('reads every record again after the clock was set back', () => {
     const snapshot = new AgentsSnapshot(store, join(dir, 'state'), dir);
-    spawn(store, 'early');
+    const a = spawn(store, 'first');
     snapshot.write(now);
-    // a record whose time is far behind the last rewrite's: only the count can reveal it
-    now -= 60_000;
-    spawn(other, 'late');
+    now -= 3_600_000;
+    other.transition(a.id, ['queued'], 'running');
     snapshot.write(now);
-    expect(JSON.parse(readFileSync(snapshotFile(), 'utf8')).agents.map((x: { task: string }) => x.task)).toEqual(['late', 'early']);
+    expect(JSON.parse(readFileSync(snapshotFile(), 'utf8')).agents[0].state).toBe('running');
     expect(readFileSync(snapshotFile(), 'utf8')).toBe(expected(now));
   });
 });

@@ -3,20 +3,22 @@ import type { AgentRecord, AgentStore } from '../agents/agent-store.js';
 import { snapshotEntry, writeStateSnapshot } from '../workspace/state-snapshot.js';
 
 /**
- * How far back a rewrite looks for records written since the last one: a transaction that read the clock
- * before another committed a later time can commit after a rewrite saw that later time.
+ * How far back a rewrite looks for records written since the last one: a transaction that read the clock just
+ * before a rewrite can commit just after it.
  */
 const LATE_COMMIT_MS = 10_000;
 
 /**
  * Keeps `state/agents.json` from the records at a cost of the agents that changed: each agent's entry is kept
  * between rewrites and only records written since the last rewrite (by this process or another) are read
- * again. A count that does not match the agents known means a record it missed: all are read again.
+ * again. A count that does not match the agents known (a record written with a time far behind) means one it
+ * missed, and a clock set back means one it could miss: all are read again.
  */
 export class AgentsSnapshot {
   private readonly entries = new Map<string, { createdAt: number; entry: string }>();
   private order: string[] = [];
-  private seenUpTo = Number.NEGATIVE_INFINITY;
+  /** The clock at the last rewrite: records written since carry a later time (less the margin). */
+  private lastWrite = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly store: AgentStore,
@@ -25,7 +27,9 @@ export class AgentsSnapshot {
   ) {}
 
   write(time: number): void {
-    const changed = Number.isFinite(this.seenUpTo) ? this.store.changedSince(this.seenUpTo - LATE_COMMIT_MS) : this.store.list();
+    // the first rewrite, or one after the clock was set back, reads every record
+    const changed = time >= this.lastWrite ? this.store.changedSince(this.lastWrite - LATE_COMMIT_MS) : this.store.list();
+    this.lastWrite = time;
     let added = this.keep(changed);
     if (this.entries.size !== this.store.count()) added = this.keep(this.store.list()) || added;
     if (added)
@@ -48,7 +52,6 @@ export class AgentsSnapshot {
     for (const record of records) {
       if (!this.entries.has(record.id)) added = true;
       this.entries.set(record.id, { createdAt: record.createdAt, entry: snapshotEntry(toAgentInfo(record)) });
-      if (record.updatedAt > this.seenUpTo) this.seenUpTo = record.updatedAt;
     }
     return added;
   }
