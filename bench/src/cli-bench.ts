@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { openProject, projectLayout, readPidFile } from '@cairn/orchestrator';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,19 +52,23 @@ async function benchTree(work: string, files: number, rounds: number, nodeMs: nu
   const env = { CAIRN_HOME: home };
   const rows: BenchRow[] = [];
   try {
-    // each first spawn paired with a copy, and undone (the project's databases, inbox and home removed) for the next,
-    // each started on a disk that has written back what came before: otherwise the one that follows pays for it
+    // each first spawn paired with a copy, each started on a disk that has written back what came before (else the
+    // one that follows pays for it). A round's project (databases, inbox, home) is moved aside for the next, and
+    // nothing is deleted while the bench runs: this disk discards freed blocks, which slows the writes after it
     const imports: number[] = [];
     const copies: number[] = [];
     for (let i = 0; i < rounds; i++) {
-      if (i > 0) {
-        for (const made of [join(root, '.agentfs'), join(root, '.cairn'), home]) rmSync(made, { recursive: true, force: true });
-      }
+      if (i > 0)
+        for (const [made, name] of [
+          [join(root, '.agentfs'), 'agentfs'],
+          [join(root, '.cairn'), 'cairn'],
+          [home, 'home'],
+        ] as const)
+          if (existsSync(made)) renameSync(made, join(work, `${name}-${files}-${i}`));
       settleDisk(work);
       imports.push(timeOne(() => cairn(['spawn', '--wait', '--code', trivial, 'trivial'], root, env)));
       settleDisk(work);
-      copies.push(timeOne(() => run('cp', ['-r', pristine, join(work, `copy-${files}`)], work)));
-      rmSync(join(work, `copy-${files}`), { recursive: true, force: true });
+      copies.push(timeOne(() => run('cp', ['-r', pristine, join(work, `copy-${files}-${i}`)], work)));
     }
     rows.push(row(tree, 'first cairn spawn (imports the tree)', median(imports), { 'cp -r': median(copies) }, 'within 1.5x of cp -r'));
 
