@@ -1,22 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CairnApi } from '../api/cairn-api.js';
 import type { Project } from '../project/project.js';
-import { ADD_MUL, decide, proposal, threadOf } from '../test-support/inbox-fixture.js';
-import { type OpenedTempProject, openTempProject, SAMPLE_FILES } from '../test-support/temp-project.js';
+import { ADD_MUL, decide, eachProjectAsAlice, proposal, threadOf } from '../test-support/inbox-fixture.js';
 import { watchInbox } from './inbox-watcher.js';
 
-let temp: OpenedTempProject;
 let project: Project;
 
-beforeEach(async () => {
-  process.env.CAIRN_USER = 'alice';
-  temp = await openTempProject(SAMPLE_FILES);
-  project = temp.project;
-});
-
-afterEach(async () => {
-  await temp[Symbol.asyncDispose]();
-  delete process.env.CAIRN_USER;
+eachProjectAsAlice((opened) => {
+  project = opened.project;
 });
 
 /** Polls until `done` holds, failing with `what` after a bound that only a hang reaches. */

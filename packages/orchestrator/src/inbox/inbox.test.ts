@@ -1,24 +1,18 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseThread } from '@cairn/triage';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Project } from '../project/project.js';
-import { type OpenedTempProject, openTempProject, SAMPLE_FILES } from '../test-support/temp-project.js';
+import { type OpenedTempProject, SAMPLE_FILES } from '../test-support/temp-project.js';
 
-import { ADD_MUL, auditEntries, decide, inboxFiles, proposal, threadOf } from '../test-support/inbox-fixture.js';
+import { ADD_MUL, auditEntries, decide, eachProjectAsAlice, inboxFiles, proposal, threadOf } from '../test-support/inbox-fixture.js';
 
 let temp: OpenedTempProject;
 let project: Project;
 
-beforeEach(async () => {
-  process.env.CAIRN_USER = 'alice';
-  temp = await openTempProject(SAMPLE_FILES);
-  project = temp.project;
-});
-
-afterEach(async () => {
-  await temp[Symbol.asyncDispose]();
-  delete process.env.CAIRN_USER;
+eachProjectAsAlice((opened) => {
+  temp = opened;
+  project = opened.project;
 });
 
 describe('threads', () => {

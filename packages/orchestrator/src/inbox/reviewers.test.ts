@@ -2,28 +2,22 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseThread } from '@cairn/triage';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { wireProject } from '../project/open-project.js';
 import { Project } from '../project/project.js';
-import { type OpenedTempProject, openTempProject, SAMPLE_FILES } from '../test-support/temp-project.js';
+import { type OpenedTempProject, SAMPLE_FILES } from '../test-support/temp-project.js';
 import { DecisionStore } from './decision-store.js';
 import { decisionKey } from './inbox.js';
 import { acceptProposal } from '../review/accept.js';
 
-import { auditEntries, decide, proposal, reviewer, threadOf } from '../test-support/inbox-fixture.js';
+import { auditEntries, decide, eachProjectAsAlice, proposal, reviewer, threadOf } from '../test-support/inbox-fixture.js';
 
 let temp: OpenedTempProject;
 let project: Project;
 
-beforeEach(async () => {
-  process.env.CAIRN_USER = 'alice';
-  temp = await openTempProject(SAMPLE_FILES);
-  project = temp.project;
-});
-
-afterEach(async () => {
-  await temp[Symbol.asyncDispose]();
-  delete process.env.CAIRN_USER;
+eachProjectAsAlice((opened) => {
+  temp = opened;
+  project = opened.project;
 });
 
 describe('reviewer agents', () => {

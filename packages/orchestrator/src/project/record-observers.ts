@@ -20,8 +20,8 @@ const SNAPSHOT_LAG_MS = 50;
 /**
  * Keeps the files beside the records current as agents move: a reviewing agent's preview diff, inbox thread
  * and automatic checks (a revision makes its check results stale; a preview is removed once the agent moves
- * on), and `state/agents.json`, rewritten at most once per 50 ms however many agents move (it lists them all, reading again only those that
- * changed).
+ * on), and `state/agents.json`, rewritten at most once per 50 ms however many agents move (it lists them all,
+ * reading again only those that changed).
  * None of these is the truth (the databases are), so failing to write one never fails a move.
  */
 export function observeRecords(core: ProjectCore, inbox: InboxService, checks: CheckService): RecordObservers {

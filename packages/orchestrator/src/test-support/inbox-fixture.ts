@@ -1,8 +1,27 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAuditLog } from '@cairn/triage';
-import { expect } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import type { Project } from '../project/project.js';
+import { type OpenedTempProject, openTempProject, SAMPLE_FILES } from './temp-project.js';
+
+/**
+ * Opens the sample project afresh for each test of the file, as alice (the person threads and decisions name),
+ * and hands it to `use`; it is disposed of after each test.
+ */
+export function eachProjectAsAlice(use: (opened: OpenedTempProject) => void): void {
+  let temp: OpenedTempProject | undefined;
+  beforeEach(async () => {
+    process.env.CAIRN_USER = 'alice';
+    temp = await openTempProject(SAMPLE_FILES);
+    use(temp);
+  });
+  afterEach(async () => {
+    await temp?.[Symbol.asyncDispose]();
+    temp = undefined;
+    delete process.env.CAIRN_USER;
+  });
+}
 
 export const USE_CONST = `
 const text = await read_file('src/greet.js');
