@@ -55,6 +55,21 @@ const PROJECT_USE: Record<string, ProjectUse | 'none'> = {
   'worker enroll': 'none',
 };
 
+/**
+ * The commands that write agents' databases themselves (by command path): every agent's, or the one their first
+ * argument names. Their project check makes sure those are writable before anything changes; other commands
+ * leave agents' databases to the daemon or do not write them.
+ */
+const AGENT_WRITES: Record<string, 'all' | 'named'> = {
+  up: 'all',
+  'inbox process': 'all',
+  repair: 'all',
+  accept: 'named',
+  undo: 'named',
+  reject: 'named',
+  restore: 'named',
+};
+
 /** The command's path below `cairn` (`spawn`, `inbox list`, `air check`). */
 function commandPath(command: Command): string {
   const names: string[] = [];
@@ -286,9 +301,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   let code = 0;
   let usage = '';
   let use: ProjectUse | 'none' = 'open';
+  let agentWrites: 'all' | 'named' | undefined;
   const run = async (load: Load, options: CommonOptions, ...args: unknown[]): Promise<void> => {
     const [{ runCommand }, action] = await Promise.all([import('./run-command.js'), load()]);
-    code = await runCommand(action, use, options, args);
+    const writes = agentWrites === 'named' ? { agent: String(args[0]) } : (agentWrites ?? 'none');
+    code = await runCommand(action, use, options, args, writes);
   };
   const nul = argv.find((arg) => arg.includes('\0'));
   if (nul !== undefined) {
@@ -310,6 +327,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const program = buildProgram(run);
   program.hook('preAction', (_program, command) => {
     use = PROJECT_USE[commandPath(command)] ?? 'open';
+    agentWrites = AGENT_WRITES[commandPath(command)];
   });
   program.exitOverride();
   program.configureOutput({

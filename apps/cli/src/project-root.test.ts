@@ -373,6 +373,10 @@ describe('odd projects', () => {
     chownSync(nobodyHome, NOBODY, NOBODY);
     const accept = await cairn(['accept', id], repo, { CAIRN_HOME: nobodyHome }, NOBODY);
     expect(oneLineError(accept, 1)).toBe(`cannot write to ${overlay}: permission denied`);
+    // commands that do not write that agent's database are not held up by it
+    const listed = await cairn(['ls', '--json'], repo, { CAIRN_HOME: nobodyHome }, NOBODY);
+    expect(listed.code).toBe(0);
+    expect(listed.json.at(-1)!.agents).toEqual([expect.objectContaining({ id, state: 'reviewing' })]);
     expect(readFileSync(join(repo, 'src/a.js'), 'utf8')).toBe('var a = 1;\n');
     expect((await cairn(['status', id, '--json'], repo)).json.at(-1)!.agent).toMatchObject({ state: 'reviewing' });
   });

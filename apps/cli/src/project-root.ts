@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { absolutePath, CommandError, currentFolder, UsageError } from './context.js';
 
@@ -38,8 +38,19 @@ export function findProjectRoot(explicit: string | undefined, cwd?: string): Pro
   }
 }
 
-/** Refuses, with one clear line, a project the command cannot use: not started (for `open`), or with Cairn's folders unusable. */
-export function checkProject(place: ProjectPlace, use: ProjectUse): void {
+/**
+ * Which agent databases a command writes itself, so must be writable before it starts: every one (the daemon,
+ * which settles and resumes agents; inbox processing; repair), the one its first argument names (accept,
+ * undo, reject, restore), or none (the rest: a new agent's database only needs `.agentfs/` writable). So a
+ * command costs the same with ten agents or ten thousand.
+ */
+export type AgentWrites = 'all' | { agent: string } | 'none';
+
+/**
+ * Refuses, with one clear line, a project the command cannot use: not started (for `open`), or with Cairn's
+ * folders or the databases it writes unusable.
+ */
+export function checkProject(place: ProjectPlace, use: ProjectUse, writes: AgentWrites = 'all'): void {
   if (use === 'any') return;
   const agentfs = join(place.root, '.agentfs');
   const settings = join(place.root, '.cairn');
@@ -71,7 +82,7 @@ export function checkProject(place: ProjectPlace, use: ProjectUse): void {
       `${settings} is a file, but Cairn keeps the project's settings in a folder of that name`,
       'move the file aside, then run the command again',
     );
-  const targets = place.started ? [{ path: agentfs, folder: true }, ...databasesIn(agentfs)] : [{ path: place.root, folder: true }];
+  const targets = place.started ? [{ path: agentfs, folder: true }, ...databasesIn(agentfs, writes)] : [{ path: place.root, folder: true }];
   for (const { path, folder } of targets) {
     const why = unwritable(path, folder);
     if (why !== undefined)
@@ -83,12 +94,29 @@ export function checkProject(place: ProjectPlace, use: ProjectUse): void {
   }
 }
 
-/** The database files (and their journals) under `.agentfs/`, and whether each is a folder (as the listing says). */
-function databasesIn(agentfs: string): { path: string; folder: boolean }[] {
-  return readdirSync(agentfs, { withFileTypes: true })
-    .filter((entry) => /\.db(-wal|-shm)?$/.test(entry.name))
-    .map((entry) => ({ path: join(agentfs, entry.name), folder: entry.isDirectory() }));
+/**
+ * The database files (and their journals) under `.agentfs/` a command writes, and whether each is a folder:
+ * the shared ones always, agents' as `writes` says. Every one is listed only when every one is written.
+ */
+function databasesIn(agentfs: string, writes: AgentWrites): { path: string; folder: boolean }[] {
+  if (writes === 'all')
+    return readdirSync(agentfs, { withFileTypes: true })
+      .filter((entry) => /\.db(-wal|-shm)?$/.test(entry.name))
+      .map((entry) => ({ path: join(agentfs, entry.name), folder: entry.isDirectory() }));
+  // an id that could not name a database file names no agent: the command says so itself
+  const agent = writes !== 'none' && AGENT_ID.test(writes.agent) ? [`agent-${writes.agent}.db`] : [];
+  const out: { path: string; folder: boolean }[] = [];
+  for (const database of ['stable.db', 'bin.db', ...agent])
+    for (const name of [database, `${database}-wal`, `${database}-shm`]) {
+      const path = join(agentfs, name);
+      const stats = lstatSync(path, { throwIfNoEntry: false });
+      if (stats !== undefined) out.push({ path, folder: stats.isDirectory() });
+    }
+  return out;
 }
+
+/** What an agent id can look like where it names a database file. */
+const AGENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 function isFolder(path: string): boolean {
   try {

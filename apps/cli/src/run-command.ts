@@ -2,7 +2,7 @@ import { tmpdir } from 'node:os';
 import { checkCairnHome } from './cairn-home.js';
 import { type CommandContext, type CommonOptions, leaveDeletedFolder } from './context.js';
 import { createOutput } from './output.js';
-import { checkProject, findProjectRoot, type ProjectUse } from './project-root.js';
+import { type AgentWrites, checkProject, findProjectRoot, type ProjectUse } from './project-root.js';
 import { reportError } from './report-error.js';
 
 /** A command's function: its context first, then what the command line gave it. */
@@ -12,10 +12,16 @@ export type Action = (ctx: CommandContext, ...args: never[]) => Promise<number>;
  * Runs one command: finds and checks its project (and `$CAIRN_HOME`) before any work, runs it, and turns
  * what it threw into the one-line error and exit code the CLI contract gives.
  */
-export async function runCommand(action: Action, use: ProjectUse | 'none', options: CommonOptions, args: unknown[]): Promise<number> {
+export async function runCommand(
+  action: Action,
+  use: ProjectUse | 'none',
+  options: CommonOptions,
+  args: unknown[],
+  writes: AgentWrites = 'all',
+): Promise<number> {
   const out = createOutput({ json: options.json === true, debug: options.debug === true });
   try {
-    const ctx: CommandContext = { out, root: contextRoot(use, options) };
+    const ctx: CommandContext = { out, root: contextRoot(use, options, writes) };
     return await (action as (ctx: CommandContext, ...rest: unknown[]) => Promise<number>)(ctx, ...args);
   } catch (error) {
     return reportError(out, error);
@@ -23,14 +29,14 @@ export async function runCommand(action: Action, use: ProjectUse | 'none', optio
 }
 
 /** The project a command works on, checked (and `$CAIRN_HOME` with it) before any work. */
-function contextRoot(use: ProjectUse | 'none', options: CommonOptions): string {
+function contextRoot(use: ProjectUse | 'none', options: CommonOptions, writes: AgentWrites): string {
   if (use === 'none') {
     leaveDeletedFolder(tmpdir());
     return '';
   }
   const place = findProjectRoot(options.project);
   leaveDeletedFolder(place.root);
-  checkProject(place, use);
+  checkProject(place, use, writes);
   if (use !== 'any') checkCairnHome(place.root, { create: use === 'create' });
   return place.root;
 }
