@@ -63,4 +63,78 @@ describe('an import that writes', () => {
     expect(again.files).toBe(60);
     expect(settingsOf(store)).toEqual(before);
   });
+
+  it('a first import writes with a rollback journal while it has the database alone, then returns to the log', () => {
+    const root = makeTempDir();
+    writeTree(root, 120);
+    const dir = makeTempDir();
+    const store = openTempStore('stable.db', dir);
+    const before = settingsOf(store);
+    const modes = new Set<unknown>();
+    importTree(store, root, {
+      batchSize: 25,
+      onProgress: (progress) => {
+        if (progress.phase === 'import' && progress.done > 0) modes.add(store.db.pragma('journal_mode', { simple: true }));
+      },
+    });
+    expect([...modes]).toEqual(['delete']);
+    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(settingsOf(store)).toEqual(before);
+    // a later import that writes as much keeps the log: the store is not fresh any more
+    writeTree(join(root, 'more'), 120);
+    modes.clear();
+    importTree(store, root, {
+      batchSize: 25,
+      onProgress: (progress) => {
+        if (progress.phase === 'import' && progress.done > 0) modes.add(store.db.pragma('journal_mode', { simple: true }));
+      },
+    });
+    expect([...modes]).toEqual(['wal']);
+    const reopened = AgentFS.open(join(dir, 'stable.db'), { readonly: true });
+    try {
+      expect(reopened.fs.readFile('/more/d3/f3.txt', 'utf8')).toBe('file 3\n'.repeat(50));
+    } finally {
+      reopened.close();
+    }
+  });
+
+  it('keeps the log when another connection has the database open, and lets one open while it writes', () => {
+    const root = makeTempDir();
+    writeTree(root, 120);
+    const dir = makeTempDir();
+    const store = openTempStore('stable.db', dir);
+    const other = AgentFS.open(join(dir, 'stable.db'));
+    const modes = new Set<unknown>();
+    importTree(store, root, {
+      batchSize: 25,
+      onProgress: (progress) => {
+        if (progress.phase === 'import' && progress.done > 0) modes.add(store.db.pragma('journal_mode', { simple: true }));
+      },
+    });
+    expect([...modes]).toEqual(['wal']);
+    expect(other.fs.readFile('/d3/f3.txt', 'utf8')).toBe('file 3\n'.repeat(50));
+    other.close();
+
+    // a connection that opens between two batches of a first import reads what is committed, and the import ends
+    const second = makeTempDir();
+    const fresh = openTempStore('stable.db', second);
+    let late: AgentFS | undefined;
+    const seen: number[] = [];
+    try {
+      const summary = importTree(fresh, root, {
+        batchSize: 25,
+        onProgress: (progress) => {
+          if (progress.phase !== 'import' || progress.done === 0) return;
+          late ??= AgentFS.open(join(second, 'stable.db'));
+          seen.push(late.fs.readdir('/').length);
+        },
+      });
+      expect(summary.added).toBe(127);
+      expect(seen.length).toBeGreaterThan(1);
+      expect(late!.fs.readFile('/d6/f6.txt', 'utf8')).toBe('file 6\n'.repeat(50));
+    } finally {
+      late?.close();
+    }
+    expect(fresh.db.pragma('journal_mode', { simple: true })).toBe('wal');
+  });
 });

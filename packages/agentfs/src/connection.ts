@@ -1,5 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { isBusy } from './bulk-commits.js';
 import { AgentFSError, closedStoreError } from './errors.js';
 import { DEFAULT_DIR_MODE } from './mode.js';
 import { STORE_DDL } from './schema.js';
@@ -77,7 +78,7 @@ export function openConnection(path: string, options: ConnectionOptions = {}): D
   }
   try {
     db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
-    if (path !== ':memory:' && !options.readonly) db.pragma('journal_mode = WAL');
+    if (path !== ':memory:' && !options.readonly) useWriteAheadLog(db);
     db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
   } catch (cause) {
     db.close();
@@ -85,6 +86,19 @@ export function openConnection(path: string, options: ConnectionOptions = {}): D
   }
   refusePreparingWhenClosed(db, path);
   return db;
+}
+
+/**
+ * Puts the database in WAL mode. A first import that has it alone writes with a rollback journal (see
+ * `beginBulkCommits`); a connection opened meanwhile works with that journal, and the import returns the
+ * database to the log when it ends.
+ */
+function useWriteAheadLog(db: Database.Database): void {
+  try {
+    db.pragma('journal_mode = WAL');
+  } catch (error) {
+    if (!isBusy(error)) throw error;
+  }
 }
 
 /** Makes a query on a closed connection (the kv store, the tool log, drizzle) fail with EBADF instead of a TypeError. */

@@ -96,7 +96,8 @@ function* runImport(store: AgentFS, root: string, options: ImportOptions, summar
   onProgress?.({ phase: 'import', done, total, bytes: 0 });
   const batchSize = Math.max(1, options.batchSize ?? 2000);
   // one batch is one commit either way: only an import of several writes in bulk
-  const endBulk = scan.planned.length > batchSize && !store.db.inTransaction ? beginBulkCommits(store.db) : undefined;
+  const endBulk =
+    scan.planned.length > batchSize && !store.db.inTransaction ? beginBulkCommits(store.db, { fresh: storeIsEmpty(store) }) : undefined;
   try {
     for (let start = 0; start < scan.planned.length; ) {
       const end = writer.batch(() => applyBatch(writer, scan, start, batchSize));
@@ -110,6 +111,11 @@ function* runImport(store: AgentFS, root: string, options: ImportOptions, summar
     endBulk?.();
   }
   onProgress?.({ phase: 'prune', done: summary.removed, total: summary.removed, bytes: summary.bytes });
+}
+
+/** True when the store holds no entry below its root yet (its first import). */
+function storeIsEmpty(store: AgentFS): boolean {
+  return store.db.prepare('SELECT 1 FROM fs_dentry LIMIT 1').get() === undefined;
 }
 
 /** Applies planned entries from `start` until a batch is full; returns where the next batch starts. */
