@@ -20,6 +20,18 @@ function settingsOf(store: AgentFS): { synchronous: unknown; checkpoint: unknown
   };
 }
 
+/** Imports `root` in batches of 25 and returns the journal modes the store was in between its batches. */
+function journalModesDuring(store: AgentFS, root: string): unknown[] {
+  const modes = new Set<unknown>();
+  importTree(store, root, {
+    batchSize: 25,
+    onProgress: (progress) => {
+      if (progress.phase === 'import' && progress.done > 0) modes.add(store.db.pragma('journal_mode', { simple: true }));
+    },
+  });
+  return [...modes];
+}
+
 describe('an import that writes', () => {
   it('leaves the connection as it found it, with what it wrote checkpointed into the database file', () => {
     const root = makeTempDir();
@@ -70,26 +82,12 @@ describe('an import that writes', () => {
     const dir = makeTempDir();
     const store = openTempStore('stable.db', dir);
     const before = settingsOf(store);
-    const modes = new Set<unknown>();
-    importTree(store, root, {
-      batchSize: 25,
-      onProgress: (progress) => {
-        if (progress.phase === 'import' && progress.done > 0) modes.add(store.db.pragma('journal_mode', { simple: true }));
-      },
-    });
-    expect([...modes]).toEqual(['delete']);
+    expect(journalModesDuring(store, root)).toEqual(['delete']);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(settingsOf(store)).toEqual(before);
     // a later import that writes as much keeps the log: the store is not fresh any more
     writeTree(join(root, 'more'), 120);
-    modes.clear();
-    importTree(store, root, {
-      batchSize: 25,
-      onProgress: (progress) => {
-        if (progress.phase === 'import' && progress.done > 0) modes.add(store.db.pragma('journal_mode', { simple: true }));
-      },
-    });
-    expect([...modes]).toEqual(['wal']);
+    expect(journalModesDuring(store, root)).toEqual(['wal']);
     const reopened = AgentFS.open(join(dir, 'stable.db'), { readonly: true });
     try {
       expect(reopened.fs.readFile('/more/d3/f3.txt', 'utf8')).toBe('file 3\n'.repeat(50));
@@ -104,14 +102,7 @@ describe('an import that writes', () => {
     const dir = makeTempDir();
     const store = openTempStore('stable.db', dir);
     const other = AgentFS.open(join(dir, 'stable.db'));
-    const modes = new Set<unknown>();
-    importTree(store, root, {
-      batchSize: 25,
-      onProgress: (progress) => {
-        if (progress.phase === 'import' && progress.done > 0) modes.add(store.db.pragma('journal_mode', { simple: true }));
-      },
-    });
-    expect([...modes]).toEqual(['wal']);
+    expect(journalModesDuring(store, root)).toEqual(['wal']);
     expect(other.fs.readFile('/d3/f3.txt', 'utf8')).toBe('file 3\n'.repeat(50));
     other.close();
 

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { isBusy } from './connection.js';
 
 /** How many pages the write-ahead log may reach during a bulk write before SQLite copies it into the database (64 MiB at 4 KiB). */
 const BULK_CHECKPOINT_PAGES = 16384;
@@ -59,10 +60,4 @@ function returnToWriteAheadLog(db: Database.Database): void {
     // another connection opened it meanwhile: the next one to open it alone switches it back
     if (!isBusy(error)) throw error;
   }
-}
-
-/** True for SQLite's "database is locked" (another connection holds what the statement needs). */
-export function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }

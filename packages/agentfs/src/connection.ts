@@ -1,6 +1,5 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { isBusy } from './bulk-commits.js';
 import { AgentFSError, closedStoreError } from './errors.js';
 import { DEFAULT_DIR_MODE } from './mode.js';
 import { STORE_DDL } from './schema.js';
@@ -99,6 +98,12 @@ function useWriteAheadLog(db: Database.Database): void {
   } catch (error) {
     if (!isBusy(error)) throw error;
   }
+}
+
+/** True for SQLite's "database is locked": another connection holds what the statement needs. */
+export function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
 /** Makes a query on a closed connection (the kv store, the tool log, drizzle) fail with EBADF instead of a TypeError. */
