@@ -1,17 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempFolders } from '../test-support/temp-folders.js';
 import { CHECK_DEFAULTS, loadCheckSettings } from './check-settings.js';
 
-let dir: string | undefined;
-afterEach(() => {
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
+const folders = tempFolders('cairn-checks-');
 
 function config(value: unknown): string {
-  dir = mkdtempSync(join(tmpdir(), 'cairn-checks-'));
+  const dir = folders.make();
   const path = join(dir, 'config.json');
   writeFileSync(path, typeof value === 'string' ? value : JSON.stringify(value));
   return path;

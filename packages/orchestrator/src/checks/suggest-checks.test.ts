@@ -1,19 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempFolders } from '../test-support/temp-folders.js';
 import { loadCheckSettings } from './check-settings.js';
 import { suggestChecks } from './suggest-checks.js';
 import { addChecksToConfig } from './write-checks.js';
 
-let dir: string | undefined;
-afterEach(() => {
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
+const folders = tempFolders('cairn-suggest-');
 
 function project(files: Record<string, string>): string {
-  dir = mkdtempSync(join(tmpdir(), 'cairn-suggest-'));
+  const dir = folders.make();
   for (const [path, content] of Object.entries(files)) writeFileSync(join(dir, path), content);
   return dir;
 }

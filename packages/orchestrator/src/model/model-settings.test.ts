@@ -1,20 +1,16 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempFolders } from '../test-support/temp-folders.js';
 import { loadModelSettings } from './model-settings.js';
 import { parseModelName, qualifyModelName } from './model-name.js';
 import { retryDelayMs } from './retry-after.js';
 import { contextWindow, promptWasCut } from './token-budget.js';
 
-let dir: string | undefined;
-afterEach(() => {
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
+const folders = tempFolders('cairn-model-');
 
 function config(text: string): string {
-  dir = mkdtempSync(join(tmpdir(), 'cairn-model-'));
+  const dir = folders.make();
   const path = join(dir, 'config.json');
   writeFileSync(path, text);
   return path;
