@@ -113,7 +113,7 @@ function importOne(shared: Shared, rel: string): ImportPathResult {
 /** Imports everything below a directory just imported; false when the directory itself cannot be listed. */
 function importBelow(shared: Shared, self: MirrorDir): boolean {
   const { writer, summary } = shared;
-  const walk = scanTree(shared.root, self, shared.rules.at(self.rel), shared.rows, shared.options.onDirectory);
+  const walk = scanTree(shared.root, self, shared.rules.at(self.rel), shared.rows, { onDirectory: shared.options.onDirectory });
   let step = walk.next();
   while (step.done !== true) step = walk.next();
   const scan = step.value;

@@ -6,6 +6,7 @@ import { MirrorRows } from './mirror-rows.js';
 import { MirrorWriter } from './mirror-writer.js';
 import { emptySummary, type ImportSummary } from './import-summary.js';
 import { comparePaths, SkippedEntries, type SkippedEntry } from './skipped-entries.js';
+import { listerHere, listerOnWorker } from './folder-lister.js';
 import { mirrorRoot, scanTree, type PlannedEntry, type TreeScan } from './tree-scan.js';
 
 /**
@@ -30,6 +31,11 @@ export interface ImportOptions {
   batchSize?: number;
   /** The wall clock file times are compared with (the racy-timestamp rule of the stat cache); `Date.now` by default. */
   clock?: () => number;
+  /**
+   * Lists the folders and stats their entries on a worker thread, ahead of the comparing: true always, false
+   * never; by default when the store already holds many entries (a re-import of a large tree).
+   */
+  listAhead?: boolean;
   /** Stops `importTreeAsync` between two batches (what is committed stays, the rest waits for the next import). */
   signal?: AbortSignal;
 }
@@ -82,13 +88,23 @@ function* runImport(store: AgentFS, root: string, options: ImportOptions, summar
   const checkedAt = (options.clock ?? Date.now)();
   const onProgress = options.onProgress;
   const rules = IgnoreRules.forRoot(root, options.ignore ?? []);
-  const walk = scanTree(root, mirrorRoot(), rules, new MirrorRows(store.db).readAll(), options.onDirectory);
-  let step = walk.next();
-  for (; step.done !== true; step = walk.next()) {
-    onProgress?.({ phase: 'scan', done: step.value, total: step.value, bytes: 0 });
-    yield;
+  const lister = (options.listAhead ?? isLarge(store)) ? listerOnWorker(root) : listerHere(root);
+  let scan: TreeScan;
+  try {
+    const walk = scanTree(root, mirrorRoot(), rules, new MirrorRows(store.db), {
+      onDirectory: options.onDirectory,
+      lister,
+      readAllRows: true,
+    });
+    let step = walk.next();
+    for (; step.done !== true; step = walk.next()) {
+      onProgress?.({ phase: 'scan', done: step.value, total: step.value, bytes: 0 });
+      yield;
+    }
+    scan = step.value;
+  } finally {
+    lister.close();
   }
-  const scan = step.value;
   const total = scan.files + scan.dirs;
   onProgress?.({ phase: 'scan', done: total, total, bytes: 0 });
   const writer = new MirrorWriter(store, root, summary, checkedAt);
@@ -112,6 +128,19 @@ function* runImport(store: AgentFS, root: string, options: ImportOptions, summar
   }
   onProgress?.({ phase: 'prune', done: summary.removed, total: summary.removed, bytes: summary.bytes });
 }
+
+/**
+ * True when the store has held many entries: its tree is worth listing on a worker thread (whose start costs
+ * about what listing a thousand entries does). The largest entry id counts removed entries too, which only
+ * errs towards the worker.
+ */
+function isLarge(store: AgentFS): boolean {
+  const most = store.db.prepare('SELECT max(id) FROM fs_dentry').pluck().get() as number | null;
+  return (most ?? 0) >= LARGE_TREE_ENTRIES;
+}
+
+/** The number of entries from which a re-import lists folders on a worker thread. */
+const LARGE_TREE_ENTRIES = 10_000;
 
 /** True when the store holds no entry below its root yet (its first import). */
 function storeIsEmpty(store: AgentFS): boolean {

@@ -17,7 +17,7 @@ export const ROW = { name: 0, ino: 1, mode: 2, size: 3, mtime: 4, mtimeNsec: 5, 
  * (device and inode), unchanged since (ctime), and not racily clean. Size, mtime and mode are the store's own
  * columns, compared by the caller.
  */
-export function cacheVouches(row: MirrorRow, stats: DiskStats): boolean {
+export function cacheVouches(row: MirrorRow, stats: Pick<DiskStats, 'ino' | 'dev' | 'ctimeMs' | 'mtimeMs'>): boolean {
   return (
     row[ROW.diskIno] === stats.ino &&
     row[ROW.dev] === stats.dev &&

@@ -1,12 +1,12 @@
-import { isUtf8 } from 'node:buffer';
-import { lstatSync, readdirSync, type Dirent, type Stats as DiskStats } from 'node:fs';
 import { join } from 'node:path';
 import { AgentFSError } from './errors.js';
 import type { IgnoreRules } from './ignore-rules.js';
 import { toTimestamp } from './inode-store.js';
 import { cacheVouches, ROW, type MirrorRow, type MirrorRows } from './mirror-rows.js';
-import { kindOfMode, type EntryKind } from './mode.js';
-import { describeName, unreadableReason, type SkippedEntry } from './skipped-entries.js';
+import { type FolderLister, listerHere } from './folder-lister.js';
+import { GONE, LISTED, STAT_NUMBERS, UNSTATABLE } from './folder-listing.js';
+import { kindOfMode, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, type EntryKind } from './mode.js';
+import { unreadableReason, type SkippedEntry } from './skipped-entries.js';
 
 /** A directory of the working tree as an import walks it; `ino` is its store inode once known. */
 export interface MirrorDir {
@@ -74,34 +74,52 @@ export function mirrorDir(parent: MirrorDir, name: string, permissions: number, 
   return { rel: parent.rel === '' ? name : `${parent.rel}/${name}`, name, parent, permissions, ino, confirmedIn: -1, createdIn: -1 };
 }
 
+/** How `scanTree` walks. */
+export interface ScanOptions {
+  /** Told of each directory before it is listed. */
+  onDirectory?: ((rel: string) => void) | undefined;
+  /** Lists the folders (by default on the walk's own thread). */
+  lister?: FolderLister;
+  /** Reads the store's rows of every directory at once, while the first folder is listed (a whole import). */
+  readAllRows?: boolean;
+}
+
 /**
  * Walks the working tree from `start` once, comparing each directory's listing with the store's entries of that
- * directory (one query each; `onDirectory` is told of each directory just before it is listed): what the store
+ * directory (one query each, or one for all): what the store
  * matches is counted and left unread, what it does not is planned, and what the store has that the tree does not
- * (or leaves out) is stale. Yields the number of entries seen now and then, so a caller can report progress and
- * let other work run. Only the root must be listable: a start below it that is not is listed in `skipped`.
+ * (or leaves out) is stale. Folders are listed by `lister` in the order the walk asks for them (breadth first),
+ * each asked for as soon as its parent is read, so a lister on another thread lists ahead of the comparing.
+ * Yields the number of entries seen now and then, so a caller can report progress and let other work run. Only
+ * the root must be listable: a start below it that is not is listed in `skipped`.
  */
 export function* scanTree(
   root: string,
   start: MirrorDir,
   startRules: IgnoreRules,
   rows: MirrorRows,
-  onDirectory?: (rel: string) => void,
+  options: ScanOptions = {},
 ): Generator<number, TreeScan> {
+  const { onDirectory, lister = listerHere(root) } = options;
   const scan: TreeScan = { planned: [], stale: [], skipped: [], files: 0, dirs: 0, unchanged: 0 };
-  const pending: { dir: MirrorDir; rules: IgnoreRules; entry: PlannedEntry | undefined }[] = [
-    { dir: start, rules: startRules, entry: undefined },
-  ];
+  const pending: ({ dir: MirrorDir; rules: IgnoreRules; entry: PlannedEntry | undefined } | undefined)[] = [];
+  const ask = (folders: typeof pending) => {
+    for (const folder of folders) onDirectory?.(folder!.dir.rel);
+    lister.request(folders.map((folder) => folder!.dir.rel));
+    pending.push(...folders);
+  };
+  ask([{ dir: start, rules: startRules, entry: undefined }]);
+  // while the first folder is listed
+  if (options.readAllRows === true) rows.readAll();
   let reported = 0;
-  while (pending.length > 0) {
-    const { dir, rules: outer, entry } = pending.pop()!;
-    onDirectory?.(dir.rel);
-    let listing: Listed[];
-    try {
-      listing = listDirectory(dir.rel === '' ? root : `${root}/${dir.rel}`);
-    } catch (cause) {
+  for (let head = 0; head < pending.length; head++) {
+    const { dir, rules: outer, entry } = pending[head]!;
+    pending[head] = undefined;
+    const listing = lister.next();
+    if (listing.error !== undefined) {
+      const cause = listing.error;
       if (dir.parent === undefined)
-        throw new AgentFSError('ENOENT', 'import', join(root, dir.rel), `cannot read directory: ${(cause as Error).message}`, { cause });
+        throw new AgentFSError('ENOENT', 'import', join(root, dir.rel), `cannot read directory: ${cause.message}`, { cause });
       if (dir !== start) {
         if (entry !== undefined) entry.dropped = true;
         scan.dirs--;
@@ -110,47 +128,57 @@ export function* scanTree(
       scan.skipped.push({ path: dir.rel, reason: `the folder cannot be listed: ${unreadableReason(cause)}` });
       continue;
     }
-    const rules = dir === start || !listing.some((item) => item.name === '.gitignore') ? outer : outer.enter(root, dir.rel);
+    const { names, kinds, stats } = listing;
+    const rules = dir === start || !names.includes('.gitignore') ? outer : outer.enter(root, dir.rel);
     const inStore = dir.ino === undefined ? undefined : rows.in(dir.ino);
     const leaveOut = (name: string, rel: string) => {
       if (inStore?.delete(name) === true) scan.stale.push({ rel, gone: false });
     };
-    for (const { name, dirent, utf8 } of listing) {
+    const below: typeof pending = [];
+    for (let index = 0; index < names.length; index++) {
+      const name = names[index]!;
       const rel = dir.rel === '' ? name : `${dir.rel}/${name}`;
-      const isDir = dirent.isDirectory();
-      if ((!isDir && !dirent.isFile() && !dirent.isSymbolicLink()) || rules.ignores(rel, isDir)) {
+      const isDir = kinds[index] === LISTED.dir;
+      if (kinds[index] === LISTED.other || rules.ignores(rel, isDir)) {
         leaveOut(name, rel);
         continue;
       }
-      if (!utf8) {
+      if (listing.notUtf8?.has(index) === true) {
         scan.skipped.push({ path: rel, reason: 'the name is not UTF-8' });
         continue;
       }
-      let stats: DiskStats | undefined;
-      try {
-        stats = lstatSync(`${root}/${rel}`, { throwIfNoEntry: false });
-      } catch (error) {
-        scan.skipped.push({ path: rel, reason: unreadableReason(error) });
+      const at = index * STAT_NUMBERS;
+      if (stats[at] === UNSTATABLE) {
+        scan.skipped.push({ path: rel, reason: unreadableReason(listing.failures.find((failure) => failure.index === index)) });
         leaveOut(name, rel);
         continue;
       }
       // gone since the listing: its store entry, if any, stays in `inStore` and is pruned as gone
-      if (stats === undefined) continue;
+      if (stats[at] === GONE) continue;
+      const found: DiskStat = {
+        mode: stats[at]!,
+        size: stats[at + 1]!,
+        mtimeMs: stats[at + 2]!,
+        ctimeMs: stats[at + 3]!,
+        ino: stats[at + 4]!,
+        dev: stats[at + 5]!,
+      };
       const row = inStore?.get(name);
       if (row !== undefined) inStore!.delete(name);
-      const found = compareEntry(dir, name, stats, row);
-      if (found === undefined) {
+      const compared = compareEntry(dir, name, found, row);
+      if (compared === undefined) {
         if (row !== undefined) scan.stale.push({ rel, gone: false });
         continue;
       }
-      if (found.kind === 'dir') scan.dirs++;
+      if (compared.kind === 'dir') scan.dirs++;
       else scan.files++;
-      if (found.planned !== undefined) scan.planned.push(found.planned);
-      else if (found.kind !== 'dir') scan.unchanged++;
-      if (found.self !== undefined) pending.push({ dir: found.self, rules, entry: found.planned });
+      if (compared.planned !== undefined) scan.planned.push(compared.planned);
+      else if (compared.kind !== 'dir') scan.unchanged++;
+      if (compared.self !== undefined) below.push({ dir: compared.self, rules, entry: compared.planned });
     }
     if (inStore !== undefined)
       for (const name of inStore.keys()) scan.stale.push({ rel: dir.rel === '' ? name : `${dir.rel}/${name}`, gone: true });
+    if (below.length > 0) ask(below);
     const seen = scan.files + scan.dirs;
     if (seen - reported >= 2000) {
       reported = seen;
@@ -172,14 +200,9 @@ export interface ComparedEntry {
  * store does not keep (a FIFO, a socket, a device). A file or link is left unread when the store's size,
  * mtime and mode match and the stat cache vouches for its bytes.
  */
-export function compareEntry(dir: MirrorDir, name: string, stats: DiskStats, row: MirrorRow | undefined): ComparedEntry | undefined {
-  const kind: EntryKind | undefined = stats.isFile()
-    ? 'file'
-    : stats.isDirectory()
-      ? 'dir'
-      : stats.isSymbolicLink()
-        ? 'symlink'
-        : undefined;
+export function compareEntry(dir: MirrorDir, name: string, stats: DiskStat, row: MirrorRow | undefined): ComparedEntry | undefined {
+  const type = stats.mode & S_IFMT;
+  const kind: EntryKind | undefined = type === S_IFREG ? 'file' : type === S_IFDIR ? 'dir' : type === S_IFLNK ? 'symlink' : undefined;
   if (kind === undefined) return undefined;
   const rel = dir.rel === '' ? name : `${dir.rel}/${name}`;
   const permissions = stats.mode & 0o7777;
@@ -194,32 +217,11 @@ export function compareEntry(dir: MirrorDir, name: string, stats: DiskStats, row
   return { kind, planned: { dir, name, rel, kind, stats: keptStat(stats), recheck: statMatches } };
 }
 
-function keptStat(stats: DiskStats): DiskStat {
+function keptStat(stats: DiskStat): DiskStat {
   return { mode: stats.mode, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino, dev: stats.dev };
 }
 
-function sameFileStat(row: MirrorRow, stats: DiskStats): boolean {
+function sameFileStat(row: MirrorRow, stats: DiskStat): boolean {
   const mtime = toTimestamp(stats.mtimeMs);
   return row[ROW.mtime] === mtime.sec && row[ROW.mtimeNsec] === mtime.nsec && (row[ROW.mode] & 0o7777) === (stats.mode & 0o7777);
-}
-
-interface Listed {
-  name: string;
-  dirent: Dirent;
-  utf8: boolean;
-}
-
-/**
- * A directory's entries with their names as text. Names are read as UTF-8; only a listing with a replacement
- * character in it is read again as bytes, to tell a name that is not UTF-8 (shown as `\xNN`) from one that
- * really holds U+FFFD.
- */
-function listDirectory(path: string): Listed[] {
-  const dirents = readdirSync(path, { withFileTypes: true });
-  if (!dirents.some((dirent) => dirent.name.includes('\ufffd')))
-    return dirents.map((dirent) => ({ name: dirent.name, dirent, utf8: true }));
-  return readdirSync(path, { withFileTypes: true, encoding: 'buffer' }).map((dirent) => {
-    const utf8 = isUtf8(dirent.name);
-    return { name: utf8 ? dirent.name.toString('utf8') : describeName(dirent.name), dirent: dirent as unknown as Dirent, utf8 };
-  });
 }

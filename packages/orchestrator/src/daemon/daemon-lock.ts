@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { tryHoldExclusiveLock } from '@cairn/agentfs/internal';
+import { tryHoldExclusiveLock } from '@cairn/agentfs/exclusive-lock';
 import type { ProjectLayout } from '../workspace/layout.js';
 
 /**

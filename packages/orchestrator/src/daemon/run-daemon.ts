@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { type HeldLock, tryHoldExclusiveLock } from '@cairn/agentfs/internal';
+import { type HeldLock, tryHoldExclusiveLock } from '@cairn/agentfs/exclusive-lock';
 import { CairnError } from '../api/errors.js';
 import type { CairnEvent } from '../api/events.js';
 import { ensurePrivateDir, projectLayout, type ProjectLayout } from '../workspace/layout.js';

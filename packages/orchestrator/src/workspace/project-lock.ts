@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { isAgentFSError } from '@cairn/agentfs';
-import { withExclusiveLock } from '@cairn/agentfs/internal';
+import { withExclusiveLock } from '@cairn/agentfs/exclusive-lock';
 import { CairnError } from '../api/errors.js';
 import type { ProjectLayout } from './layout.js';
 
