@@ -86,9 +86,8 @@ export interface ScanOptions {
 
 /**
  * Walks the working tree from `start` once, comparing each directory's listing with the store's entries of that
- * directory (one query each, or one for all): what the store
- * matches is counted and left unread, what it does not is planned, and what the store has that the tree does not
- * (or leaves out) is stale. Folders are listed by `lister` in the order the walk asks for them (breadth first),
+ * directory (one query each, or one for all): what the store matches is counted and left unread, what it does not
+ * is planned, and what the store has that the tree does not (or leaves out) is stale. Folders are listed by `lister` in the order the walk asks for them (breadth first),
  * each asked for as soon as its parent is read, so a lister on another thread lists ahead of the comparing.
  * Yields the number of entries seen now and then, so a caller can report progress and let other work run. Only
  * the root must be listable: a start below it that is not is listed in `skipped`.
