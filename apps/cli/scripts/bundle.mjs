@@ -24,8 +24,11 @@ await build({
   platform: 'node',
   target: 'node20',
   external: ['better-sqlite3', 'isolated-vm', '@pydantic/monty', 'fsevents'],
-  // packages written as CommonJS call require(); an ES module bundle gets one
-  banner: { js: "import { createRequire as __cairnRequire } from 'node:module'; const require = __cairnRequire(import.meta.url);" },
+  // packages written as CommonJS call require(); an ES module bundle gets one, made on a chunk's first call (most
+  // chunks never make one, and making it costs about half a millisecond)
+  banner: {
+    js: "import { createRequire as __cairnRequire } from 'node:module'; let __cairnMade; const require = (id) => (__cairnMade ??= __cairnRequire(import.meta.url))(id);",
+  },
   // and CommonJS packages (TypeScript's parser) that read their own file name get the chunk's
   define: { __filename: 'import.meta.filename', __dirname: 'import.meta.dirname' },
   // chunks beside the entry: the sandbox finds its child entry (child/child-main.js) next to its own code
