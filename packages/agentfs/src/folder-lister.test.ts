@@ -35,6 +35,18 @@ function listAll(lister: FolderLister, folders: string[]): FolderListing[] {
   return folders.map(() => lister.next());
 }
 
+/** Lists `folders` on the walk's thread, then through a worker, expecting the same; returns the listings. */
+function expectSameFromWorker(root: string, folders: string[]): FolderListing[] {
+  const here = listAll(listerHere(root), folders);
+  const worker = listerOnWorker(root);
+  try {
+    expect(listAll(worker, folders)).toEqual(here);
+  } finally {
+    worker.close();
+  }
+  return here;
+}
+
 /** Waits (with a bound that only catches a hang) until the lister's other thread has listed `count` folders. */
 async function untilListedElsewhere(lister: FolderLister, count: number): Promise<void> {
   for (const started = Date.now(); lister.listedElsewhere() < count; await sleep(10))
@@ -44,13 +56,7 @@ async function untilListedElsewhere(lister: FolderLister, count: number): Promis
 describe('folder listers', () => {
   it('a worker lists exactly what the walk would list itself, names that are not UTF-8 included', () => {
     const { root, folders } = makeTree();
-    const here = listAll(listerHere(root), folders);
-    const worker = listerOnWorker(root);
-    try {
-      expect(listAll(worker, folders)).toEqual(here);
-    } finally {
-      worker.close();
-    }
+    const here = expectSameFromWorker(root, folders);
     const top = here[0]!;
     expect(top.notUtf8?.size).toBe(1);
     expect(top.names).toContain('bad\\xffname.txt');
@@ -80,13 +86,7 @@ describe('folder listers', () => {
   it('a folder that cannot be listed, or is gone by its turn, is reported the same by both', () => {
     const { root, folders } = makeTree();
     rmSync(join(root, 'p2'), { recursive: true });
-    const here = listAll(listerHere(root), folders);
-    const worker = listerOnWorker(root);
-    try {
-      expect(listAll(worker, folders)).toEqual(here);
-    } finally {
-      worker.close();
-    }
+    const here = expectSameFromWorker(root, folders);
     expect(here[folders.indexOf('p2')]!.error?.code).toBe('ENOENT');
   });
 
