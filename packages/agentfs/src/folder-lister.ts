@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import * as fs from 'node:fs';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { type FolderListing, GONE, LISTED, listFolder, STAT_NUMBERS, UNSTATABLE } from './folder-listing.js';
+import { type FolderListing, listFolder } from './folder-listing.js';
 import { describeName } from './skipped-entries.js';
 
 /**
@@ -196,43 +196,7 @@ function listHere(root: string, rel: string): FolderListing {
  * holds U+FFFD is listed as any other.
  */
 export function listUndecoded(root: string, rel: string): FolderListing {
-  const path = rel === '' ? root : `${root}/${rel}`;
-  let dirents: fs.Dirent<Buffer>[];
-  try {
-    dirents = fs.readdirSync(path, { withFileTypes: true, encoding: 'buffer' });
-  } catch (error) {
-    const reason = { code: (error as NodeJS.ErrnoException).code, message: (error as Error).message };
-    return { rel, error: reason, names: [], kinds: new Uint8Array(0), stats: new Float64Array(0), failures: [] };
-  }
-  const names: string[] = [];
-  const kinds = new Uint8Array(dirents.length);
-  const stats = new Float64Array(dirents.length * STAT_NUMBERS);
-  const failures: FolderListing['failures'] = [];
-  const notUtf8 = new Set<number>();
-  dirents.forEach((dirent, index) => {
-    const utf8 = isUtf8(dirent.name);
-    const name = utf8 ? dirent.name.toString('utf8') : describeName(dirent.name);
-    names.push(name);
-    kinds[index] = dirent.isFile()
-      ? LISTED.file
-      : dirent.isDirectory()
-        ? LISTED.dir
-        : dirent.isSymbolicLink()
-          ? LISTED.symlink
-          : LISTED.other;
-    if (!utf8) {
-      notUtf8.add(index);
-      return;
-    }
-    const at = index * STAT_NUMBERS;
-    try {
-      const stat = fs.lstatSync(`${path}/${name}`, { throwIfNoEntry: false });
-      if (stat === undefined) stats[at] = GONE;
-      else stats.set([stat.mode, stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, stat.dev], at);
-    } catch (error) {
-      stats[at] = UNSTATABLE;
-      failures.push({ index, code: (error as NodeJS.ErrnoException).code, message: (error as Error).message });
-    }
-  });
-  return { rel, names, kinds, stats, failures, notUtf8 };
+  return listFolder(fs, root, rel, (raw) =>
+    isUtf8(raw) ? { name: raw.toString('utf8'), utf8: true } : { name: describeName(raw), utf8: false },
+  );
 }

@@ -37,16 +37,25 @@ export interface ListingCalls {
   lstatSync: typeof lstatSync;
 }
 
+/** A name as the listing read it (bytes) made text, and whether it was UTF-8. */
+export type NameDecoder = (raw: Buffer) => { name: string; utf8: boolean };
+
 /**
  * Lists folder `rel` of `root` and lstats each entry. It uses only its parameters and the language's globals:
- * its source text also runs on a worker thread (see `FolderLister`), so it must stay that way.
+ * its source text also runs on a worker thread (see `FolderLister`), so it must stay that way (its numbers are
+ * those of `LISTED`, `GONE` and `UNSTATABLE`, written out). Without `decode` names are read as text, and a
+ * listing with a replacement character in a name comes back `undecoded`; with it, names are read as bytes and
+ * those that are not UTF-8 are marked in `notUtf8` and not stat'ed.
  */
-export function listFolder(fs: ListingCalls, root: string, rel: string): FolderListing {
+export function listFolder(fs: ListingCalls, root: string, rel: string, decode?: NameDecoder): FolderListing {
   const path = rel === '' ? root : `${root}/${rel}`;
   const empty = { rel, names: [], kinds: new Uint8Array(0), stats: new Float64Array(0), failures: [] };
-  let dirents: import('node:fs').Dirent[];
+  let dirents: import('node:fs').Dirent<string | Buffer>[];
   try {
-    dirents = fs.readdirSync(path, { withFileTypes: true });
+    dirents =
+      decode === undefined
+        ? fs.readdirSync(path, { withFileTypes: true })
+        : fs.readdirSync(path, { withFileTypes: true, encoding: 'buffer' });
   } catch (error) {
     const { code, message } = error as { code?: string; message: string };
     return { ...empty, error: { code, message: String(message) } };
@@ -56,12 +65,18 @@ export function listFolder(fs: ListingCalls, root: string, rel: string): FolderL
   const kinds = new Uint8Array(count);
   const stats = new Float64Array(count * 6);
   const failures: FolderListing['failures'] = [];
+  const notUtf8 = decode === undefined ? undefined : new Set<number>();
   for (let index = 0; index < count; index++) {
     const dirent = dirents[index]!;
-    const name = dirent.name;
-    if (name.includes('\ufffd')) return { ...empty, undecoded: true };
+    const decoded = decode === undefined ? { name: dirent.name as string, utf8: true } : decode(dirent.name as Buffer);
+    const name = decoded.name;
+    if (decode === undefined && name.includes('\ufffd')) return { ...empty, undecoded: true };
     names[index] = name;
     kinds[index] = dirent.isFile() ? 1 : dirent.isDirectory() ? 2 : dirent.isSymbolicLink() ? 3 : 0;
+    if (!decoded.utf8) {
+      notUtf8?.add(index);
+      continue;
+    }
     const at = index * 6;
     try {
       const stat = fs.lstatSync(`${path}/${name}`, { throwIfNoEntry: false });
@@ -81,5 +96,5 @@ export function listFolder(fs: ListingCalls, root: string, rel: string): FolderL
       failures.push({ index, code, message: String(message) });
     }
   }
-  return { rel, names, kinds, stats, failures };
+  return notUtf8 === undefined ? { rel, names, kinds, stats, failures } : { rel, names, kinds, stats, failures, notUtf8 };
 }
