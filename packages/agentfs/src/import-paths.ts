@@ -20,8 +20,11 @@ export interface ImportPathOptions {
   subtree?: boolean;
   /** The tree's ignore rules, kept by a caller that imports many paths (the watcher); read afresh otherwise. */
   rules?: TreeIgnoreRules;
-  /** Called with each directory a subtree import lists, just before it is listed. */
-  onDirectory?: (rel: string) => void;
+  /**
+   * Called with each directory a subtree import lists, just before it is listed, with its inode on disk when the
+   * walk already knows it (from its parent's listing).
+   */
+  onDirectory?: (rel: string, diskIno?: number) => void;
 }
 
 /**

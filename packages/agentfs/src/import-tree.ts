@@ -25,8 +25,11 @@ export interface ImportOptions {
   /** Extra gitignore-style patterns. */
   ignore?: readonly string[];
   onProgress?: (progress: ImportProgress) => void;
-  /** Called with each directory of the mirror (project-relative, '' for the root) just before it is listed. */
-  onDirectory?: (rel: string) => void;
+  /**
+   * Called with each directory of the mirror (project-relative, '' for the root) just before it is listed, with
+   * its inode on disk when the walk already knows it (from its parent's listing).
+   */
+  onDirectory?: (rel: string, diskIno?: number) => void;
   /** How many entries per transaction (default 2000); progress is reported after each. */
   batchSize?: number;
   /** The wall clock file times are compared with (the racy-timestamp rule of the stat cache); `Date.now` by default. */

@@ -76,8 +76,11 @@ export function mirrorDir(parent: MirrorDir, name: string, permissions: number, 
 
 /** How `scanTree` walks. */
 export interface ScanOptions {
-  /** Told of each directory before it is listed. */
-  onDirectory?: ((rel: string) => void) | undefined;
+  /**
+   * Told of each directory before it is listed, with its inode on disk when its parent's listing gave it (all but
+   * the walk's start).
+   */
+  onDirectory?: ((rel: string, diskIno?: number) => void) | undefined;
   /** Lists the folders (by default on the walk's own thread). */
   lister?: FolderLister;
   /** Reads the store's rows of every directory at once, while the first folder is listed (a whole import). */
@@ -101,9 +104,9 @@ export function* scanTree(
 ): Generator<number, TreeScan> {
   const { onDirectory, lister = listerHere(root) } = options;
   const scan: TreeScan = { planned: [], stale: [], skipped: [], files: 0, dirs: 0, unchanged: 0 };
-  const pending: ({ dir: MirrorDir; rules: IgnoreRules; entry: PlannedEntry | undefined } | undefined)[] = [];
+  const pending: ({ dir: MirrorDir; rules: IgnoreRules; entry: PlannedEntry | undefined; diskIno?: number } | undefined)[] = [];
   const ask = (folders: typeof pending) => {
-    for (const folder of folders) onDirectory?.(folder!.dir.rel);
+    for (const folder of folders) onDirectory?.(folder!.dir.rel, folder!.diskIno);
     lister.request(folders.map((folder) => folder!.dir.rel));
     pending.push(...folders);
   };
@@ -173,7 +176,7 @@ export function* scanTree(
       else scan.files++;
       if (compared.planned !== undefined) scan.planned.push(compared.planned);
       else if (compared.kind !== 'dir') scan.unchanged++;
-      if (compared.self !== undefined) below.push({ dir: compared.self, rules, entry: compared.planned });
+      if (compared.self !== undefined) below.push({ dir: compared.self, rules, entry: compared.planned, diskIno: found.ino });
     }
     if (inStore !== undefined)
       for (const name of inStore.keys()) scan.stale.push({ rel: dir.rel === '' ? name : `${dir.rel}/${name}`, gone: true });

@@ -41,12 +41,16 @@ export class FolderWatches {
     return this.watches.get(rel)?.ino;
   }
 
-  /** Watches the folder `rel` ('' for the root), unless it is watched already; a folder that cannot be watched is left unwatched. */
-  add(rel: string): void {
+  /**
+   * Watches the folder `rel` ('' for the root), unless it is watched already; a folder that cannot be watched is
+   * left unwatched. `diskIno` is its inode when the caller has just listed its parent (a walk), saving an lstat;
+   * a folder replaced since then is found at its parent's next event, as any replaced folder is.
+   */
+  add(rel: string, diskIno?: number): void {
     const path = rel === '' ? this.root : join(this.root, rel);
     let ino: number;
     try {
-      ino = lstatSync(path).ino;
+      ino = diskIno ?? lstatSync(path).ino;
     } catch {
       return;
     }

@@ -5,8 +5,8 @@ import type { SyncSummary } from '../api/types.js';
 
 /** Options of `syncProject`. */
 export interface SyncOptions {
-  /** Called with each folder of the mirror just before it is listed (the watcher watches it there). */
-  onDirectory?: (rel: string) => void;
+  /** Called with each folder of the mirror just before it is listed (the watcher watches it there), with its inode when known. */
+  onDirectory?: (rel: string, diskIno?: number) => void;
   /** Stops the import between two batches. */
   signal?: AbortSignal;
 }

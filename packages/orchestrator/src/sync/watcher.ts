@@ -59,7 +59,12 @@ export function watchProject(core: ProjectCore, options: { debounceMs?: number }
     const watched = folders.inoOf(path);
     if (watched !== undefined && watched !== folder) folders.closeBelow(path);
     const fresh = folder !== undefined && watched !== folder;
-    const what = importPath(core.stable, root, path, fresh ? { rules, subtree: true, onDirectory: (rel) => folders.add(rel) } : { rules });
+    const what = importPath(
+      core.stable,
+      root,
+      path,
+      fresh ? { rules, subtree: true, onDirectory: (rel, ino) => folders.add(rel, ino) } : { rules },
+    );
     return what !== 'unchanged' && what !== 'ignored' && what !== 'skipped';
   };
 
@@ -68,9 +73,9 @@ export function watchProject(core: ProjectCore, options: { debounceMs?: number }
     rules.clear();
     const listed = new Set<string>();
     const summary = importTree(core.stable, root, {
-      onDirectory: (rel) => {
+      onDirectory: (rel, ino) => {
         listed.add(rel);
-        folders.add(rel);
+        folders.add(rel, ino);
       },
     });
     folders.retain(listed);
@@ -99,7 +104,7 @@ export function watchProject(core: ProjectCore, options: { debounceMs?: number }
     if (changed.length > 0) core.emit({ type: 'sync.changed', time: new Date(core.clock()).toISOString(), paths: changed });
   };
 
-  const ready = syncProject(core, { onDirectory: (rel) => folders.add(rel), signal: stopImport.signal }).then(
+  const ready = syncProject(core, { onDirectory: (rel, ino) => folders.add(rel, ino), signal: stopImport.signal }).then(
     (summary) => {
       importing = false;
       if (pending.size > 0 || fullSync) schedule();
