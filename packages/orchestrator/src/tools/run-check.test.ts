@@ -6,7 +6,7 @@ const CONFIG = {
   checks: {
     test: { command: ['sh', '-c', 'cat src/value.txt; grep -q fixed src/value.txt'], timeoutMs: 120_000 },
     lint: { command: ['true'], auto: false },
-    loud: { command: ['sh', '-c', 'head -c 5000 /dev/zero | tr "\\0" x'], outputCapBytes: 1024, auto: false },
+    loud: { command: ['sh', '-c', "seq 1 400 | sed 's/^/test /'; echo 'SUMMARY: 400 passed'"], outputCapBytes: 1024, auto: false },
   },
 };
 
@@ -47,11 +47,22 @@ describe('run_check', () => {
     expect(report.before).toEqual({ ok: false, exit_code: 1, output: 'broken\n' });
     expect(report.after).toEqual({ ok: true, exit_code: 0, output: 'fixed\n' });
     expect(String(report.refused)).toBe('run_check: no check named "deploy" (declared: test, lint, loud)');
-    expect(report.loud).toEqual({
-      ok: true,
-      exit_code: 0,
-      output: `${'x'.repeat(1024)}\n(output capped: 5000 bytes printed, the first 1024 kept)`,
-    });
+    // the beginning and the end (where the summary is) kept, cut between lines, with how much was cut
+    const printed = `${Array.from({ length: 400 }, (_, i) => `test ${i + 1}\n`).join('')}SUMMARY: 400 passed\n`;
+    const loud = report.loud as { ok: boolean; exit_code: number; output: string };
+    expect(loud).toMatchObject({ ok: true, exit_code: 0 });
+    const shape =
+      /^([\s\S]*\n)\[… (\d+) bytes of output cut here …\]\n([\s\S]*)\n\(output capped: (\d+) bytes printed; its beginning and its end kept, 1024 bytes in all\)$/.exec(
+        loud.output,
+      );
+    expect(shape).not.toBeNull();
+    const [, head, cut, tail, total] = shape!;
+    expect(printed.startsWith(head!)).toBe(true);
+    expect(tail!.endsWith('SUMMARY: 400 passed\n')).toBe(true);
+    expect(printed.endsWith(tail!)).toBe(true);
+    expect(Number(total)).toBe(printed.length);
+    expect(head!.length + Number(cut) + tail!.length).toBe(printed.length);
+    expect(head!.length + tail!.length).toBeLessThanOrEqual(1024);
     expect(temp.read('src/value.txt')).toBe('broken\n');
 
     const journal = await project.journal(agent.id);

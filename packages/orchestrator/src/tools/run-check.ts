@@ -39,7 +39,9 @@ export async function runCheckTool(ctx: RunContext, raw: unknown): Promise<Check
         : text;
     const status = String(r.status);
     const capped =
-      r.truncated === true ? `\n(output capped: ${String(r.output_size)} bytes printed, the first ${spec.outputCapBytes} kept)` : '';
+      r.truncated === true
+        ? `\n(output capped: ${String(r.output_size)} bytes printed; its beginning and its end kept, ${spec.outputCapBytes} bytes in all)`
+        : '';
     const note = status === 'timed-out' ? `\n(timed out after ${timeoutMs} ms)` : typeof r.error === 'string' ? `\n(${r.error})` : '';
     return { ok: status === 'passed', exit_code: typeof r.exit_code === 'number' ? r.exit_code : null, output: output + capped + note };
   }) as CheckAnswer;
