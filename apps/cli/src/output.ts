@@ -1,5 +1,6 @@
 import pc from 'picocolors';
 import type { CairnEvent } from '@cairn/orchestrator/client';
+import { forTerminal } from './render/terminal-text.js';
 
 /** How a command prints: for people (colour only on a TTY, never with NO_COLOR), or NDJSON with `--json`. */
 export interface Output {
@@ -46,6 +47,8 @@ export function createOutput(options: { json: boolean; debug: boolean; color?: b
     magenta: colors.magenta,
   };
   const write = (stream: NodeJS.WriteStream, text: string) => stream.write(text + '\n');
+  // what people read on a terminal shows control characters instead of obeying them (agents write much of it)
+  const show = (stream: NodeJS.WriteStream, text: string) => write(stream, stream.isTTY === true ? forTerminal(text) : text);
   return {
     json: options.json,
     color,
@@ -53,10 +56,10 @@ export function createOutput(options: { json: boolean; debug: boolean; color?: b
     debug: options.debug,
     paint,
     line(text = '') {
-      if (!options.json) write(process.stdout, text);
+      if (!options.json) show(process.stdout, text);
     },
     note(text) {
-      if (!options.json) write(process.stderr, text);
+      if (!options.json) show(process.stderr, text);
     },
     event(event) {
       if (options.json) write(process.stdout, JSON.stringify({ type: 'event', event }));
@@ -73,8 +76,8 @@ export function createOutput(options: { json: boolean; debug: boolean; color?: b
         return;
       }
       const c = pc.createColors(process.stderr.isTTY === true && !('NO_COLOR' in process.env));
-      write(process.stderr, `${c.red(c.bold('error:'))} ${message}`);
-      if (hint !== undefined) write(process.stderr, `${c.dim('hint:')} ${hint}`);
+      show(process.stderr, `${c.red(c.bold('error:'))} ${message}`);
+      if (hint !== undefined) show(process.stderr, `${c.dim('hint:')} ${hint}`);
     },
   };
 }

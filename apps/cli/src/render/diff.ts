@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import type { Output, Paint } from '../output.js';
+import { forTerminal } from './terminal-text.js';
 
 /** A git-style diff coloured as git colours it. */
 export function paintDiff(diff: string, paint: Paint): string {
@@ -29,6 +30,6 @@ export function page(text: string, out: Output, usePager: boolean): void {
     return;
   }
   const env = { ...process.env, LESS: process.env.LESS ?? 'FRX' };
-  const result = spawnSync('sh', ['-c', pager], { input: text, stdio: ['pipe', 'inherit', 'inherit'], env });
+  const result = spawnSync('sh', ['-c', pager], { input: forTerminal(text), stdio: ['pipe', 'inherit', 'inherit'], env });
   if (result.error !== undefined || (result.status !== 0 && result.status !== null)) out.line(text.replace(/\n$/, ''));
 }
