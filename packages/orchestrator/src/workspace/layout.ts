@@ -1,7 +1,8 @@
-import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { basename, join, resolve } from 'node:path';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 
 /** Unix domain socket paths must fit in sockaddr_un (108 bytes on Linux, NUL included). */
 const MAX_SOCKET_PATH = 107;
@@ -52,7 +53,8 @@ export function projectLayout(root: string, cairnHome = cairnHomeDir()): Project
   const agentfsDir = join(absolute, '.agentfs');
   const settingsDir = join(absolute, '.cairn');
   const real = realPathOf(absolute);
-  const key = createHash('sha256').update(real).digest('hex').slice(0, 12);
+  // SHA-256 in JavaScript: every command computes this, and most would otherwise load node:crypto for it alone
+  const key = bytesToHex(sha256(utf8ToBytes(real))).slice(0, 12);
   const name = (basename(real).replace(/[^A-Za-z0-9._-]/g, '_') || 'root').slice(0, 40);
   const home = join(cairnHome, 'projects', `${name}-${key}`);
   let socketPath = join(home, 'cairn.sock');
