@@ -27,9 +27,9 @@ export interface CliBenchSize {
  */
 export async function benchCli(work: string, size: CliBenchSize): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
-  const bareNode = () => run(process.execPath, ['-e', '0'], work);
-  const [version, versionNode] = timeSideBySide(size.rounds, () => cairn(['--version'], work), bareNode);
-  const [help, helpNode] = timeSideBySide(size.rounds, () => cairn(['--help'], work), bareNode);
+  const bareNode = () => timeOne(() => run(process.execPath, ['-e', '0'], work));
+  const [version, versionNode] = await timeSideBySide(size.rounds, () => timeOne(() => cairn(['--version'], work)), bareNode);
+  const [help, helpNode] = await timeSideBySide(size.rounds, () => timeOne(() => cairn(['--help'], work)), bareNode);
   rows.push(row('cli', 'cairn --version', median(version), { 'node -e 0': median(versionNode) }, '<= node -e 0 + 40 ms'));
   rows.push(row('cli', 'cairn --help', median(help), { 'node -e 0': median(helpNode) }, '<= node -e 0 + 40 ms'));
   for (const files of size.trees) rows.push(...(await benchTree(work, files, size.rounds)));
@@ -75,13 +75,20 @@ async function benchTree(work: string, files: number, rounds: number): Promise<B
     );
 
     settleDisk(work);
-    const gitStatus = () => run('git', ['status', '--porcelain'], root);
-    const bareNode = () => run(process.execPath, ['-e', '0'], work);
-    const [ls, lsStatus, lsNode] = timeSideBySide(rounds, () => cairn(['ls'], root, env), gitStatus, bareNode);
+    const gitStatus = () => timeOne(() => run('git', ['status', '--porcelain'], root));
+    const bareNode = () => timeOne(() => run(process.execPath, ['-e', '0'], work));
+    const ls = () => timeOne(() => cairn(['ls'], root, env));
+    const [lsNoDaemon, lsStatus, lsNode] = await timeSideBySide(rounds, ls, gitStatus, bareNode);
     rows.push(
-      row(tree, 'cairn ls, no daemon', median(ls), { 'git status': median(lsStatus), 'node -e 0': median(lsNode) }, '<= git status'),
+      row(
+        tree,
+        'cairn ls, no daemon',
+        median(lsNoDaemon),
+        { 'git status': median(lsStatus), 'node -e 0': median(lsNode) },
+        '<= git status',
+      ),
     );
-    const [synced, syncStatus] = await timeSyncsBeside(root, home, rounds, gitStatus);
+    const [synced, syncStatus] = await timeSideBySide(rounds, () => timeSync(root, home), gitStatus);
     rows.push(
       row(
         tree,
@@ -121,7 +128,7 @@ async function benchTree(work: string, files: number, rounds: number): Promise<B
     const rss = daemonRss(root, home);
     if (rss !== undefined)
       rows.push({ tree, measure: 'daemon resident memory', unit: 'MB', cairn: rss, others: {}, goal: '<= 150 MB at 50k files' });
-    const [lsDaemon, lsDaemonNode] = timeSideBySide(rounds, () => cairn(['ls'], root, env), bareNode);
+    const [lsDaemon, lsDaemonNode] = await timeSideBySide(rounds, ls, bareNode);
     rows.push(
       row(tree, 'cairn ls, daemon up', median(lsDaemon), { 'node -e 0': median(lsDaemonNode) }, '<= 2x node -e 0, flat in tree size'),
     );
@@ -194,38 +201,34 @@ function cairnInTurn(times: number, args: readonly string[], cwd: string, env: R
 }
 
 /**
- * Milliseconds of `rounds` syncs of the tree into stable.db by a project opened in this process (what a command
- * without a daemon pays before its work), each on a freshly opened project, and of `beside` run in turn with them.
+ * Milliseconds of one sync of the tree into stable.db by a project opened in this process (what a command without a
+ * daemon pays before its work), on a freshly opened project.
  */
-async function timeSyncsBeside(root: string, home: string, rounds: number, beside: () => void): Promise<[number[], number[]]> {
-  const syncs: number[] = [];
-  const others: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const project = openProject(root, { cairnHome: home, queue: 'none' });
-    try {
-      if (i % 2 === 1) others.push(timeOne(beside));
-      syncs.push(await timeAsync(() => project.sync()));
-      if (i % 2 === 0) others.push(timeOne(beside));
-    } finally {
-      await project.close();
-    }
+async function timeSync(root: string, home: string): Promise<number> {
+  const project = openProject(root, { cairnHome: home, queue: 'none' });
+  try {
+    return await timeAsync(() => project.sync());
+  } finally {
+    await project.close();
   }
-  return [syncs, others];
 }
 
 /**
- * Milliseconds of `rounds` runs of each command, run side by side: one of each per round, in an order that turns
- * round by round, so a machine that gets busier or quieter during the bench weighs on each alike and their ratio
- * is that of the commands.
+ * `rounds` figures of each measure (each returns the milliseconds it measured), taken side by side: one of each per
+ * round, in an order that turns round by round, so a machine that gets busier or quieter during the bench weighs on
+ * each alike and their ratio is that of what they measure.
  */
-function timeSideBySide<Commands extends (() => void)[]>(rounds: number, ...commands: Commands): { [K in keyof Commands]: number[] } {
-  const times = commands.map((): number[] => []);
+async function timeSideBySide<Measures extends (() => number | Promise<number>)[]>(
+  rounds: number,
+  ...measures: Measures
+): Promise<{ [K in keyof Measures]: number[] }> {
+  const times = measures.map((): number[] => []);
   for (let round = 0; round < rounds; round++)
-    for (let step = 0; step < commands.length; step++) {
-      const which = (round + step) % commands.length;
-      times[which]!.push(timeOne(commands[which]!));
+    for (let step = 0; step < measures.length; step++) {
+      const which = (round + step) % measures.length;
+      times[which]!.push(await measures[which]!());
     }
-  return times as { [K in keyof Commands]: number[] };
+  return times as { [K in keyof Measures]: number[] };
 }
 
 /** Runs `node …args` `times` times, one after another, in a child process each. */
