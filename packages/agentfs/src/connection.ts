@@ -1,5 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { settleUnsyncedMark } from './unsynced-import.js';
 import { AgentFSError, closedStoreError } from './errors.js';
 import { DEFAULT_DIR_MODE } from './mode.js';
 import { STORE_DDL } from './schema.js';
@@ -69,7 +70,15 @@ function createFromTemplate(path: string, clock: Clock, schema: string): boolean
 /** Opens (creating if needed) a SQLite file with Cairn's pragmas: WAL, the chosen `synchronous`, a busy timeout. */
 export function openConnection(path: string, options: ConnectionOptions = {}): Database.Database {
   let db: Database.Database;
-  if (path !== ':memory:' && path !== '' && !options.readonly) createFromTemplate(path, options.clock ?? Date.now, options.schema ?? '');
+  if (path !== ':memory:' && path !== '' && !options.readonly) {
+    const { movedAside } = settleUnsyncedMark(path);
+    if (movedAside !== undefined)
+      process.emitWarning(
+        `${path} was being filled by an import when the machine stopped, before its writes reached the disk; it is kept as ${movedAside}, and the next import fills a new one`,
+        { code: 'CAIRN_UNSYNCED_IMPORT' },
+      );
+    createFromTemplate(path, options.clock ?? Date.now, options.schema ?? '');
+  }
   try {
     db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
   } catch (cause) {
