@@ -171,6 +171,13 @@ describe.each(['auto', 'copy', 'unsealed'] as const)('a check in the %s view', (
     expect(survivors(`sleep ${tag}`)).toEqual([]);
   });
 
+  it('leaves no daemon behind that cleared its environment and left its group', async () => {
+    const tag = `61${view.length}7${Math.floor(Math.random() * 1000)}`;
+    const run = await check(view, `setsid env -i /bin/sh -c "sleep ${tag}" >/dev/null 2>&1 & echo bye`);
+    expect(run.status).toBe('passed');
+    expect(await settle(() => survivors(`sleep ${tag}`).length === 0)).toBe(true);
+  });
+
   it('caps what it prints (1 GB) and what it writes to /tmp', async () => {
     const run = await check(view, 'head -c 1000000000 /dev/zero | tr "\\0" x; echo', { cap: 4096 });
     expect(run.status).toBe('passed');

@@ -241,7 +241,7 @@ async function runUnsealed(request: SealedRunRequest, temp: string, clock: () =>
   const output = new CappedOutput(request.outputCapBytes);
   child.stdout?.on('data', (chunk: Buffer) => output.add(chunk));
   child.stderr?.on('data', (chunk: Buffer) => output.add(chunk));
-  const ended = await awaitEnd(child, request.timeoutMs, marker, request.signal);
+  const ended = await awaitEnd(child, request.timeoutMs, { env: marker, under: join(temp, 'unsealed') }, request.signal);
   const durationMs = clock() - started;
   if (ended.stopped) return errorRun(STOPPED, 'copy', false, why, durationMs);
   if (ended.spawnError !== undefined) {
@@ -264,9 +264,10 @@ interface Ended {
 /**
  * Waits for the command and for its output to end. On timeout the process group is killed (in namespaces,
  * killing unshare kills the namespace's PID 1, and with it every process in it); without namespaces the
- * processes carrying `marker` are hunted down too, when the command ends and on timeout.
+ * processes carrying `marker.env` in their environment, or working under `marker.under`, are hunted down too,
+ * when the command ends and on timeout.
  */
-function awaitEnd(child: ChildProcess, timeoutMs: number, marker?: string, stop?: AbortSignal): Promise<Ended> {
+function awaitEnd(child: ChildProcess, timeoutMs: number, marker?: { env: string; under: string }, stop?: AbortSignal): Promise<Ended> {
   return new Promise((resolve) => {
     let timedOut = false;
     let stopped = false;
@@ -280,7 +281,7 @@ function awaitEnd(child: ChildProcess, timeoutMs: number, marker?: string, stop?
           // the group is gone
         }
       }
-      if (marker !== undefined) killMarkedProcesses(marker);
+      if (marker !== undefined) killMarkedProcesses(marker.env, marker.under);
     };
     const timer = setTimeout(() => {
       timedOut = true;
