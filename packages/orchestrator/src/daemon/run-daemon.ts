@@ -135,7 +135,10 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
       coordinator.resume();
     }
     open.startQueue();
-    // the first agent finds its sandbox booted: started just after the daemon says it serves, never delaying that
+    // the first request finds the routes' code loaded, and the first agent its sandbox booted: both started just
+    // after the daemon says it serves, never delaying that
+    const serving = server;
+    setImmediate(() => serving.warm());
     if (remote === undefined)
       setImmediate(() => {
         try {

@@ -1,12 +1,11 @@
 import { chmodSync, lstatSync, rmSync, type Stats } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { dirname } from 'node:path';
-import { getRequestListener } from '@hono/node-server';
 import { CairnError } from '../api/errors.js';
 import { socketAnswers } from './socket-probe.js';
 import { ensurePrivateDir } from '../workspace/layout.js';
 import type { CairnApi } from '../api/cairn-api.js';
-import { daemonRoutes, type DaemonIdentity } from './routes.js';
+import type { DaemonIdentity } from './routes.js';
 
 /** How long a client may take to send a whole request (headers and body). */
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -15,22 +14,33 @@ const REQUEST_TIMEOUT_MS = 10_000;
 export interface DaemonServer {
   socketPath: string;
   close(): Promise<void>;
+  /** Loads the routes' code now, so the first request need not (a request that comes first waits for it). */
+  warm(): void;
 }
 
 /**
  * Serves the orchestrator API as HTTP over a Unix domain socket (mode 0600, in a 0700 folder, so no other
  * user can connect). A socket left by a killed daemon is removed; a live one, or one owned by another user,
  * is refused with the reason.
+ *
+ * The routes' code (Hono, and with it Node's HTTP/2, TLS and fetch modules, about 40 ms to load) is loaded by
+ * the first request, or by `warm`: the daemon listens, and says it is ready, without waiting for it.
  */
 export async function serveApi(api: CairnApi, socketPath: string, identity: DaemonIdentity, shutdown: () => void): Promise<DaemonServer> {
   ensurePrivateDir(dirname(socketPath));
   await clearStaleSocket(socketPath);
-  const app = daemonRoutes(api, identity, shutdown);
+  let routes: Promise<RequestListener> | undefined;
+  const loadRoutes = () => (routes ??= routesListener(api, identity, shutdown));
   // Requests must arrive whole within seconds (a half-sent one is cut off); answers such as the event stream may
   // last as long as they need. Node checks these bounds every `connectionsCheckingInterval`.
   const server = createServer(
     { headersTimeout: REQUEST_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000, keepAliveTimeout: 5000 },
-    getRequestListener(app.fetch),
+    (request, response) => {
+      loadRoutes().then(
+        (listener) => listener(request, response),
+        (error: Error) => answerUnloaded(response, error),
+      );
+    },
   );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -40,7 +50,18 @@ export async function serveApi(api: CairnApi, socketPath: string, identity: Daem
     });
   });
   chmodSync(socketPath, 0o600);
-  return { socketPath, close: () => closeServer(server, socketPath) };
+  return { socketPath, close: () => closeServer(server, socketPath), warm: () => void loadRoutes().catch(() => undefined) };
+}
+
+async function routesListener(api: CairnApi, identity: DaemonIdentity, shutdown: () => void): Promise<RequestListener> {
+  const [{ getRequestListener }, { daemonRoutes }] = await Promise.all([import('@hono/node-server'), import('./routes.js')]);
+  const listener = getRequestListener(daemonRoutes(api, identity, shutdown).fetch);
+  return (request: IncomingMessage, response: ServerResponse) => void listener(request, response);
+}
+
+function answerUnloaded(response: ServerResponse, error: Error): void {
+  response.writeHead(500, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({ code: 'CAIRN_INTERNAL', message: `the daemon could not load its routes: ${error.message}` }));
 }
 
 async function clearStaleSocket(socketPath: string): Promise<void> {
