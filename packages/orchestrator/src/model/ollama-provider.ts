@@ -1,4 +1,4 @@
-import { Ollama } from 'ollama';
+import type { Ollama } from 'ollama';
 import { AnswerDeadline, stallLimitOf } from './answer-deadline.js';
 import type { ChatRequest, ContextLength, ModelAnswer, ModelFault, ModelListing, ProviderClient } from './model-types.js';
 import { ollamaFaultOf, stoppedFault } from './ollama-faults.js';
@@ -6,6 +6,16 @@ import { BUSY_RETRIES, isBusyStatus, retryDelayMs } from './retry-after.js';
 
 /** The address Ollama listens on unless `OLLAMA_HOST` says otherwise. */
 export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
+
+let ollamaCode: Promise<typeof import('ollama')> | undefined;
+
+/**
+ * The official client, loaded by the first request: with its fetch polyfill it loads Node's fetch (about 25 ms),
+ * which a daemon, or a command, that never asks a model need not pay for.
+ */
+function loadOllama(): Promise<typeof import('ollama')> {
+  return (ollamaCode ??= import('ollama'));
+}
 
 /** Ollama, spoken through its official client: streamed chats with an explicit window, model facts from `/api/show`. */
 export type OllamaProvider = ProviderClient;
@@ -23,19 +33,20 @@ interface LastResponse {
  */
 export function createOllamaProvider(options: { host?: string; timeoutMs: number; fetch?: typeof fetch }): OllamaProvider {
   const host = normalizeOllamaHost(options.host ?? process.env.OLLAMA_HOST ?? DEFAULT_OLLAMA_HOST);
-  const baseFetch = options.fetch ?? fetch;
   const contexts = new Map<string, number | undefined>();
 
-  const clientFor = (signal: AbortSignal, last?: LastResponse): Ollama => {
+  const clientFor = async (signal: AbortSignal, last?: LastResponse): Promise<Ollama> => {
+    const { Ollama: OllamaClient } = await loadOllama();
     const boundFetch: typeof fetch = async (input, init) => {
-      const response = await baseFetch(input, { ...init, signal });
+      // Node's own fetch is named only here: naming it loads it (and the client's polyfill looks for it)
+      const response = await (options.fetch ?? fetch)(input, { ...init, signal });
       if (last !== undefined) {
         last.status = response.status;
         last.retryAfter = response.headers.get('retry-after');
       }
       return response;
     };
-    return new Ollama({ host, fetch: boundFetch });
+    return new OllamaClient({ host, fetch: boundFetch });
   };
 
   const quick = async <T>(
@@ -44,7 +55,7 @@ export function createOllamaProvider(options: { host?: string; timeoutMs: number
   ): Promise<{ ok: true; value: T } | { ok: false; fault: ModelFault }> => {
     const deadline = new AnswerDeadline(options.timeoutMs, options.timeoutMs);
     try {
-      return { ok: true, value: await ask(clientFor(deadline.signal)) };
+      return { ok: true, value: await ask(await clientFor(deadline.signal)) };
     } catch (error) {
       if (deadline.reason !== undefined)
         return { ok: false, fault: stoppedFault(deadline.reason, `Ollama at ${host}`, model, options.timeoutMs) };
@@ -87,7 +98,7 @@ export function createOllamaProvider(options: { host?: string; timeoutMs: number
         for (let attempt = 0; ; attempt++) {
           const last: LastResponse = { status: 0, retryAfter: null };
           try {
-            return await streamChat(clientFor(deadline.signal, last), request, deadline);
+            return await streamChat(await clientFor(deadline.signal, last), request, deadline);
           } catch (error) {
             if (deadline.reason !== undefined)
               return {
