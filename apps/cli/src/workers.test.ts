@@ -190,11 +190,32 @@ describe.skipIf(!hasRedis)('agents on workers fed by a Redis queue', () => {
     expect(agent!.reason).toMatch(/refused: the upload's signature does not verify with worker rogue's enrolled key/);
     const evidence = join(root, '.agentfs', 'remote', 'evidence');
     expect(readFileSync(join(evidence, `${id}-1.1.json`), 'utf8')).toContain('rogue');
-    // while untrusted, its next result is not even looked at
+    // while untrusted, its next result is refused unread: the worker stops taking jobs, and the agent goes back on
+    // the queue, where a trusted worker takes it
     const next = await cairn(['queue', 'rogue again', '--code', join(base, 'rogue.js'), '--json']);
     const nextId = (resultOf(next).agent as { id: string }).id;
-    const [refused] = await waitForStates([nextId], ['reviewing', 'failed']);
-    expect(refused!.reason).toMatch(/worker rogue is untrusted/);
+    const told = await rogue.waitFor((line) => line.type === 'error');
+    expect(told.message).toMatch(/the coordinator no longer trusts worker rogue \(.*signature does not verify.*\): it takes no more jobs/);
+    expect(told.hint).toBe('a person at the coordinator clears it with `cairn worker trust rogue`');
+    expect((resultOf(await cairn(['status', nextId, '--json'])).agent as { state: string }).state).toBe('running');
+    // a worker the coordinator does not trust is refused at its start, with the reason
+    const again = await runCairn(
+      ['worker', '--queue', redis.url, '--coordinator', endpoint.url, '--token', endpoint.bearer, '--name', 'rogue'],
+      { cwd: base, home: join(base, 'home-rogue-home') },
+    );
+    expect([again.code, again.stderr.split('\n')[0]]).toEqual([
+      1,
+      expect.stringMatching(
+        new RegExp(`^error: the coordinator at ${endpoint.url} does not trust worker rogue: .*signature does not verify`),
+      ),
+    ]);
+    const honest = startWorker('w2');
+    try {
+      const [taken] = await waitForStates([nextId], ['reviewing', 'failed']);
+      expect([taken!.state, taken!.worker], JSON.stringify(taken)).toEqual(['reviewing', 'w2']);
+    } finally {
+      await honest.stop();
+    }
     const trust = await cairn(['worker', 'trust', 'rogue', '--json']);
     expect(resultOf(trust).cleared).toBe(true);
   }

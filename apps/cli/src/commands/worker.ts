@@ -61,10 +61,17 @@ export async function workerCommand(ctx: CommandContext, flags: WorkerFlags): Pr
   });
   out.result(true, { worker: name, pid: process.pid, concurrency, key: key.publicText });
   out.line(`${out.paint.green('worker is up')}: ${name} (pid ${process.pid}), ${concurrency} at once, queue ${queue}`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+  const distrusted = await new Promise<string | undefined>((resolve) => {
+    process.once('SIGINT', () => resolve(undefined));
+    process.once('SIGTERM', () => resolve(undefined));
+    void worker.distrusted.then(resolve);
   });
+  if (distrusted !== undefined)
+    out.error(
+      'CAIRN_REMOTE',
+      `the coordinator no longer trusts worker ${name} (${distrusted}): it takes no more jobs, and the agent it refused goes back on the queue`,
+      `a person at the coordinator clears it with \`cairn worker trust ${name}\``,
+    );
   out.line('finishing the running agents (stop again to leave them: their jobs run again on another worker)');
   // a second signal leaves at once: the queue gives the jobs to another worker when their locks expire
   const leave = () => process.exit(130);
@@ -72,7 +79,7 @@ export async function workerCommand(ctx: CommandContext, flags: WorkerFlags): Pr
   process.once('SIGTERM', leave);
   await worker.stop();
   out.line('worker is down');
-  return 0;
+  return distrusted === undefined ? 0 : 1;
 }
 
 /** `cairn worker enroll`: prints this worker's public key (made on first use) as the coordinator lists it. */

@@ -128,6 +128,7 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
       if (remote.serveWorkers !== undefined)
         endpoint = await remoteCode.serveWorkers(remote.serveWorkers, bearer, {
           info: serving.info,
+          untrusted: (name) => serving.roster.untrusted(name),
           snapshotPath: (hash) => serving.snapshots.pathOf(hash),
           uploadsDir: serving.uploadsDir,
         });

@@ -55,6 +55,9 @@ async function closeQueue(followers: Promise<unknown>[], events: QueueEvents, qu
 /** How many times an agent's job is put on the queue (a job lost with Redis is put there once more). */
 const ENQUEUES = 2;
 
+/** The attempt after which an agent that untrusted workers keep taking fails instead of going back on the queue. */
+const ATTEMPTS_PAST_UNTRUSTED = 4;
+
 /** Options of a coordinator. */
 export interface CoordinatorOptions {
   /** `redis://HOST:PORT` of the queue. */
@@ -247,8 +250,13 @@ export class Coordinator implements AgentDispatch {
       }
       // the job as read before its state may predate its end: read it again for the result
       const ended = state === 'completed' || state === 'failed' ? await this.queue.getJob(jobId).catch(() => undefined) : undefined;
-      if (state === 'completed' && ended !== undefined) return this.settle(record, ended);
+      if (state === 'completed' && ended !== undefined) {
+        if ((await this.settle(record, ended)) === 'requeued') continue;
+        return;
+      }
       if (state === 'failed' && ended !== undefined) {
+        const by = workerOf(ended) ?? worker;
+        if (typeof by === 'string' && (await this.requeueFromUntrusted(record, by))) continue;
         const reason = ended.failedReason ?? 'the job failed';
         return failRemoteAgent(this.core, id, {
           code: 'remote',
@@ -259,26 +267,49 @@ export class Coordinator implements AgentDispatch {
     }
   }
 
-  private async settle(record: AgentRecord, job: Job): Promise<void> {
+  /**
+   * Puts the agent back on the queue, for another worker, when `worker` (which took its job) is untrusted: its
+   * result is never looked at, and the agent should not fail for it. True when it did; an agent that untrusted
+   * workers took again and again fails instead.
+   */
+  private async requeueFromUntrusted(record: AgentRecord, worker: string): Promise<boolean> {
+    const why = this.roster.untrusted(worker);
+    const attempt = record.remoteJob?.attempt ?? 1;
+    if (why === undefined || attempt >= ATTEMPTS_PAST_UNTRUSTED) return false;
+    this.log(record.id, `worker ${worker} is untrusted (${why}): its result is not looked at, and the agent goes back on the queue`);
+    await this.enqueue(record, attempt + 1, ['running']);
+    return true;
+  }
+
+  private async settle(record: AgentRecord, job: Job): Promise<'settled' | 'requeued'> {
     const jobId = job.id!;
     const result = parseResult(job.returnvalue);
-    if (result === undefined)
-      return failRemoteAgent(this.core, record.id, { code: 'remote', message: `job ${jobId} completed without a result Cairn can read` });
+    if (result === undefined) {
+      failRemoteAgent(this.core, record.id, { code: 'remote', message: `job ${jobId} completed without a result Cairn can read` });
+      return 'settled';
+    }
     this.core.store.update(record.id, { worker: result.worker }, ['running']);
-    if (result.state === 'failed')
-      return failRemoteAgent(this.core, record.id, { code: result.code, message: `on worker ${result.worker}: ${result.reason}` });
+    if (await this.requeueFromUntrusted(record, result.worker)) return 'requeued';
+    if (result.state === 'failed') {
+      failRemoteAgent(this.core, record.id, { code: result.code, message: `on worker ${result.worker}: ${result.reason}` });
+      return 'settled';
+    }
     const untrusted = this.roster.untrusted(result.worker);
-    if (untrusted !== undefined)
-      return failRemoteAgent(this.core, record.id, {
+    if (untrusted !== undefined) {
+      failRemoteAgent(this.core, record.id, {
         code: 'untrusted',
         message: `worker ${result.worker} is untrusted (${untrusted}); its result was not looked at`,
         hint: `clear it with \`cairn worker trust ${result.worker}\``,
       });
+      return 'settled';
+    }
     const upload = uploadPaths(this.dirs.uploads, jobId, job.attemptsStarted);
     const data = parseJobData(job.data);
     const snapshotPath = data.ok ? this.snapshots.pathOf(data.data.snapshot) : undefined;
-    if (!data.ok || snapshotPath === undefined)
-      return failRemoteAgent(this.core, record.id, { code: 'remote', message: `job ${jobId}'s snapshot is gone from this coordinator` });
+    if (!data.ok || snapshotPath === undefined) {
+      failRemoteAgent(this.core, record.id, { code: 'remote', message: `job ${jobId}'s snapshot is gone from this coordinator` });
+      return 'settled';
+    }
     const verdict = await verifyResult(
       this.core,
       {
@@ -299,14 +330,16 @@ export class Coordinator implements AgentDispatch {
     if (!verdict.ok) {
       const evidence = keepEvidence(this.dirs.evidence, upload, jobId, job.attemptsStarted);
       if (verdict.blameWorker) this.roster.distrust(result.worker, `${jobId}: ${verdict.reason}`);
-      return failRemoteAgent(this.core, record.id, {
+      failRemoteAgent(this.core, record.id, {
         code: 'unverified',
         message: `the result of worker ${result.worker} was refused: ${verdict.reason}`,
         hint: `evidence kept in ${evidence}${verdict.blameWorker ? `; the worker is untrusted until \`cairn worker trust ${result.worker}\`` : ''}`,
       });
+      return 'settled';
     }
     adoptUpload(this.core, record, upload.db, verdict, result);
     await job.remove().catch(() => undefined);
+    return 'settled';
   }
 
   private log(id: string, message: string): void {
@@ -325,4 +358,10 @@ export class Coordinator implements AgentDispatch {
       this.waiting.set(jobId, done);
     });
   }
+}
+
+/** The worker a job's progress names, if any. */
+function workerOf(job: Job): string | undefined {
+  const worker = (job.progress as { worker?: unknown } | undefined)?.worker;
+  return typeof worker === 'string' ? worker : undefined;
 }

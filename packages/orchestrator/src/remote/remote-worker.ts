@@ -42,6 +42,11 @@ export interface WorkerOptions {
 export interface RunningWorker {
   /** Stops taking jobs, lets the running ones finish, and disconnects. */
   stop(): Promise<void>;
+  /**
+   * Settles with the coordinator's reason once it refuses a result because it no longer trusts this worker: the
+   * worker has stopped taking jobs by then (the refused agent goes back on the queue, for another worker).
+   */
+  distrusted: Promise<string>;
 }
 
 /** What every job of a worker runs with. */
@@ -51,6 +56,15 @@ interface JobContext {
   snapshots: SnapshotCache;
   clock: () => number;
   coordinatorKey: Uint8Array;
+  /** Called when the coordinator refuses a result because it does not trust this worker. */
+  distrusted(reason: string): void;
+}
+
+/** A result the coordinator refused because it does not trust the worker that sends it. */
+class DistrustedError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
 }
 
 /**
@@ -65,15 +79,23 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const coordinatorKey = parsePublicKey(info.key);
   if (!coordinatorKey.ok) throw new CairnError('CAIRN_REMOTE', `the coordinator's key is not usable: ${coordinatorKey.reason}`);
   const sandbox = createSandbox({ poolSize: options.concurrency });
+  let tellDistrusted!: (reason: string) => void;
+  const distrusted = new Promise<string>((resolve) => (tellDistrusted = resolve));
+  let worker: Worker | undefined;
   const context: JobContext = {
     options,
     sandbox,
     snapshots: new SnapshotCache(join(options.home, 'snapshots'), options.coordinator, options.bearer),
     clock,
     coordinatorKey: coordinatorKey.key,
+    distrusted: (reason) => {
+      // no more jobs for a worker whose results the coordinator will not take
+      void worker?.pause(true).catch(() => undefined);
+      tellDistrusted(reason);
+    },
   };
   const lockDuration = options.lockMs ?? 30_000;
-  const worker = new Worker(info.queue, (job: Job) => runJob(job, context), {
+  worker = new Worker(info.queue, (job: Job) => runJob(job, context), {
     connection: redisConnection(options.queue),
     concurrency: options.concurrency,
     lockDuration,
@@ -84,11 +106,13 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   worker.on('failed', (job, error) => options.onJob?.(`${job?.id ?? '?'} failed: ${error.message}`));
   worker.on('completed', (job) => options.onJob?.(`${job.id ?? '?'} done`));
   await worker.waitUntilReady();
+  const taking = worker;
   return {
     stop: async () => {
-      await worker.close();
+      await taking.close();
       await sandbox.close();
     },
+    distrusted,
   };
 }
 
@@ -96,13 +120,25 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
 async function coordinatorInfo(options: WorkerOptions): Promise<CoordinatorInfo> {
   let response: Response;
   try {
-    response = await fetch(`${options.coordinator}/info`, { headers: { authorization: `Bearer ${options.bearer}` } });
+    response = await fetch(`${options.coordinator}/info?worker=${encodeURIComponent(options.name)}`, {
+      headers: { authorization: `Bearer ${options.bearer}` },
+    });
   } catch (error) {
     throw new CairnError('CAIRN_REMOTE', `the coordinator at ${options.coordinator} does not answer: ${(error as Error).message}`, {
       hint: 'is `cairn up --queue … --serve-workers …` running there, and reachable from here?',
     });
   }
-  const body = (await response.json().catch(() => undefined)) as (Partial<CoordinatorInfo> & { message?: string }) | undefined;
+  const body = (await response.json().catch(() => undefined)) as
+    | (Partial<CoordinatorInfo> & { message?: string; untrusted?: unknown })
+    | undefined;
+  if (response.ok && typeof body?.untrusted === 'string')
+    throw new CairnError(
+      'CAIRN_REMOTE',
+      `the coordinator at ${options.coordinator} does not trust worker ${options.name}: ${body.untrusted}`,
+      {
+        hint: `a person at the coordinator clears it with \`cairn worker trust ${options.name}\``,
+      },
+    );
   if (!response.ok || typeof body?.queue !== 'string' || typeof body.key !== 'string')
     throw new CairnError(
       'CAIRN_REMOTE',
@@ -157,12 +193,18 @@ async function runJob(job: Job, context: JobContext): Promise<RemoteResult> {
     const sha256 = await hashFile(database);
     const head = record.journalHead;
     const signature = signText(options.key.secret, uploadSigningText(jobId, attempt, sha256, head, tokenHash));
-    await upload(context, `${jobId}/${attempt}`, readFileSync(database), {
-      'x-cairn-worker': options.name,
-      'x-cairn-sha256': sha256,
-      'x-cairn-journal-head': `${head.hash} ${head.length}`,
-      'x-cairn-signature': signature,
-    });
+    try {
+      await upload(context, `${jobId}/${attempt}`, readFileSync(database), {
+        'x-cairn-worker': options.name,
+        'x-cairn-sha256': sha256,
+        'x-cairn-journal-head': `${head.hash} ${head.length}`,
+        'x-cairn-signature': signature,
+      });
+    } catch (error) {
+      if (!(error instanceof DistrustedError)) throw error;
+      context.distrusted(error.reason);
+      throw new UnrecoverableError(`the coordinator does not trust worker ${options.name}: ${error.reason}`);
+    }
     const { calls, wallMs, repairs } = record.spent;
     return { state: 'reviewing', worker: options.name, attempt, summary: record.summary ?? '', calls, wallMs, repairs, runs: record.runs };
   } finally {
@@ -184,13 +226,28 @@ async function upload(context: JobContext, path: string, body: Buffer, headers: 
         body,
       });
       if (response.ok) return;
-      problem = `(${response.status}) ${(await response.text()).slice(0, 300)}`;
+      const text = await response.text();
+      if (response.status === 403) {
+        const untrusted = untrustedOf(text);
+        if (untrusted !== undefined) throw new DistrustedError(untrusted);
+      }
+      problem = `(${response.status}) ${text.slice(0, 300)}`;
       if (response.status < 500) throw new Error(`the coordinator refused the upload ${problem}`);
     } catch (error) {
-      if (response !== undefined && response.status < 500) throw error;
+      if (error instanceof DistrustedError || (response !== undefined && response.status < 500)) throw error;
       problem = (error as Error).message;
     }
     if (context.clock() > deadline) throw new Error(`the coordinator did not take the upload: ${problem}`);
     await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
+/** The coordinator's reason for not trusting this worker, from a refusal's body. */
+function untrustedOf(body: string): string | undefined {
+  try {
+    const untrusted = (JSON.parse(body) as { untrusted?: unknown }).untrusted;
+    return typeof untrusted === 'string' ? untrusted : undefined;
+  } catch {
+    return undefined;
   }
 }

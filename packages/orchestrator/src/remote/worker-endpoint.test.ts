@@ -18,6 +18,7 @@ describe("the coordinator's endpoint for workers", () => {
     writeFileSync(join(dir, `${hash}.db`), snapshot);
     endpoint = await serveWorkers('127.0.0.1:0', 's3cret', {
       info: { queue: 'cairn-test', key: 'ed25519:00' },
+      untrusted: (worker) => (worker === 'rogue' ? 'job x-1: its signature does not verify' : undefined),
       snapshotPath: (h) => (h === hash ? join(dir, `${hash}.db`) : undefined),
       uploadsDir: join(dir, 'uploads'),
     });
@@ -35,6 +36,32 @@ describe("the coordinator's endpoint for workers", () => {
       expect(await response.json()).toMatchObject({ code: 'CAIRN_REMOTE' });
     }
     expect(await (await fetch(`${endpoint.url}/info`, { headers: auth })).json()).toEqual({ queue: 'cairn-test', key: 'ed25519:00' });
+  });
+
+  it('tells a worker it does not trust so, and refuses its uploads, keeping nothing', async () => {
+    const info = (worker: string) => fetch(`${endpoint.url}/info?worker=${worker}`, { headers: auth }).then((r) => r.json());
+    expect(await info('w1')).toEqual({ queue: 'cairn-test', key: 'ed25519:00' });
+    expect(await info('rogue')).toEqual({ queue: 'cairn-test', key: 'ed25519:00', untrusted: 'job x-1: its signature does not verify' });
+    const body = Buffer.from('a database from an untrusted worker');
+    const refused = await fetch(`${endpoint.url}/uploads/cd34-1/1`, {
+      method: 'PUT',
+      headers: {
+        ...auth,
+        'x-cairn-worker': 'rogue',
+        'x-cairn-sha256': createHash('sha256').update(body).digest('hex'),
+        'x-cairn-journal-head': `sha256:${'1'.repeat(64)} 7`,
+        'x-cairn-signature': 'ab',
+      },
+      body,
+    });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toEqual({
+      code: 'CAIRN_REMOTE',
+      message: 'worker rogue is untrusted (job x-1: its signature does not verify)',
+      untrusted: 'job x-1: its signature does not verify',
+    });
+    const paths = uploadPaths(join(dir, 'uploads'), 'cd34-1', 1);
+    expect([existsSync(paths.db), existsSync(paths.claims)]).toEqual([false, false]);
   });
 
   it('serves a snapshot by its hash, and nothing else', async () => {

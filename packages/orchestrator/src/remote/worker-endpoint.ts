@@ -19,12 +19,15 @@ export interface UploadClaims {
 
 /** Where the endpoint finds snapshots and puts uploads. */
 export interface EndpointStores {
-  info: unknown;
+  info: object;
+  /** Why the worker of this name is untrusted, if it is: its uploads are refused, and `/info` tells it. */
+  untrusted(worker: string): string | undefined;
   snapshotPath(hash: string): string | undefined;
   uploadsDir: string;
 }
 
-// `GET /info`: the queue and the coordinator's public key; `GET /snapshots/<sha256>`; `PUT /uploads/<job>/<attempt>`.
+// `GET /info[?worker=NAME]`: the queue and the coordinator's public key (and, for a worker it does not trust, why);
+// `GET /snapshots/<sha256>`; `PUT /uploads/<job>/<attempt>`.
 
 /** The coordinator's HTTP endpoint for workers, listening. */
 export interface WorkerEndpoint {
@@ -65,7 +68,11 @@ export async function serveWorkers(address: string, bearer: string, stores: Endp
     if (!timingSafeEqual(given, expected))
       return answer(response, 401, { code: 'CAIRN_REMOTE', message: 'a bearer token this coordinator issued is needed' });
     const url = new URL(request.url ?? '/', 'http://cairn');
-    if (url.pathname === '/info' && request.method === 'GET') return answer(response, 200, stores.info);
+    if (url.pathname === '/info' && request.method === 'GET') {
+      const worker = url.searchParams.get('worker');
+      const untrusted = worker === null ? undefined : stores.untrusted(worker);
+      return answer(response, 200, untrusted === undefined ? stores.info : { ...stores.info, untrusted });
+    }
     const snapshot = /^\/snapshots\/([0-9a-f]{64})$/.exec(url.pathname);
     if (snapshot !== null && request.method === 'GET') {
       const path = stores.snapshotPath(snapshot[1]!);
@@ -98,6 +105,11 @@ export async function serveWorkers(address: string, bearer: string, stores: Endp
       return answer(response, 400, { code: 'CAIRN_REMOTE', message: `the upload broke off: ${(error as Error).message}` });
     }
     const got = hash.digest('hex');
+    const untrusted = stores.untrusted(claims.worker);
+    if (untrusted !== undefined) {
+      rmSync(temp, { force: true });
+      return answer(response, 403, { code: 'CAIRN_REMOTE', message: `worker ${claims.worker} is untrusted (${untrusted})`, untrusted });
+    }
     if (got !== claims.sha256) {
       rmSync(temp, { force: true });
       return answer(response, 422, { code: 'CAIRN_CORRUPT', message: `the upload's sha256 is ${got}, not the declared ${claims.sha256}` });
