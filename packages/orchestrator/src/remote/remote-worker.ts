@@ -13,9 +13,6 @@ import { SnapshotCache } from './snapshot-cache.js';
 import { hashFile } from './snapshots.js';
 import { uploadSigningText } from './upload-signature.js';
 
-/** How long a worker keeps trying to upload a result while the coordinator is away (restarting). */
-const UPLOAD_PATIENCE_MS = 120_000;
-
 /** Options of `startWorker`. */
 export interface WorkerOptions {
   /** `redis://HOST:PORT` of the coordinator's queue. */
@@ -194,7 +191,8 @@ async function runJob(job: Job, context: JobContext): Promise<RemoteResult> {
     const head = record.journalHead;
     const signature = signText(options.key.secret, uploadSigningText(jobId, attempt, sha256, head, tokenHash));
     try {
-      await upload(context, `${jobId}/${attempt}`, readFileSync(database), {
+      // the coordinator takes a result until the job's token expires: until then, a result is worth keeping at
+      await upload(context, `${jobId}/${attempt}`, token.claims.expiresAt, readFileSync(database), {
         'x-cairn-worker': options.name,
         'x-cairn-sha256': sha256,
         'x-cairn-journal-head': `${head.hash} ${head.length}`,
@@ -212,10 +210,13 @@ async function runJob(job: Job, context: JobContext): Promise<RemoteResult> {
   }
 }
 
-/** PUTs a result, trying again while the coordinator is away; a refusal ends it at once. */
-async function upload(context: JobContext, path: string, body: Buffer, headers: Record<string, string>): Promise<void> {
+/**
+ * PUTs a result, trying again (every 5 s at most) while the coordinator is away, until `deadline` (Unix ms); a
+ * refusal ends it at once.
+ */
+async function upload(context: JobContext, path: string, deadline: number, body: Buffer, headers: Record<string, string>): Promise<void> {
   const { options } = context;
-  const deadline = context.clock() + UPLOAD_PATIENCE_MS;
+  let told = false;
   for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {
     let response: Response | undefined;
     let problem: string;
@@ -237,7 +238,14 @@ async function upload(context: JobContext, path: string, body: Buffer, headers: 
       if (error instanceof DistrustedError || (response !== undefined && response.status < 500)) throw error;
       problem = (error as Error).message;
     }
-    if (context.clock() > deadline) throw new Error(`the coordinator did not take the upload: ${problem}`);
+    if (context.clock() + delay > deadline)
+      throw new Error(`the coordinator did not take the upload before the job's token expired: ${problem}`);
+    if (!told) {
+      told = true;
+      options.onJob?.(
+        `${path}: the coordinator does not take the result yet (${problem}); trying again until ${new Date(deadline).toISOString()}`,
+      );
+    }
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
 }
