@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -334,10 +334,17 @@ describe.skipIf(!hasRedis)('agents on workers fed by a Redis queue', () => {
       const other = first === 'w2' ? 'w3' : 'w2';
       expect([agent!.state, agent!.worker]).toEqual(['reviewing', other]);
       expect((await cairn(['accept', id, '--json'])).code).toBe(0);
-      // the woken worker finishes its run and uploads it as run 1, which nobody reads; the job is not its to complete
-      const late = join(root, '.agentfs', 'remote', 'uploads', `${id}-1.1.db`);
-      for (let i = 0; i < 600 && !existsSync(late); i++) await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(existsSync(late)).toBe(true);
+      // the woken worker finishes its run and uploads it as run 1, which nobody would read: it is refused, not kept,
+      // and the job is not its to complete
+      await coordinator.waitFor((line) => {
+        const event = line.event as { agentId?: string; message?: string } | undefined;
+        return (
+          event?.agentId === id &&
+          event.message === `worker ${first} uploaded a result for job ${id}-1 once it was no longer the agent's; not kept`
+        );
+      });
+      const uploads = join(root, '.agentfs', 'remote', 'uploads');
+      expect(readdirSync(uploads).filter((name) => name.startsWith(`${id}-`))).toEqual([]);
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const status = resultOf(await cairn(['status', id, '--json'])).agent as Record<string, unknown>;
       expect([status.state, status.worker]).toEqual(['accepted', other]);

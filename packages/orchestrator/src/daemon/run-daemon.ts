@@ -129,6 +129,7 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
         endpoint = await remoteCode.serveWorkers(remote.serveWorkers, bearer, {
           info: serving.info,
           untrusted: (name) => serving.roster.untrusted(name),
+          wantsUpload: (jobId, worker) => serving.wantsUpload(jobId, worker),
           snapshotPath: (hash) => serving.snapshots.pathOf(hash),
           uploadsDir: serving.uploadsDir,
         });

@@ -9,6 +9,7 @@ import { tokenHash } from './capability-token.js';
 import { offerJob } from './job-offer.js';
 import { redisConnection } from './redis-connection.js';
 import { type CoordinatorInfo, parseJobData, parseResult, queueNameOf } from './remote-job.js';
+import { dropDeadUploads } from './dead-uploads.js';
 import { adoptUpload, failRemoteAgent, keepEvidence } from './result-intake.js';
 import { loadSigningKey, type SigningKey } from './signing-key.js';
 import { SnapshotMaker } from './snapshots.js';
@@ -125,8 +126,23 @@ export class Coordinator implements AgentDispatch {
     return this.dirs.uploads;
   }
 
+  /**
+   * True when `jobId` is the job of an agent running on a worker: an upload for any other (the agent settled, or
+   * was rejected, or the job was put on the queue again) is not kept, and the agent's log says so.
+   */
+  wantsUpload(jobId: string, worker: string): boolean {
+    const agentId = /^([0-9a-f]{4,16})-\d+$/.exec(jobId)?.[1];
+    const record = agentId === undefined ? undefined : this.core.store.get(agentId);
+    if (record?.state === 'running' && record.remoteJob?.id === jobId) return true;
+    if (record !== undefined)
+      this.log(record.id, `worker ${worker} uploaded a result for job ${jobId} once it was no longer the agent's; not kept`);
+    return false;
+  }
+
   /** Follows again the agents a previous coordinator left running on workers. */
   resume(): void {
+    // and drops what earlier coordinators kept of agents that have settled since
+    dropDeadUploads(this.dirs.uploads, (id) => this.core.store.get(id)?.state === 'running');
     for (const record of this.core.store.list(['running'])) {
       if (record.remoteJob !== undefined && !this.following.has(record.id)) this.track(record.id, this.follow(record.id));
     }
@@ -209,6 +225,8 @@ export class Coordinator implements AgentDispatch {
     } finally {
       run.signal.removeEventListener('abort', wakeOnStop);
       run.end();
+      // an agent that settled leaves no upload behind (one still running is followed again by the next coordinator)
+      if (this.core.store.get(id)?.state !== 'running') dropDeadUploads(this.dirs.uploads, (agent) => agent !== id);
     }
   }
 

@@ -19,6 +19,7 @@ describe("the coordinator's endpoint for workers", () => {
     endpoint = await serveWorkers('127.0.0.1:0', 's3cret', {
       info: { queue: 'cairn-test', key: 'ed25519:00' },
       untrusted: (worker) => (worker === 'rogue' ? 'job x-1: its signature does not verify' : undefined),
+      wantsUpload: (jobId) => jobId !== 'ef56-1',
       snapshotPath: (h) => (h === hash ? join(dir, `${hash}.db`) : undefined),
       uploadsDir: join(dir, 'uploads'),
     });
@@ -62,6 +63,24 @@ describe("the coordinator's endpoint for workers", () => {
     });
     const paths = uploadPaths(join(dir, 'uploads'), 'cd34-1', 1);
     expect([existsSync(paths.db), existsSync(paths.claims)]).toEqual([false, false]);
+  });
+
+  it("refuses, keeping nothing, an upload for a job that is no longer its agent's", async () => {
+    const body = Buffer.from('a result that came too late');
+    const late = await fetch(`${endpoint.url}/uploads/ef56-1/1`, {
+      method: 'PUT',
+      headers: {
+        ...auth,
+        'x-cairn-worker': 'w1',
+        'x-cairn-sha256': createHash('sha256').update(body).digest('hex'),
+        'x-cairn-journal-head': `sha256:${'1'.repeat(64)} 7`,
+        'x-cairn-signature': 'ab',
+      },
+      body,
+    });
+    expect(late.status).toBe(409);
+    expect(((await late.json()) as { message: string }).message).toMatch(/job ef56-1 is no longer its agent's/);
+    expect(existsSync(uploadPaths(join(dir, 'uploads'), 'ef56-1', 1).claims)).toBe(false);
   });
 
   it('serves a snapshot by its hash, and nothing else', async () => {

@@ -22,6 +22,8 @@ export interface EndpointStores {
   info: object;
   /** Why the worker of this name is untrusted, if it is: its uploads are refused, and `/info` tells it. */
   untrusted(worker: string): string | undefined;
+  /** False for an upload nobody will read (its job is no longer its agent's): it is refused, not kept. */
+  wantsUpload(jobId: string, worker: string): boolean;
   snapshotPath(hash: string): string | undefined;
   uploadsDir: string;
 }
@@ -109,6 +111,13 @@ export async function serveWorkers(address: string, bearer: string, stores: Endp
     if (untrusted !== undefined) {
       rmSync(temp, { force: true });
       return answer(response, 403, { code: 'CAIRN_REMOTE', message: `worker ${claims.worker} is untrusted (${untrusted})`, untrusted });
+    }
+    if (!stores.wantsUpload(jobId, claims.worker)) {
+      rmSync(temp, { force: true });
+      return answer(response, 409, {
+        code: 'CAIRN_INVALID_STATE',
+        message: `job ${jobId} is no longer its agent's (the agent settled, or its job was put on the queue again); nothing was kept`,
+      });
     }
     if (got !== claims.sha256) {
       rmSync(temp, { force: true });
