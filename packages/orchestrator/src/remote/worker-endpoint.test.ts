@@ -30,6 +30,20 @@ describe("the coordinator's endpoint for workers", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** PUTs `body` as the first attempt of `jobId` from `worker`, with its true sha256. */
+  const putUpload = (jobId: string, worker: string, body: Buffer) =>
+    fetch(`${endpoint.url}/uploads/${jobId}/1`, {
+      method: 'PUT',
+      headers: {
+        ...auth,
+        'x-cairn-worker': worker,
+        'x-cairn-sha256': createHash('sha256').update(body).digest('hex'),
+        'x-cairn-journal-head': `sha256:${'1'.repeat(64)} 7`,
+        'x-cairn-signature': 'ab',
+      },
+      body,
+    });
+
   it('answers only requests with its bearer token', async () => {
     for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: 's3cret' }]) {
       const response = await fetch(`${endpoint.url}/info`, { headers });
@@ -43,18 +57,7 @@ describe("the coordinator's endpoint for workers", () => {
     const info = (worker: string) => fetch(`${endpoint.url}/info?worker=${worker}`, { headers: auth }).then((r) => r.json());
     expect(await info('w1')).toEqual({ queue: 'cairn-test', key: 'ed25519:00' });
     expect(await info('rogue')).toEqual({ queue: 'cairn-test', key: 'ed25519:00', untrusted: 'job x-1: its signature does not verify' });
-    const body = Buffer.from('a database from an untrusted worker');
-    const refused = await fetch(`${endpoint.url}/uploads/cd34-1/1`, {
-      method: 'PUT',
-      headers: {
-        ...auth,
-        'x-cairn-worker': 'rogue',
-        'x-cairn-sha256': createHash('sha256').update(body).digest('hex'),
-        'x-cairn-journal-head': `sha256:${'1'.repeat(64)} 7`,
-        'x-cairn-signature': 'ab',
-      },
-      body,
-    });
+    const refused = await putUpload('cd34-1', 'rogue', Buffer.from('a database from an untrusted worker'));
     expect(refused.status).toBe(403);
     expect(await refused.json()).toEqual({
       code: 'CAIRN_REMOTE',
@@ -66,18 +69,7 @@ describe("the coordinator's endpoint for workers", () => {
   });
 
   it("refuses, keeping nothing, an upload for a job that is no longer its agent's", async () => {
-    const body = Buffer.from('a result that came too late');
-    const late = await fetch(`${endpoint.url}/uploads/ef56-1/1`, {
-      method: 'PUT',
-      headers: {
-        ...auth,
-        'x-cairn-worker': 'w1',
-        'x-cairn-sha256': createHash('sha256').update(body).digest('hex'),
-        'x-cairn-journal-head': `sha256:${'1'.repeat(64)} 7`,
-        'x-cairn-signature': 'ab',
-      },
-      body,
-    });
+    const late = await putUpload('ef56-1', 'w1', Buffer.from('a result that came too late'));
     expect(late.status).toBe(409);
     expect(((await late.json()) as { message: string }).message).toMatch(/job ef56-1 is no longer its agent's/);
     expect(existsSync(uploadPaths(join(dir, 'uploads'), 'ef56-1', 1).claims)).toBe(false);
