@@ -27,7 +27,7 @@ import { Inbox } from './inbox.js';
 import { type InboxSettings, loadInboxSettings } from './inbox-settings.js';
 import { decisionCarriedOut } from './outcomes.js';
 import { type InboxExecutor, type ProcessContext, processThread } from './process-inbox.js';
-import { threadNames } from './thread-file.js';
+import { agentOfThreadName, threadNames } from './thread-file.js';
 
 /**
  * The review inbox of a project: its threads, the decisions people and reviewer agents write into them,
@@ -139,6 +139,10 @@ export class InboxService implements ReviewerDecisions {
     const context = this.processContext();
     const results: InboxResult[] = [];
     for (const name of names) {
+      // a run of the thread's agent that has just ended here may not have closed its overlay yet: a decision (a
+      // reject moves the overlay to the trash) is carried out once it has
+      const agentId = agentOfThreadName(name);
+      if (agentId !== undefined) await this.core.running.ended(agentId);
       const result = await processThread(this.inbox, name, context);
       if (result === undefined) continue;
       results.push(result);

@@ -1,11 +1,20 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseThread } from '@cairn/triage';
 import { describe, expect, it } from 'vitest';
 import type { Project } from '../project/project.js';
 import { type OpenedTempProject, SAMPLE_FILES } from '../test-support/temp-project.js';
 
-import { ADD_MUL, auditEntries, decide, eachProjectAsAlice, inboxFiles, proposal, threadOf } from '../test-support/inbox-fixture.js';
+import {
+  ADD_MUL,
+  auditEntries,
+  decide,
+  eachProjectAsAlice,
+  inboxFiles,
+  proposal,
+  threadOf,
+  USE_CONST,
+} from '../test-support/inbox-fixture.js';
 
 let temp: OpenedTempProject;
 let project: Project;
@@ -157,6 +166,19 @@ describe('the protocol', () => {
 });
 
 describe('decisions', () => {
+  it('a reject decided as soon as the agent reaches reviewing is carried out, and the agent restores whole', async () => {
+    const agent = await project.spawn('use const in greet', { code: USE_CONST });
+    // decided as soon as the agent reaches reviewing, when its run may not have closed the overlay yet
+    const processed = project.wait(agent.id).then(() => {
+      decide(project, threadOf(project, agent.id), 'delete:not now');
+      return project.processInbox();
+    });
+    expect((await processed).results[0]).toMatchObject({ outcome: 'rejected' });
+    expect(readdirSync(project.layout.agentfsDir).filter((name) => name.startsWith(`agent-${agent.id}.`))).toEqual([]);
+    expect((await project.restore(agent.id)).state).toBe('reviewing');
+    expect(await project.diff(agent.id)).toContain('+  const text = "Hello, " + name;');
+  });
+
   it('defer stays listed with its reason; delegate re-addresses the thread; reply revises in the same overlay', async () => {
     const id = await proposal(project);
     let name = threadOf(project, id);
