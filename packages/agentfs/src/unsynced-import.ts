@@ -1,7 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { withExclusiveLock } from './exclusive-lock.js';
+import { processAlive } from './process-alive.js';
+import { syncDirectory } from './sync-directory.js';
 
 /**
  * A first import into an empty database writes its batches without waiting for the disk, and a mark beside the
@@ -87,7 +89,7 @@ export function settleUnsyncedMark(dbPath: string): { movedAside?: string } {
 
 /** True when the mark was made in this boot by a process still running: it is still writing, or syncing. */
 function isAtWork(mark: UnsyncedMark | 'absent' | 'unreadable'): boolean {
-  return typeof mark === 'object' && mark.boot === currentBoot() && isRunning(mark.pid);
+  return typeof mark === 'object' && mark.boot === currentBoot() && processAlive(mark.pid);
 }
 
 /** The database's files as they stand: the database, and its journal or its log when there is one. */
@@ -133,19 +135,15 @@ function syncInBackground(dbPath: string, boot: string): void {
 function writeMark(dbPath: string, mark: UnsyncedMark): void {
   const markPath = unsyncedMarkPath(dbPath);
   const temporary = `${markPath}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(mark)}\n`);
-  syncPath(temporary);
-  renameSync(temporary, markPath);
-  syncPath(dirname(markPath));
-}
-
-function syncPath(path: string): void {
-  const fd = openSync(path, 'r');
+  const fd = openSync(temporary, 'w');
   try {
+    writeSync(fd, `${JSON.stringify(mark)}\n`);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
+  renameSync(temporary, markPath);
+  syncDirectory(dirname(markPath));
 }
 
 function readMark(markPath: string): UnsyncedMark | 'absent' | 'unreadable' {
@@ -163,13 +161,4 @@ function readMark(markPath: string): UnsyncedMark | 'absent' | 'unreadable' {
     // a mark half written when the machine stopped
   }
   return 'unreadable';
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

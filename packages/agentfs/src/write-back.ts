@@ -16,6 +16,7 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
+import { syncDirectory } from './sync-directory.js';
 import { dirname, join } from 'node:path';
 import { sameState, stateOf, tryReadDiskState, type EntryState } from './entry-state.js';
 import type { FileSystem } from './file-system.js';
@@ -264,19 +265,6 @@ function removeEmptyFolder(target: string): void {
         cause: error,
       });
     throw error;
-  }
-}
-
-/** fsync a directory, so the renames in it survive a power loss. */
-function syncDirectory(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, 'r');
-    fsyncSync(fd);
-  } catch {
-    // a directory that is gone, or a file system that cannot fsync directories, has nothing to make durable
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 

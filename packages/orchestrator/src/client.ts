@@ -14,6 +14,6 @@ export { readPidFile, type DaemonPidFile } from './daemon/pid-file.js';
 export { socketAnswers } from './daemon/socket-probe.js';
 export { decisionCarriedOut } from './inbox/outcomes.js';
 export { cairnHomeDir, ensurePrivateDir, projectLayout, type ProjectLayout } from './workspace/layout.js';
-export { processAlive } from './workspace/process-alive.js';
+export { processAlive } from '@cairn/agentfs/process-alive';
 export { checkQueueUrl } from './remote/redis-connection.js';
 export { loadQueueSettings, type QueueSettings } from './remote/queue-settings.js';

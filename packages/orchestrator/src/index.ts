@@ -65,7 +65,7 @@ export { daemonHoldsProject } from './daemon/daemon-lock.js';
 export { CAIRN_VERSION } from './api/version.js';
 export { connectDaemon, type DaemonClient } from './daemon/client.js';
 export { socketAnswers } from './daemon/socket-probe.js';
-export { processAlive } from './workspace/process-alive.js';
+export { processAlive } from '@cairn/agentfs/process-alive';
 
 // Where a project's files are, and what its settings say.
 export { projectLayout, cairnHomeDir, ensurePrivateDir, type ProjectLayout } from './workspace/layout.js';

@@ -2,7 +2,7 @@ import { existsSync, renameSync, rmSync } from 'node:fs';
 import { type AgentFS, Overlay } from '@cairn/agentfs';
 import { SqliteJournalStore } from '@cairn/agentfs/internal';
 import type { JournalEntry } from '@cairn/air';
-import { processAlive } from '../workspace/process-alive.js';
+import { processAlive } from '@cairn/agentfs/process-alive';
 import { isCairnError } from '../api/errors.js';
 import { frontSeq } from './agent-commands.js';
 import type { AgentRecord, AgentStore } from './agent-store.js';

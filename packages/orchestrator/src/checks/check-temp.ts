@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { processAlive } from '../workspace/process-alive.js';
+import { processAlive } from '@cairn/agentfs/process-alive';
 
 const PREFIX = 'cairn-check-';
 

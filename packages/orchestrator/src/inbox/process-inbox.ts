@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { checkProtocol, formatTriage, type Thread, type Triage } from '@cairn/triage';
 import type { AgentRecord } from '../agents/agent-store.js';
 import { isCairnError } from '../api/errors.js';
-import { processAlive } from '../workspace/process-alive.js';
+import { processAlive } from '@cairn/agentfs/process-alive';
 import type { InboxResult } from '../api/types.js';
 import type { DecisionOutcome, DecisionRow } from './decision-store.js';
 import { decisionKey, type Inbox } from './inbox.js';

@@ -7,7 +7,7 @@ import type { ProjectCore } from '../agents/project-core.js';
 import type { ChangeInfo } from '../api/types.js';
 import { PendingWrites, type PendingKind, type PendingWrite } from './pending-writes.js';
 import { reproposeInOverlay } from './repropose.js';
-import { processAlive } from '../workspace/process-alive.js';
+import { processAlive } from '@cairn/agentfs/process-alive';
 import { withAgentOverlay } from '../workspace/agent-overlay.js';
 import { withProjectLock } from '../workspace/project-lock.js';
 import { fsyncsWorkingTree } from '../workspace/working-tree-settings.js';
