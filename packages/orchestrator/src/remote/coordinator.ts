@@ -8,7 +8,7 @@ import type { AgentDispatch } from '../project/open-project.js';
 import { tokenHash } from './capability-token.js';
 import { offerJob } from './job-offer.js';
 import { redisConnection } from './redis-connection.js';
-import { type CoordinatorInfo, parseJobData, parseResult, queueNameOf } from './remote-job.js';
+import { agentOfJobId, type CoordinatorInfo, parseJobData, parseResult, queueNameOf } from './remote-job.js';
 import { dropDeadUploads } from './dead-uploads.js';
 import { adoptUpload, failRemoteAgent, keepEvidence } from './result-intake.js';
 import { loadSigningKey, type SigningKey } from './signing-key.js';
@@ -131,7 +131,7 @@ export class Coordinator implements AgentDispatch {
    * was rejected, or the job was put on the queue again) is not kept, and the agent's log says so.
    */
   wantsUpload(jobId: string, worker: string): boolean {
-    const agentId = /^([0-9a-f]{4,16})-\d+$/.exec(jobId)?.[1];
+    const agentId = agentOfJobId(jobId);
     const record = agentId === undefined ? undefined : this.core.store.get(agentId);
     if (record?.state === 'running' && record.remoteJob?.id === jobId) return true;
     if (record !== undefined)
@@ -260,8 +260,8 @@ export class Coordinator implements AgentDispatch {
         await this.enqueue(record, attempt + 1, ['running']).catch(() => this.pause(jobId));
         continue;
       }
-      const worker = (job.progress as { worker?: unknown } | undefined)?.worker;
-      if (typeof worker === 'string' && worker !== seenWorker) {
+      const worker = workerOf(job);
+      if (worker !== undefined && worker !== seenWorker) {
         seenWorker = worker;
         this.core.store.update(id, { worker }, ['running']);
         this.log(id, `running on worker ${worker}`);
@@ -274,11 +274,11 @@ export class Coordinator implements AgentDispatch {
       }
       if (state === 'failed' && ended !== undefined) {
         const by = workerOf(ended) ?? worker;
-        if (typeof by === 'string' && (await this.requeueFromUntrusted(record, by))) continue;
+        if (by !== undefined && (await this.requeueFromUntrusted(record, by))) continue;
         const reason = ended.failedReason ?? 'the job failed';
         return failRemoteAgent(this.core, id, {
           code: 'remote',
-          message: `${typeof worker === 'string' ? `worker ${worker}: ` : ''}${reason}`,
+          message: `${by === undefined ? '' : `worker ${by}: `}${reason}`,
         });
       }
       await this.pause(jobId);

@@ -1,8 +1,9 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { agentOfJobId } from './remote-job.js';
 
-/** An upload kept by the endpoint, `<agent>-<enqueue>.<attempt>.db` (or `.json`, its claims). */
-const UPLOAD = /^([0-9a-f]{4,16})-\d+\.\d+\.(db|json)$/;
+/** An upload kept by the endpoint, `<job>.<attempt>.db` (or `.json`, its claims). */
+const UPLOAD = /^(.+)\.\d+\.(db|json)$/;
 
 /**
  * Removes the uploads of agents that no longer run on a worker: an attempt whose job went to another worker
@@ -19,7 +20,8 @@ export function dropDeadUploads(uploadsDir: string, stillRunning: (agentId: stri
   }
   let dropped = 0;
   for (const name of names) {
-    const agent = UPLOAD.exec(name)?.[1];
+    const job = UPLOAD.exec(name)?.[1];
+    const agent = job === undefined ? undefined : agentOfJobId(job);
     if (agent === undefined || stillRunning(agent)) continue;
     rmSync(join(uploadsDir, name), { force: true });
     dropped++;

@@ -87,3 +87,8 @@ export function parseResult(input: unknown): RemoteResult | undefined {
 export function jobIdOf(agentId: string, attempt: number): string {
   return `${agentId}-${attempt}`;
 }
+
+/** The agent a job id (`jobIdOf`) is of, or undefined when it is not one. */
+export function agentOfJobId(jobId: string): string | undefined {
+  return /^([0-9a-f]{4,16})-\d+$/.exec(jobId)?.[1];
+}
