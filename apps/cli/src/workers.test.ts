@@ -94,6 +94,16 @@ describe.skipIf(!hasRedis)('agents on workers fed by a Redis queue', () => {
     throw new Error(`agent ${id} never ran on a worker`);
   }
 
+  /** Waits until the agent runs on worker `name`. */
+  async function runsOn(id: string, name: string): Promise<void> {
+    for (let i = 0; i < 600; i++) {
+      const agent = resultOf(await cairn(['status', id, '--json'])).agent as Record<string, unknown>;
+      if (agent.state === 'running' && agent.worker === name) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`agent ${id} never ran on worker ${name}`);
+  }
+
   afterAll(async () => {
     await Promise.all(running.map((p) => p.stop()));
     await redis?.stop();
@@ -192,8 +202,7 @@ describe.skipIf(!hasRedis)('agents on workers fed by a Redis queue', () => {
     expect(readFileSync(join(evidence, `${id}-1.1.json`), 'utf8')).toContain('rogue');
     // while untrusted, its next result is refused unread: the worker stops taking jobs, and the agent goes back on
     // the queue, where a trusted worker takes it
-    const next = await cairn(['queue', 'rogue again', '--code', join(base, 'rogue.js'), '--json']);
-    const nextId = (resultOf(next).agent as { id: string }).id;
+    const nextId = await queueProgram('rogue again', slow('rogue-again'));
     const told = await rogue.waitFor((line) => line.type === 'error');
     expect(told.message).toMatch(/the coordinator no longer trusts worker rogue \(.*signature does not verify.*\): it takes no more jobs/);
     expect(told.hint).toBe('a person at the coordinator clears it with `cairn worker trust rogue`');
@@ -211,8 +220,16 @@ describe.skipIf(!hasRedis)('agents on workers fed by a Redis queue', () => {
     ]);
     const honest = startWorker('w2');
     try {
+      // the attempt the untrusted worker took is not a loss: Redis losing the trusted worker's attempt (2) puts the
+      // agent on the queue once more, as attempt 3
+      await runsOn(nextId, 'w2');
+      await redis.restart();
       const [taken] = await waitForStates([nextId], ['reviewing', 'failed']);
       expect([taken!.state, taken!.worker], JSON.stringify(taken)).toEqual(['reviewing', 'w2']);
+      const logs = coordinator.lines.map((line) => (line.event as { agentId?: string; message?: string } | undefined) ?? {});
+      expect(logs.some((e) => e.agentId === nextId && e.message === `job ${nextId}-2 was lost from the queue; it is put there again`)).toBe(
+        true,
+      );
     } finally {
       await honest.stop();
     }

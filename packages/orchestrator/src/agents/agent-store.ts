@@ -54,8 +54,11 @@ export interface AgentRecord extends AgentSpec {
   worker?: string;
   /** The worker's enrolled Ed25519 public key (hex) its receipts are verified with, once its result was accepted. */
   workerKey?: string;
-  /** The agent's job on the coordinator's queue, while it runs remotely (kept to resume after a restart). */
-  remoteJob?: { id: string; attempt: number };
+  /**
+   * The agent's job on the coordinator's queue, while it runs remotely (kept to resume after a restart): its
+   * attempt, and how many of the attempts before it were lost from the queue (none when absent).
+   */
+  remoteJob?: { id: string; attempt: number; lost?: number };
   /** The sha256 of the capability token a worker runs the agent under: its journal starts from it. */
   tokenHash?: string;
 }

@@ -53,8 +53,8 @@ async function closeQueue(followers: Promise<unknown>[], events: QueueEvents, qu
   }
 }
 
-/** How many times an agent's job is put on the queue (a job lost with Redis is put there once more). */
-const ENQUEUES = 2;
+/** How many of an agent's jobs may be lost from the queue (with Redis) before it fails: one is put there again. */
+const LOSSES_ALLOWED = 1;
 
 /** The attempt after which an agent that untrusted workers keep taking fails instead of going back on the queue. */
 const ATTEMPTS_PAST_UNTRUSTED = 4;
@@ -183,7 +183,8 @@ export class Coordinator implements AgentDispatch {
     return done;
   }
 
-  private async enqueue(record: AgentRecord, attempt: number, from: readonly ('queued' | 'running')[]): Promise<void> {
+  /** Puts attempt `attempt` of the agent on the queue; `lost` counts its attempts lost from the queue so far. */
+  private async enqueue(record: AgentRecord, attempt: number, from: readonly ('queued' | 'running')[], lost = 0): Promise<void> {
     const snapshot = await this.snapshots.current();
     const { jobId, data, token } = offerJob(
       this.core,
@@ -193,7 +194,8 @@ export class Coordinator implements AgentDispatch {
       this.key.secret,
       this.options.tokenTtlMs ?? 3_600_000,
     );
-    const patch = { owner: `remote:${this.core.owner}`, remoteJob: { id: jobId, attempt }, tokenHash: tokenHash(token) };
+    const remoteJob = lost === 0 ? { id: jobId, attempt } : { id: jobId, attempt, lost };
+    const patch = { owner: `remote:${this.core.owner}`, remoteJob, tokenHash: tokenHash(token) };
     if (from.includes('queued'))
       this.core.lifecycle.move(record.id, ['queued'], 'running', patch, 'start', (moved, time) => ({
         type: 'agent.started',
@@ -240,7 +242,7 @@ export class Coordinator implements AgentDispatch {
       }
       const record = this.core.store.get(id);
       if (record?.state !== 'running' || record.remoteJob === undefined) return;
-      const { id: jobId, attempt } = record.remoteJob;
+      const { id: jobId, attempt, lost = 0 } = record.remoteJob;
       let job: Job | undefined;
       let state: string;
       try {
@@ -251,13 +253,13 @@ export class Coordinator implements AgentDispatch {
         continue;
       }
       if (job === undefined || state === 'unknown') {
-        if (attempt >= ENQUEUES)
+        if (lost >= LOSSES_ALLOWED)
           return failRemoteAgent(this.core, id, {
             code: 'remote',
-            message: `job ${jobId} was lost from the queue (was Redis emptied?), twice`,
+            message: `job ${jobId} was lost from the queue (was Redis emptied?), and the one before it too`,
           });
         this.log(id, `job ${jobId} was lost from the queue; it is put there again`);
-        await this.enqueue(record, attempt + 1, ['running']).catch(() => this.pause(jobId));
+        await this.enqueue(record, attempt + 1, ['running'], lost + 1).catch(() => this.pause(jobId));
         continue;
       }
       const worker = workerOf(job);
@@ -295,7 +297,7 @@ export class Coordinator implements AgentDispatch {
     const attempt = record.remoteJob?.attempt ?? 1;
     if (why === undefined || attempt >= ATTEMPTS_PAST_UNTRUSTED) return false;
     this.log(record.id, `worker ${worker} is untrusted (${why}): its result is not looked at, and the agent goes back on the queue`);
-    await this.enqueue(record, attempt + 1, ['running']);
+    await this.enqueue(record, attempt + 1, ['running'], record.remoteJob?.lost);
     return true;
   }
 
