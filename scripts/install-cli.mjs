@@ -7,6 +7,21 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const cli = fileURLToPath(new URL('../apps/cli', import.meta.url));
+
+/**
+ * The environment for npm: this script's, less the settings pnpm passes its own scripts as `npm_config_*` that npm
+ * does not know (it warns of each) or would read as its own (pnpm's rc file as npm's global config, pnpm's node-gyp).
+ * The user's own settings (a prefix, a registry, a proxy) pass through.
+ */
+function npmEnvironment() {
+  const pnpmOnly = ['verify_deps_before_run', 'npm_globalconfig', '_jsr_registry', 'node_gyp', 'reporter', 'globalconfig'];
+  const env = { ...process.env };
+  for (const key of pnpmOnly) {
+    const name = `npm_config_${key}`;
+    if (key !== 'globalconfig' || /pnpm/.test(env[name] ?? '')) delete env[name];
+  }
+  return env;
+}
 const out = mkdtempSync(join(tmpdir(), 'cairn-pack-'));
 try {
   execFileSync('pnpm', ['pack', '--pack-destination', out], { cwd: cli, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -15,8 +30,9 @@ try {
   process.stdout.write('installing cairn (the native modules compile from source: a minute or two)\n');
   // npm 11 asks global installs to name the packages whose install scripts may run: the two native modules
   const scripts = '--allow-scripts=better-sqlite3,isolated-vm';
-  execFileSync('npm', ['install', '--global', '--no-fund', '--no-audit', scripts, join(out, tarball)], { stdio: 'inherit' });
-  const bin = execFileSync('npm', ['prefix', '--global'], { encoding: 'utf8' }).trim();
+  const env = npmEnvironment();
+  execFileSync('npm', ['install', '--global', '--no-fund', '--no-audit', scripts, join(out, tarball)], { stdio: 'inherit', env });
+  const bin = execFileSync('npm', ['prefix', '--global'], { encoding: 'utf8', env }).trim();
   process.stdout.write(`cairn is installed: ${join(bin, 'bin', 'cairn')}\n`);
 } finally {
   rmSync(out, { recursive: true, force: true });
