@@ -5,6 +5,7 @@ import type { RunContext } from '../run/run-context.js';
 import type { AgentFailure, ProgramLang } from '../api/types.js';
 import { type GenerationSetup, generateProgram } from './generate-program.js';
 import { appendCairnEntry, SCHEMAS } from '../workspace/journal-entries.js';
+import { TOOL_NAMES } from '../tools/tool-table.js';
 
 /** What one stretch of an agent's work (its first start, or a revision) sets out to do. */
 export interface AttemptPlan {
@@ -104,11 +105,12 @@ export async function runAttempts(plan: AttemptPlan, host: AttemptHost): Promise
     }
     const failure = failureOf(result, limits);
     if (plan.origin === 'code') return { ...outcome, failure };
-    const report = formatRepairReport(
-      result.failedCall !== undefined && result.status === 'error' && /ToolError/.test(result.error?.name ?? '')
-        ? { kind: 'call', call: result.failedCall, program: code! }
-        : { kind: 'runtime', error: result.error ?? { name: result.status, message: failure.message }, program: code! },
-    );
+    const report =
+      formatRepairReport(
+        result.failedCall !== undefined && result.status === 'error' && /ToolError/.test(result.error?.name ?? '')
+          ? { kind: 'call', call: result.failedCall, program: code! }
+          : { kind: 'runtime', error: result.error ?? { name: result.status, message: failure.message }, program: code! },
+      ) + (failure.hint !== undefined && failure.code === 'program-error' ? `\n${failure.hint}` : '');
     if (!repairAllowed(plan, outcome, host, report)) return { ...outcome, failure };
     ctx.transaction(() => {
       rollbackRun(ctx.view);
@@ -142,11 +144,14 @@ export function failureOf(result: ProgramRunResult, limits: RunLimits): AgentFai
   const error: ProgramError | undefined = result.error;
   const where = error?.line === undefined ? '' : ` (line ${error.line}${error.column === undefined ? '' : `, column ${error.column}`})`;
   switch (result.status) {
-    case 'error':
-      return {
+    case 'error': {
+      const failure: AgentFailure = {
         code: 'program-error',
         message: `the program failed: ${error?.name ?? 'Error'}: ${firstLine(error?.message ?? '')}${where}`,
       };
+      const hint = unknownNameHint(error);
+      return hint === undefined ? failure : { ...failure, hint };
+    }
     case 'timeout':
       return {
         code: 'timeout',
@@ -164,6 +169,16 @@ export function failureOf(result: ProgramRunResult, limits: RunLimits): AgentFai
     default:
       return { code: 'program-error', message: `the program ended with status ${result.status}` };
   }
+}
+
+/**
+ * For a program that used a name it never defined (JavaScript's ReferenceError, Python's NameError): that it is
+ * not a tool function, and which ones there are. Told to the user, and to the model repairing its program.
+ */
+function unknownNameHint(error: ProgramError | undefined): string | undefined {
+  if (error?.name !== 'ReferenceError' && error?.name !== 'NameError') return undefined;
+  const named = /^([\p{L}_$][\p{L}\p{N}_$]*) is not defined$/u.exec(error.message) ?? /^name '([^']+)' is not defined$/.exec(error.message);
+  return named === null ? undefined : `${named[1]} is not one of the tool functions a program can call: ${TOOL_NAMES.join(', ')}`;
 }
 
 function firstLine(text: string): string {

@@ -89,6 +89,16 @@ describe('a model writes the program', () => {
     expect((await p.replay(agent.id)).ok).toBe(true);
   });
 
+  it('tells the model which tool functions there are when its program calls one that does not exist', async () => {
+    const p = await setUp([programAnswer(`const files = await glob('src/*.js');\n`), programAnswer(GOOD)]);
+    const done = await p.wait((await p.spawn('use const')).id);
+    expect([done.state, done.spent.repairs]).toEqual(['reviewing', 1]);
+    const second = server!.requests.filter((r) => r.path === '/api/chat')[1]!;
+    const report = (second.body.messages as { content: string }[])[1]!.content;
+    expect(report).toContain('The program stopped with ReferenceError at line 1, column 15: glob is not defined');
+    expect(report).toMatch(/\nglob is not one of the tool functions a program can call: read_file, write_file, .*search_files/);
+  });
+
   it('fails with the reason once garbage answers use up the repairs', async () => {
     const p = await setUp([{ kind: 'answer', text: 'I am sorry, I cannot help with that request today.' }]);
     const agent = await p.spawn('anything', { budgets: { repairs: 2 } });

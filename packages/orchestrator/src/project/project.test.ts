@@ -150,6 +150,19 @@ describe('failures and misuse', () => {
     expect(done.reason).toMatch(/line 2/);
   });
 
+  it('names the tool functions when a program calls one that does not exist (JavaScript and Python)', async () => {
+    const js = await project.wait((await project.spawn('a made-up tool', { code: `const found = await glob('src/**');\n` })).id);
+    expect([js.failure?.code, js.reason]).toEqual([
+      'program-error',
+      'the program failed: ReferenceError: glob is not defined (line 1, column 15)',
+    ]);
+    expect(js.failure?.hint).toMatch(/^glob is not one of the tool functions a program can call: read_file, write_file, .*search_files/);
+    const py = await project.wait((await project.spawn('a made-up tool', { code: `found = glob('src/**')\n`, lang: 'py' })).id);
+    expect(py.failure?.hint).toMatch(/^glob is not one of the tool functions a program can call: read_file, /);
+    const thrown = await project.wait((await project.spawn('its own error', { code: `throw new ReferenceError('no such thing');\n` })).id);
+    expect(thrown.failure?.hint).toBeUndefined();
+  });
+
   it('fails an agent that changed nothing', async () => {
     const agent = await project.spawn('nothing', { code: `await read_file('README.md');` });
     const done = await project.wait(agent.id);
