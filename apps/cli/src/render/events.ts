@@ -14,7 +14,7 @@ export function describeEvent(event: CairnEvent, paint: Paint): string {
     case 'agent.repairing':
       return `${who}${paint.yellow('repairing')} (round ${event.round}): ${event.problem}`;
     case 'agent.tool-called':
-      return `${who}${event.tool}${event.path === undefined ? '' : ` ${event.path}`}${event.ok ? '' : ` ${paint.red('failed')}: ${event.message ?? ''}`}`;
+      return `${who}${event.tool}${toolArguments(event)}${event.ok ? '' : ` ${paint.red('failed')}: ${event.message ?? ''}`}`;
     case 'agent.denied':
       return `${who}${paint.red('denied')} ${event.tool}${event.path === undefined ? '' : ` ${event.path}`}: ${event.reason}`;
     case 'agent.log':
@@ -57,4 +57,14 @@ export function describeEvent(event: CairnEvent, paint: Paint): string {
     case 'error':
       return `${who}${paint.red('error')}: ${event.message}`;
   }
+}
+
+/**
+ * What a tool call was about, after its name: a search's pattern and where it looked (`.` for the whole project),
+ * or the path of any other call.
+ */
+function toolArguments(event: Extract<CairnEvent, { type: 'agent.tool-called' }>): string {
+  const where = event.path === undefined ? undefined : event.path === '' ? '.' : event.path;
+  if (event.pattern === undefined) return where === undefined ? '' : ` ${where}`;
+  return ` ${JSON.stringify(event.pattern)}${where === undefined || where === '.' ? '' : ` in ${where}`}`;
 }

@@ -14,7 +14,7 @@ export type CairnEvent =
   | (AgentBase & { type: 'agent.started'; run: number })
   | (AgentBase & { type: 'agent.generating'; model: string; round: number })
   | (AgentBase & { type: 'agent.repairing'; round: number; problem: string })
-  | (AgentBase & { type: 'agent.tool-called'; tool: string; path?: string; ok: boolean; message?: string })
+  | (AgentBase & { type: 'agent.tool-called'; tool: string; path?: string; pattern?: string; ok: boolean; message?: string })
   | (AgentBase & { type: 'agent.denied'; tool: string; effect: string; path?: string; reason: string })
   | (AgentBase & { type: 'agent.log'; message: string })
   | (AgentBase & { type: 'agent.submitted'; summary: string; changes: ChangeInfo[] })

@@ -221,6 +221,7 @@ export const cairnEventSchema = v.variant('type', [
     type: v.literal('agent.tool-called'),
     tool: text,
     path: optional(text),
+    pattern: optional(text),
     ok: v.boolean(),
     message: optional(text),
   }),

@@ -43,19 +43,23 @@ export function fsCall(
   if (tooLong !== undefined) return refuse(ctx, tool, `cannot create "${shorten(String(rawPath))}": ${tooLong}`);
   const [kind, params, perform, value] = plan(resolved.path);
   const outcome = ctx.transaction(() => governedFsEffect(ctx, kind, params, perform, { tool, path: resolved.path }));
-  return settle(ctx, tool, resolved.path, outcome, value);
+  return settle(ctx, tool, resolved.path, outcome, value, typeof params.pattern === 'string' ? params.pattern : undefined);
 }
 
-/** Reports a governed call's outcome as an event and returns its value, or throws its failure as a `ToolError`. */
+/**
+ * Reports a governed call's outcome as an event (with the search's pattern, for a search) and returns its value,
+ * or throws its failure as a `ToolError`.
+ */
 export function settle(
   ctx: RunContext,
   tool: string,
   path: string | undefined,
   outcome: EffectOutcome,
   value: (payload: Record<string, CborValue>) => unknown,
+  pattern?: string,
 ): unknown {
   const time = new Date(ctx.clock()).toISOString();
-  const where = path === undefined ? {} : { path };
+  const where = { ...(path === undefined ? {} : { path }), ...(pattern === undefined ? {} : { pattern }) };
   if (!outcome.ok) {
     ctx.emit({ type: 'agent.tool-called', time, agentId: ctx.agentId, tool, ...where, ok: false, message: outcome.message });
     throw new ToolError(`${tool}: ${outcome.message}`);

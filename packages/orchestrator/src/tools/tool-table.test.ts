@@ -52,15 +52,16 @@ describe('the toolbox', () => {
       .filter((e) => e.kind === 'EffectQueued')
       .map((e) => (e.body as { kind: string }).kind);
     expect(kinds).toEqual(['fs.read', 'fs.read', 'fs.write', 'fs.write', 'fs.write', 'fs.list', 'fs.search', 'fs.search']);
-    expect(run.events.filter((e) => e.type === 'agent.tool-called').map((e) => (e as { tool: string }).tool)).toEqual([
-      'read_file',
-      'file_exists',
-      'write_file',
-      'move_file',
-      'delete_file',
-      'list_dir',
-      'search_files',
-      'search_content',
+    const called = run.events.flatMap((e) => (e.type === 'agent.tool-called' ? [[e.tool, e.path, e.pattern]] : []));
+    expect(called).toEqual([
+      ['read_file', 'src/a.js', undefined],
+      ['file_exists', 'src/nope.js', undefined],
+      ['write_file', 'src/c.js', undefined],
+      ['move_file', 'src/b.js', undefined],
+      ['delete_file', 'README.md', undefined],
+      ['list_dir', 'src', undefined],
+      ['search_files', '', '**/*.js'],
+      ['search_content', '', 'const [bc]'],
     ]);
   });
 

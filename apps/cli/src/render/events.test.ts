@@ -1,0 +1,30 @@
+import type { CairnEvent } from '@cairn/orchestrator/client';
+import { describe, expect, it } from 'vitest';
+import { createOutput } from '../output.js';
+import { describeEvent } from './events.js';
+
+const { paint } = createOutput({ json: false, debug: false, color: false });
+const called = (fields: Partial<Extract<CairnEvent, { type: 'agent.tool-called' }>>): CairnEvent => ({
+  type: 'agent.tool-called',
+  time: '2026-11-27T00:00:00.000Z',
+  agentId: 'a7f3',
+  tool: 'read_file',
+  ok: true,
+  ...fields,
+});
+
+describe('a tool call as a line of cairn events', () => {
+  it("names a search's pattern and where it looked, and any other call's path", () => {
+    expect(describeEvent(called({ tool: 'search_files', path: '', pattern: 'src/**/*.ts' }), paint)).toBe(
+      'a7f3 search_files "src/**/*.ts"',
+    );
+    expect(describeEvent(called({ tool: 'search_content', path: 'lib', pattern: 'TODO' }), paint)).toBe(
+      'a7f3 search_content "TODO" in lib',
+    );
+    expect(describeEvent(called({ tool: 'list_dir', path: '' }), paint)).toBe('a7f3 list_dir .');
+    expect(describeEvent(called({ path: 'src/a.ts', ok: false, message: 'no such file' }), paint)).toBe(
+      'a7f3 read_file src/a.ts failed: no such file',
+    );
+    expect(describeEvent(called({ tool: 'ask_llm' }), paint)).toBe('a7f3 ask_llm');
+  });
+});
