@@ -29,6 +29,13 @@ export function toTimestamp(ms: number): Timestamp {
   return { sec, nsec: (micros - sec * 1_000_000) * 1000 };
 }
 
+/** True when `toTimestamp(ms)` is `sec` and `nsec`, without making it (a walk compares tens of thousands). */
+export function isTimestamp(ms: number, sec: number, nsec: number): boolean {
+  const micros = Math.round(ms * 1000);
+  const whole = Math.floor(micros / 1_000_000);
+  return whole === sec && (micros - whole * 1_000_000) * 1000 === nsec;
+}
+
 /**
  * Inode, dentry, chunk, symlink, whiteout and origin operations on one AgentFS database,
  * with every statement prepared once. It knows nothing of paths beyond whiteout keys.

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { AgentFSError } from './errors.js';
 import type { IgnoreRules } from './ignore-rules.js';
-import { toTimestamp } from './inode-store.js';
+import { isTimestamp } from './inode-store.js';
 import { cacheVouches, ROW, type MirrorRow, type MirrorRows } from './mirror-rows.js';
 import { type FolderLister, listerHere } from './folder-lister.js';
 import { GONE, LISTED, STAT_NUMBERS, UNSTATABLE } from './folder-listing.js';
@@ -137,6 +137,8 @@ export function* scanTree(
       if (inStore?.delete(name) === true) scan.stale.push({ rel, gone: false });
     };
     const below: typeof pending = [];
+    // one stat object for the whole folder: `compareEntry` copies what it keeps, so an unchanged entry allocates nothing
+    const found: Writable<DiskStat> = { mode: 0, size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0, dev: 0 };
     for (let index = 0; index < names.length; index++) {
       const name = names[index]!;
       const rel = dir.rel === '' ? name : `${dir.rel}/${name}`;
@@ -157,14 +159,12 @@ export function* scanTree(
       }
       // gone since the listing: its store entry, if any, stays in `inStore` and is pruned as gone
       if (stats[at] === GONE) continue;
-      const found: DiskStat = {
-        mode: stats[at]!,
-        size: stats[at + 1]!,
-        mtimeMs: stats[at + 2]!,
-        ctimeMs: stats[at + 3]!,
-        ino: stats[at + 4]!,
-        dev: stats[at + 5]!,
-      };
+      found.mode = stats[at]!;
+      found.size = stats[at + 1]!;
+      found.mtimeMs = stats[at + 2]!;
+      found.ctimeMs = stats[at + 3]!;
+      found.ino = stats[at + 4]!;
+      found.dev = stats[at + 5]!;
       const row = inStore?.get(name);
       if (row !== undefined) inStore!.delete(name);
       const compared = compareEntry(dir, name, found, row);
@@ -197,25 +197,33 @@ export interface ComparedEntry {
   self?: MirrorDir;
 }
 
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** What `compareEntry` says of a file or link the store already matches (one object each: most entries are these). */
+const UNCHANGED: { readonly [K in 'file' | 'symlink']: ComparedEntry } = Object.freeze({
+  file: Object.freeze({ kind: 'file' }),
+  symlink: Object.freeze({ kind: 'symlink' }),
+});
+
 /**
  * Compares an entry on disk with its store row (undefined when the store has none); undefined for a kind the
  * store does not keep (a FIFO, a socket, a device). A file or link is left unread when the store's size,
- * mtime and mode match and the stat cache vouches for its bytes.
+ * mtime and mode match and the stat cache vouches for its bytes. `stats` is read, never kept: a plan holds a copy.
  */
 export function compareEntry(dir: MirrorDir, name: string, stats: DiskStat, row: MirrorRow | undefined): ComparedEntry | undefined {
   const type = stats.mode & S_IFMT;
   const kind: EntryKind | undefined = type === S_IFREG ? 'file' : type === S_IFDIR ? 'dir' : type === S_IFLNK ? 'symlink' : undefined;
   if (kind === undefined) return undefined;
-  const rel = dir.rel === '' ? name : `${dir.rel}/${name}`;
   const permissions = stats.mode & 0o7777;
   const same = row !== undefined && kindOfMode(row[ROW.mode]) === kind;
   if (kind === 'dir') {
     const self = mirrorDir(dir, name, permissions, same ? row[ROW.ino] : undefined);
     if (same && (row[ROW.mode] & 0o7777) === permissions) return { kind, self };
-    return { kind, self, planned: { dir, name, rel, kind, stats: keptStat(stats), recheck: false, self } };
+    return { kind, self, planned: { dir, name, rel: self.rel, kind, stats: keptStat(stats), recheck: false, self } };
   }
   const statMatches = same && row[ROW.size] === stats.size && (kind === 'symlink' || sameFileStat(row, stats));
-  if (statMatches && cacheVouches(row, stats)) return { kind };
+  if (statMatches && cacheVouches(row, stats)) return UNCHANGED[kind];
+  const rel = dir.rel === '' ? name : `${dir.rel}/${name}`;
   return { kind, planned: { dir, name, rel, kind, stats: keptStat(stats), recheck: statMatches } };
 }
 
@@ -224,6 +232,5 @@ function keptStat(stats: DiskStat): DiskStat {
 }
 
 function sameFileStat(row: MirrorRow, stats: DiskStat): boolean {
-  const mtime = toTimestamp(stats.mtimeMs);
-  return row[ROW.mtime] === mtime.sec && row[ROW.mtimeNsec] === mtime.nsec && (row[ROW.mode] & 0o7777) === (stats.mode & 0o7777);
+  return isTimestamp(stats.mtimeMs, row[ROW.mtime], row[ROW.mtimeNsec]) && (row[ROW.mode] & 0o7777) === (stats.mode & 0o7777);
 }
