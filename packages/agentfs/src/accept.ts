@@ -221,7 +221,10 @@ export interface UndoResult {
   forced: UndoConflict[];
 }
 
-/** Restores the pre-images of an accept in one transaction; paths changed since are reported, not overwritten, unless forced. */
+/**
+ * Restores the pre-images of an accept in one transaction; paths changed since are reported, not overwritten, unless
+ * forced. A path that holds again what it held before the accept (its change undone by hand) counts as restored.
+ */
 export function undoAccept(base: StoreFileSystem, preImages: readonly PreImage[], options: { force?: boolean } = {}): UndoResult {
   const restored: string[] = [];
   const conflicts: UndoConflict[] = [];
@@ -232,6 +235,10 @@ export function undoAccept(base: StoreFileSystem, preImages: readonly PreImage[]
       const found = stateOf(base, path);
       const left = (reason: UndoConflict['reason']) => conflicts.push({ path: image.path, reason, expected: image.after, found });
       const moved = !sameState(found, image.after);
+      if (moved && sameState(found, image.before) && !conflicts.some((c) => c.path === image.path)) {
+        restored.push(image.path);
+        continue;
+      }
       if (moved && found.kind !== 'absent' && found.kind !== image.after.kind) {
         left('kind');
         continue;

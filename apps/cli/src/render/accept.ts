@@ -109,6 +109,10 @@ export function renderUndo(outcome: UndoOutcome, paint: Paint): string[] {
     lines.push(`${paint.red('✗')} ${conflict.path}: ${REASONS[conflict.reason] ?? conflict.reason}`);
   if (outcome.conflicts.some((c) => c.reason === 'changed-since-accept'))
     lines.push(`use \`cairn undo ${outcome.agent.id} --force\` to restore ${outcome.conflicts.length === 1 ? 'it' : 'them'} anyway`);
-  lines.push(`agent ${outcome.agent.id} is ${outcome.agent.state}: its changes are a proposal again`);
+  lines.push(
+    outcome.agent.state === 'accepted'
+      ? `agent ${outcome.agent.id} is still accepted: nothing was undone`
+      : `agent ${outcome.agent.id} is ${outcome.agent.state}: ${outcome.conflicts.length === 0 ? 'its changes are' : 'what was undone is'} a proposal again`,
+  );
   return lines;
 }

@@ -77,6 +77,32 @@ describe('accept --force never loses the human files', () => {
     expect(statSync(join(temp.root, 'run.sh')).mode & 0o777).toBe(0o751);
   });
 
+  it('undo after the human undid the change by hand: nothing to write, and the change is a proposal again', async () => {
+    const id = await reviewing(EDIT_BOTH);
+    await project.accept(id);
+    writeFileSync(join(temp.root, 'src/a.txt'), 'a\n');
+    writeFileSync(join(temp.root, 'src/b.txt'), 'one\n');
+    const undone = await project.undo(id);
+    expect([undone.ok, undone.restored, undone.conflicts, undone.agent.state]).toEqual([true, ['src/a.txt', 'src/b.txt'], [], 'reviewing']);
+    expect((await project.changes(id)).map((c) => c.path)).toEqual(['src/a.txt', 'src/b.txt']);
+    expect((await project.accept(id)).ok).toBe(true);
+    expect([temp.read('src/a.txt'), temp.read('src/b.txt')]).toEqual(['A\n', 'two\n']);
+  });
+
+  it('an undo that leaves every path as the human changed it undoes nothing: the agent stays accepted', async () => {
+    const id = await reviewing(EDIT_BOTH);
+    await project.accept(id);
+    writeFileSync(join(temp.root, 'src/a.txt'), 'A, then mine\n');
+    writeFileSync(join(temp.root, 'src/b.txt'), 'two, then mine\n');
+    const plain = await project.undo(id);
+    expect([plain.ok, plain.restored, plain.agent.state]).toEqual([false, [], 'accepted']);
+    expect(plain.conflicts.map((c) => c.reason)).toEqual(['changed-since-accept', 'changed-since-accept']);
+    expect((await project.agent(id)).changes?.map((c) => c.path)).toEqual(['src/a.txt', 'src/b.txt']);
+    const forced = await project.undo(id, { force: true });
+    expect([forced.restored, forced.agent.state]).toEqual([['src/a.txt', 'src/b.txt'], 'reviewing']);
+    expect([temp.read('src/a.txt'), temp.read('src/b.txt')]).toEqual(['a\n', 'one\n']);
+  });
+
   it('undo --force keeps a later human edit in the proposal, so accepting again brings it back byte for byte', async () => {
     const id = await reviewing(EDIT_BOTH);
     await project.accept(id);

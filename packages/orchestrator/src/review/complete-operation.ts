@@ -114,15 +114,18 @@ export function completeOperation(
 }
 
 /**
- * The agent's state after an accept (accepted once nothing is left) or an undo (reviewing again). An accepted
- * agent keeps the list of what it last proposed, so listings still say what it changed.
+ * The agent's state after an accept (accepted once nothing is left) or an undo (reviewing again, once something
+ * came back into the proposal: an undo that left every path as the human has it leaves the accept standing). An
+ * accepted agent keeps the list of what it last proposed, so listings still say what it changed.
  */
 function settleRecord(core: ProjectCore, record: AgentRecord, kind: PendingKind, changes: ChangeInfo[]): AgentRecord {
   if (kind === 'accept' && record.state === 'reviewing' && changes.length === 0) {
     return core.store.transition(record.id, ['reviewing'], 'accepted', { changes: record.changes ?? [] }, 'accept');
   }
-  if (kind === 'undo' && record.state === 'accepted')
+  if (kind === 'undo' && record.state === 'accepted') {
+    if (changes.length === 0) return record;
     return core.store.transition(record.id, ['accepted'], 'reviewing', { changes }, 'undo');
+  }
   return core.store.update(record.id, { changes });
 }
 

@@ -67,8 +67,11 @@ function undoLocked(core: ProjectCore, agentId: string, options: { force?: boole
   for (const path of completed.yielded)
     conflicts.push({ path, reason: completed.failed.find((f) => f.path === path)?.reason ?? 'changed-on-disk' });
   const after = completed.agent ?? core.store.require(agentId);
-  core.lifecycle.changed(after);
   const restoredPaths = completed.written;
-  core.emit({ type: 'agent.undone', time: core.lifecycle.now(), agentId, restored: restoredPaths });
+  // an undo that left every path as the human has it changed nothing an observer could see
+  if (after.state !== 'accepted' || restoredPaths.length > 0) {
+    core.lifecycle.changed(after);
+    core.emit({ type: 'agent.undone', time: core.lifecycle.now(), agentId, restored: restoredPaths });
+  }
   return conflictOutcome(conflicts, { restored: restoredPaths, agent: toAgentInfo(after) });
 }
