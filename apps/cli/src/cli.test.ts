@@ -135,7 +135,8 @@ describe('the daily loop without a daemon', () => {
     const replay = await project.run(['replay', id]);
     expect(replay.code, replay.stdout + replay.stderr).toBe(0);
     expect(replay.stdout).toMatch(/reproduced/);
-    await project.run(['reject', id]);
+    const plain = await project.run(['reject', id]);
+    expect(plain.stdout).toBe(`rejected ${id} (bring it back with \`cairn restore ${id}\`)\n`);
     const gc = await project.run(['gc', '--older-than', '0s', '--json']);
     expect(resultOf(gc).collected).toEqual([expect.objectContaining({ agentId: id })]);
   });

@@ -45,7 +45,8 @@ export async function rejectCommand(ctx: CommandContext, id: string, flags: { re
     const agent = await conn.api.reject(id, flags.reason);
     ctx.out.result(true, { agent });
     ctx.out.line(
-      `rejected ${ctx.out.paint.bold(id)}${agent.reason === undefined ? '' : `: ${agent.reason}`} ${ctx.out.paint.dim(`(bring it back with \`cairn restore ${id}\`)`)}`,
+      // the reason the user gave (the ledger records "rejected" when none was)
+      `rejected ${ctx.out.paint.bold(id)}${flags.reason?.trim() ? `: ${agent.reason}` : ''} ${ctx.out.paint.dim(`(bring it back with \`cairn restore ${id}\`)`)}`,
     );
     return 0;
   } finally {
