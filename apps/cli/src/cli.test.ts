@@ -76,6 +76,9 @@ describe('usage', () => {
     const missing = await project.run(['spawn', '--code', 'nope.js', 'task']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/cannot read the program nope\.js: no such file/);
+    project.write('image.js', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff]));
+    const binary = await project.run(['spawn', '--code', 'image.js', 'task']);
+    expect([binary.code, binary.stderr.split('\n')[0]]).toEqual([2, 'error: the program image.js is not text (UTF-8)']);
     const id = await spawnReviewing();
     const outside = await project.run(['diff', id, '../etc/passwd', '--json']);
     expect(outside.code).toBe(2);

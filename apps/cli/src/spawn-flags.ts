@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { SpawnOptions } from '@cairn/orchestrator/client';
@@ -28,8 +29,9 @@ export function spawnOptionsOf(flags: SpawnFlags): SpawnOptions {
   const options: SpawnOptions = {};
   if (flags.code !== undefined) {
     const path = absolutePath(flags.code);
+    let bytes: Buffer;
     try {
-      options.code = readFileSync(path, 'utf8');
+      bytes = readFileSync(path);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       const why =
@@ -42,6 +44,9 @@ export function spawnOptionsOf(flags: SpawnFlags): SpawnOptions {
               : (error as Error).message;
       throw new UsageError(`cannot read the program ${flags.code}: ${why}`, 'give --code the path of a .js or .py file');
     }
+    if (!isUtf8(bytes) || bytes.includes(0))
+      throw new UsageError(`the program ${flags.code} is not text (UTF-8)`, 'give --code the path of a .js or .py file');
+    options.code = bytes.toString('utf8');
     if (options.code.trim() === '') throw new UsageError(`the program ${flags.code} is empty`);
     const ext = extname(path).toLowerCase();
     options.lang = ext === '.py' ? 'py' : 'js';

@@ -56,7 +56,7 @@ export interface CliProject {
   root: string;
   home: string;
   base: string;
-  write(path: string, content: string): void;
+  write(path: string, content: string | Uint8Array): void;
   run(args: readonly string[], options?: { env?: NodeJS.ProcessEnv; uid?: number; cwd?: string }): Promise<CairnRun>;
   cleanup(): void;
 }
@@ -66,7 +66,7 @@ export function makeCliProject(files: Record<string, string>): CliProject {
   const root = join(base, 'project');
   const home = join(base, 'home');
   mkdirSync(root, { recursive: true });
-  const write = (path: string, content: string) => {
+  const write = (path: string, content: string | Uint8Array) => {
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), content);
   };

@@ -162,8 +162,12 @@ export function failureOf(result: ProgramRunResult, limits: RunLimits): AgentFai
       return { code: 'memory', message: `the program ran out of memory (${limits.memoryMb} MiB)` };
     case 'limit':
       return { code: 'limit', message: firstLine(error?.message ?? `the program made more than ${limits.calls} tool calls`) };
-    case 'rejected':
-      return { code: 'program-rejected', message: `the program was refused before it ran: ${firstLine(error?.message ?? '')}${where}` };
+    case 'rejected': {
+      const problem = firstLine(error?.message ?? '');
+      // the checker's message may lead with the place already
+      const place = /^line \d+(, column \d+)?: /.test(problem) ? '' : where;
+      return { code: 'program-rejected', message: `the program was refused before it ran: ${problem}${place}` };
+    }
     case 'crashed':
       return { code: 'crashed', message: `the program's sandbox process died: ${firstLine(error?.message ?? '')}` };
     default:

@@ -163,6 +163,12 @@ describe('failures and misuse', () => {
     expect(thrown.failure?.hint).toBeUndefined();
   });
 
+  it('refuses a program that does not parse, naming the place once', async () => {
+    const done = await project.wait((await project.spawn('broken syntax', { code: `const x = 1;\nconst y = ;\n` })).id);
+    expect(done.failure?.code).toBe('program-rejected');
+    expect(done.reason).toMatch(/^the program was refused before it ran: line 2, column \d+: [^()]*$/);
+  });
+
   it('fails an agent that changed nothing', async () => {
     const agent = await project.spawn('nothing', { code: `await read_file('README.md');` });
     const done = await project.wait(agent.id);
