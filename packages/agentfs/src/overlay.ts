@@ -21,7 +21,7 @@ export class Overlay {
   private constructor(upper: AgentFS, base: AgentFS) {
     this.upper = upper;
     this.base = base;
-    this.mergeBase = new MergeBaseLog(upper.orm, upper.clock);
+    this.mergeBase = new MergeBaseLog(upper.db, upper.clock);
     this.fs = new OverlayFileSystem(upper.fs, base.fs, this.mergeBase);
   }
 
