@@ -14,6 +14,7 @@ import {
   moveToDone,
   readThread,
   threadFileName,
+  threadNameOf,
   threadNames,
   threadTimestamp,
   withTriage,
@@ -110,7 +111,7 @@ export class Inbox {
 
   /** The thread of this agent waiting in the inbox, if there is one. */
   pendingThreadOf(agentId: string): string | undefined {
-    return threadNames(this.deps.layout.inboxDir).find((name) => agentOfThreadName(name) === agentId);
+    return threadNameOf(this.deps.layout.inboxDir, agentId);
   }
 
   /** Every thread in the inbox (and in `done/` with `all`), parsed, with its decision's standing. */

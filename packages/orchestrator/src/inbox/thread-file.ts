@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatTriage, parseActor, parseBranchName, parseTimestamp, type Triage } from '@cairn/triage';
 import { CairnError } from '../api/errors.js';
@@ -142,6 +142,25 @@ export function feedbackOf(body: string, fallback: string): string {
     return found;
   };
   return section(/^\s*#{2,6}\s+feedback\s*:?\s*$/i) ?? section(/^\s*#{2,6}\s+review by\s/i) ?? fallback;
+}
+
+/**
+ * The thread file of agent `agentId` in a folder, if there is one (the first by name): the folder's names are read
+ * as text, and only the match is looked at, so a full inbox costs a listing, not an object per thread.
+ */
+export function threadNameOf(dir: string, agentId: string): string | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw unusableFolder(dir, error);
+  }
+  const infix = `-${agentId}-`;
+  const found = names
+    .filter((name) => name.includes(infix) && name.endsWith('.md') && !name.startsWith('.') && agentOfThreadName(name) === agentId)
+    .sort();
+  return found.find((name) => lstatSync(join(dir, name), { throwIfNoEntry: false })?.isFile() === true);
 }
 
 /** Thread files in a folder (`*.md`, not hidden), by name. */
