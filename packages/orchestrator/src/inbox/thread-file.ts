@@ -149,15 +149,8 @@ export function feedbackOf(body: string, fallback: string): string {
  * as text, and only the match is looked at, so a full inbox costs a listing, not an object per thread.
  */
 export function threadNameOf(dir: string, agentId: string): string | undefined {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw unusableFolder(dir, error);
-  }
   const infix = `-${agentId}-`;
-  const found = names
+  const found = entriesOf(dir, (path) => readdirSync(path))
     .filter((name) => name.includes(infix) && name.endsWith('.md') && !name.startsWith('.') && agentOfThreadName(name) === agentId)
     .sort();
   return found.find((name) => lstatSync(join(dir, name), { throwIfNoEntry: false })?.isFile() === true);
@@ -165,11 +158,16 @@ export function threadNameOf(dir: string, agentId: string): string | undefined {
 
 /** Thread files in a folder (`*.md`, not hidden), by name. */
 export function threadNames(dir: string): string[] {
+  return entriesOf(dir, (path) => readdirSync(path, { withFileTypes: true }))
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.md') && !entry.name.startsWith('.'))
+    .map((entry) => entry.name)
+    .sort();
+}
+
+/** A folder's entries as `list` reads them: none when the folder does not exist; one Cairn cannot read is said. */
+function entriesOf<T>(dir: string, list: (path: string) => T[]): T[] {
   try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((entry) => entry.isFile() && entry.name.endsWith('.md') && !entry.name.startsWith('.'))
-      .map((entry) => entry.name)
-      .sort();
+    return list(dir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw unusableFolder(dir, error);
