@@ -10,13 +10,23 @@ export type EntryState =
   | { kind: 'dir'; mode: number }
   | { kind: 'file' | 'symlink'; mode: number; hash: string; content: Buffer };
 
+/** What two states are compared by (`sameState`): kind, permission bits and hash, without the bytes. */
+export type StateSummary = { kind: 'absent' } | { kind: 'dir'; mode: number } | { kind: 'file' | 'symlink'; mode: number; hash: string };
+
+/** A state without its bytes. */
+export function summaryOf(state: StateSummary): StateSummary {
+  if (state.kind === 'absent') return { kind: 'absent' };
+  if (state.kind === 'dir') return { kind: 'dir', mode: state.mode };
+  return { kind: state.kind, mode: state.mode, hash: state.hash };
+}
+
 /** SHA-256 of content, as lowercase hex. */
 export function hashContent(content: Uint8Array): string {
   return createHash('sha256').update(content).digest('hex');
 }
 
 /** True when two states hold the same kind, bytes and permission bits. */
-export function sameState(a: EntryState, b: EntryState): boolean {
+export function sameState(a: StateSummary, b: StateSummary): boolean {
   if (a.kind !== b.kind) return false;
   if (a.kind === 'absent' || b.kind === 'absent') return true;
   if ((a.mode & 0o7777) !== (b.mode & 0o7777)) return false;

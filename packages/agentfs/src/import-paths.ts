@@ -55,6 +55,7 @@ export function importPaths(store: AgentFS, root: string, rels: readonly string[
     summary,
     rows: new MirrorRows(store.db),
     skippedLog: new SkippedEntries(store.db),
+    folders: new Map(),
   };
   return writer.batch(() => rels.map((rel) => importOne(shared, rel)));
 }
@@ -70,6 +71,8 @@ interface Shared {
   summary: ImportSummary;
   rows: MirrorRows;
   skippedLog: SkippedEntries;
+  /** What `parentOnDisk` found of each folder (its permissions, or null), by path. */
+  folders: Map<string, number | null>;
 }
 
 function importOne(shared: Shared, rel: string): ImportPathResult {
@@ -77,7 +80,7 @@ function importOne(shared: Shared, rel: string): ImportPathResult {
   const clean = toRelative(normalizePath('/' + rel.replace(/^\/+/, ''), 'import'));
   const path = '/' + clean;
   if (clean === '') return 'unchanged';
-  const dir = parentOnDisk(root, clean);
+  const dir = parentOnDisk(root, clean, shared.folders);
   let stats: DiskStats | undefined;
   const skipped: SkippedEntry[] = [];
   if (dir !== undefined) {
@@ -130,22 +133,35 @@ function importBelow(shared: Shared, self: MirrorDir): boolean {
 /**
  * The walk's directory chain from the root to the parent of `rel`, each confirmed a directory on disk; undefined
  * when a folder on the way is a symbolic link or not a folder (the mirror holds the link itself, never what lies
- * behind it, so the path does not exist there) or is gone.
+ * behind it, so the path does not exist there) or is gone. `folders` keeps what each folder's `lstat` found
+ * (its permissions, or null), so the paths of one import stat their shared folders once; each path gets a chain
+ * of its own, since the writer marks the chain's entries as it confirms them.
  */
-function parentOnDisk(root: string, rel: string): MirrorDir | undefined {
+function parentOnDisk(root: string, rel: string, folders: Map<string, number | null>): MirrorDir | undefined {
   const parts = rel.split('/');
   let dir = mirrorRoot();
   for (let i = 0; i < parts.length - 1; i++) {
-    let stats: DiskStats | undefined;
-    try {
-      stats = lstatSync(join(root, ...parts.slice(0, i + 1)), { throwIfNoEntry: false });
-    } catch {
-      return undefined;
+    const folder = i === 0 ? parts[0]! : `${dir.rel}/${parts[i]!}`;
+    let permissions = folders.get(folder);
+    if (permissions === undefined) {
+      permissions = folderPermissions(join(root, folder));
+      folders.set(folder, permissions);
     }
-    if (stats === undefined || !stats.isDirectory()) return undefined;
-    dir = mirrorDir(dir, parts[i]!, stats.mode & 0o7777);
+    if (permissions === null) return undefined;
+    dir = mirrorDir(dir, parts[i]!, permissions);
   }
   return dir;
+}
+
+/** A folder's permission bits; null when it is missing, cannot be stat'ed, or is not a folder. */
+function folderPermissions(path: string): number | null {
+  let stats: DiskStats | undefined;
+  try {
+    stats = lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return null;
+  }
+  return stats?.isDirectory() ? stats.mode & 0o7777 : null;
 }
 
 /** The store inode of a directory of the chain, if the store has it as a directory (without creating anything). */

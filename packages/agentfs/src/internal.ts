@@ -2,8 +2,8 @@
  * What only Cairn's orchestrator and tests use: entry states and pre-images, the accept and undo machinery,
  * write-back, skipped entries, ignore rules, mode bits, the journal store and cross-process locks.
  */
-export type { EntryState } from './entry-state.js';
-export { stateOf, hashContent, sameState, sameContent, readDiskState, tryReadDiskState } from './entry-state.js';
+export type { EntryState, StateSummary } from './entry-state.js';
+export { stateOf, hashContent, summaryOf, sameState, sameContent, readDiskState, tryReadDiskState } from './entry-state.js';
 export { encodePreImages, decodePreImages } from './pre-images.js';
 export { acceptChanges, undoAccept, type UndoConflict, type UndoResult, UNFORCEABLE } from './accept.js';
 export { describeFsError, type SkippedEntry } from './skipped-entries.js';

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AgentFS } from './agentfs.js';
-import { readDiskState, stateOf } from './entry-state.js';
+import { hashContent, readDiskState, stateOf, type EntryState } from './entry-state.js';
 import { importPath } from './import-paths.js';
 import { importTree } from './import-tree.js';
 import { Ledger } from './ledger.js';
@@ -146,8 +146,39 @@ describe('pre-images are durable', () => {
       ]),
     );
     expect(codeOf(() => decodePreImages(good))).toBe('ECORRUPT');
+    const image = { path: 'a', before: { kind: 'absent' as const }, after: fileState('abc') };
+    const bytes = Buffer.from(encodePreImages([image]));
+    expect(decodePreImages(bytes)).toEqual([image]);
+    expect(codeOf(() => decodePreImages(bytes.subarray(0, bytes.length - 1)))).toBe('ECORRUPT');
+    expect(codeOf(() => decodePreImages(Buffer.concat([bytes, Buffer.from('x')])))).toBe('ECORRUPT');
+  });
+
+  it('keeps the contents as raw bytes after a JSON header line, and still reads the first version (base64 inside the JSON)', () => {
+    const images = [
+      { path: 'a\nb.txt', before: fileState('one\n'), after: fileState('two\n') },
+      { path: 'bin', before: { kind: 'dir' as const, mode: 0o40755 }, after: { kind: 'absent' as const } },
+      { path: 'raw', before: { kind: 'absent' as const }, after: fileState(Buffer.from([0, 10, 255])) },
+    ];
+    const bytes = Buffer.from(encodePreImages(images));
+    const newline = bytes.indexOf(10);
+    expect(JSON.parse(bytes.toString('utf8', 0, newline)).version).toBe(2);
+    expect(bytes.subarray(newline + 1).toString('latin1')).toBe('one\ntwo\n\u0000\n\u00ff');
+    expect(decodePreImages(bytes)).toEqual(images);
+    const inline = (state: EntryState) =>
+      state.kind === 'file' || state.kind === 'symlink' ? { ...state, content: state.content.toString('base64') } : state;
+    const first = JSON.stringify({
+      format: 'cairn-pre-images',
+      version: 1,
+      images: images.map((i) => ({ path: i.path, before: inline(i.before), after: inline(i.after) })),
+    });
+    expect(decodePreImages(Buffer.from(first))).toEqual(images);
   });
 });
+
+function fileState(content: string | Buffer): EntryState {
+  const bytes = Buffer.from(content);
+  return { kind: 'file', mode: 0o100644, hash: hashContent(bytes), content: bytes };
+}
 
 describe('the ledger keeps every retired overlay apart', () => {
   it('names trash files by row id, so two retires at the same moment never collide, and closes the overlay first', () => {

@@ -17,6 +17,11 @@ const DDL = `CREATE TABLE IF NOT EXISTS cairn_skipped (path TEXT PRIMARY KEY, re
 export class SkippedEntries {
   /** Set once the table is known to exist (it is never dropped), with the queries of `update`. */
   private below: { select: Database.Statement; remove: Database.Statement } | undefined;
+  /**
+   * Set when `update` found no table and had nothing to record. An instance serves one import, inside its
+   * transaction, so no one else creates the table meanwhile: the next paths need not ask again.
+   */
+  private absent = false;
 
   constructor(private readonly db: Database.Database) {}
 
@@ -32,8 +37,10 @@ export class SkippedEntries {
   /** Records or clears the entries of one path and what lies below it (after a one-path import). */
   update(path: string, entries: readonly SkippedEntry[], time: number): void {
     if (this.below === undefined) {
+      if (entries.length === 0 && this.absent) return;
       if (!this.exists()) {
-        if (entries.length === 0) return;
+        this.absent = entries.length === 0;
+        if (this.absent) return;
         this.db.exec(DDL);
       }
       const below = "path = ? OR substr(path, 1, length(?) + 1) = ? || '/'";

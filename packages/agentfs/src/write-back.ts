@@ -18,7 +18,7 @@ import {
 } from 'node:fs';
 import { syncDirectory } from './sync-directory.js';
 import { dirname, join } from 'node:path';
-import { sameState, stateOf, tryReadDiskState, type EntryState } from './entry-state.js';
+import { sameState, stateOf, tryReadDiskState, type EntryState, type StateSummary } from './entry-state.js';
 import type { FileSystem } from './file-system.js';
 import { AgentFSError } from './errors.js';
 import { isProtectedPath } from './ignore-rules.js';
@@ -29,7 +29,7 @@ let tempCounter = 0;
 /** Options of `writeBack`: what the caller expects the disk to hold at each path before the write. */
 export interface WriteBackOptions {
   /** Project-relative path → the state the disk must still hold for the path to be written. */
-  expected?: ReadonlyMap<string, EntryState>;
+  expected?: ReadonlyMap<string, StateSummary>;
   /**
    * A path whose disk already holds what the store holds is reported in `written` without being written (or
    * checked against `expected`): an operation finished again after a crash finds what it wrote before.
@@ -47,7 +47,7 @@ export interface WriteBackOptions {
  */
 export interface WriteBackResult {
   written: string[];
-  moved: { path: string; expected: EntryState | undefined; found: EntryState | undefined }[];
+  moved: { path: string; expected: StateSummary | undefined; found: EntryState | undefined }[];
   failed: { path: string; error: unknown }[];
 }
 

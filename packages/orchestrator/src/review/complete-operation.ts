@@ -1,7 +1,7 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Overlay } from '@cairn/agentfs';
-import { describeFsError, importPath, skippedEntries, writeBack, type EntryState } from '@cairn/agentfs/internal';
+import { describeFsError, importPath, skippedEntries, writeBack, type EntryState, type StateSummary } from '@cairn/agentfs/internal';
 import type { AgentRecord } from '../agents/agent-store.js';
 import type { ProjectCore } from '../agents/project-core.js';
 import type { ChangeInfo } from '../api/types.js';
@@ -45,7 +45,7 @@ export function completeOperation(
 ): CompletedOperation {
   const { root } = core.layout;
   const pending = new PendingWrites(core.stable);
-  const expected = new Map<string, EntryState>(writes.map((write) => [write.path, write.expected]));
+  const expected = new Map<string, StateSummary>(writes.map((write) => [write.path, write.expected]));
   // a path the disk already holds as stable.db does (written before a crash, or by the human) counts as written
   const result =
     writes.length === 0

@@ -1,5 +1,6 @@
 import type { AgentFS, PreImage } from '@cairn/agentfs';
-import { createTables, decodePreImages, encodePreImages, type EntryState } from '@cairn/agentfs/internal';
+import { createTables, decodePreImages, encodePreImages, summaryOf, type StateSummary } from '@cairn/agentfs/internal';
+import { CairnError } from '../api/errors.js';
 
 /** An operation that changes stable.db and the working tree together. */
 export type PendingKind = 'accept' | 'undo';
@@ -10,8 +11,8 @@ export interface PendingWrite {
   agentId: string;
   kind: PendingKind;
   path: string;
-  /** What the disk held when the operation was decided (only kind, mode and hash are compared). */
-  expected: EntryState;
+  /** What the disk held when the operation was decided: its kind, mode and hash (the bytes are not kept). */
+  expected: StateSummary;
   /** For an undo: the accept's pre-image, so the proposal can be put back in the agent's overlay. */
   image?: PreImage;
 }
@@ -50,10 +51,10 @@ export class PendingWrites {
     createTables(this.db, DDL);
   }
 
-  /** Records a write an operation owes the disk (the expected state is kept once: only its `before` is read back). */
+  /** Records a write an operation owes the disk. */
   add(write: PendingWrite): void {
     const image = write.image === undefined ? null : Buffer.from(encodePreImages([write.image]));
-    const expected = Buffer.from(encodePreImages([{ path: write.path, before: write.expected, after: { kind: 'absent' } }]));
+    const expected = Buffer.from(JSON.stringify(summaryOf(write.expected)), 'utf8');
     this.insert ??= this.db.prepare(
       'INSERT OR REPLACE INTO cairn_pending_writes (op_id, agent_id, kind, path, expected, image) VALUES (?, ?, ?, ?, ?, ?)',
     );
@@ -76,7 +77,7 @@ export class PendingWrites {
         agentId: row.agent_id,
         kind: row.kind,
         path: row.path,
-        expected: decodePreImages(row.expected)[0]!.before,
+        expected: decodeExpected(row.expected, row.path),
       };
       if (row.image !== null) write.image = decodePreImages(row.image)[0]!;
       return write;
@@ -123,4 +124,25 @@ export class PendingWrites {
   markUndone(ids: readonly string[], time: number): void {
     for (const id of ids) this.db.prepare('UPDATE cairn_accepts SET undone_at = ? WHERE id = ?').run(time, id);
   }
+}
+
+/**
+ * An expected state as `add` keeps it: JSON `{ kind, mode?, hash? }`. Rows written before the bytes were left out
+ * hold a whole pre-image document instead (`encodePreImages`), whose `before` is the state.
+ */
+function decodeExpected(bytes: Buffer, path: string): StateSummary {
+  const corrupt = (why: string) => new CairnError('CAIRN_CORRUPT', `stable.db's record of a write owed to ${path} is damaged: ${why}`);
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw corrupt('its expected state is not JSON');
+  }
+  const v = value as { format?: unknown; kind?: unknown; mode?: unknown; hash?: unknown } | null;
+  if (typeof v === 'object' && v !== null && v.format !== undefined) return summaryOf(decodePreImages(bytes)[0]!.before);
+  if (v?.kind === 'absent') return { kind: 'absent' };
+  if (typeof v?.mode !== 'number') throw corrupt('its expected state has no mode');
+  if (v.kind === 'dir') return { kind: 'dir', mode: v.mode };
+  if ((v.kind === 'file' || v.kind === 'symlink') && typeof v.hash === 'string') return { kind: v.kind, mode: v.mode, hash: v.hash };
+  throw corrupt(`its expected state ${JSON.stringify(value)} is not a state`);
 }
