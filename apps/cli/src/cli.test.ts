@@ -279,6 +279,10 @@ describe('with a daemon', () => {
     const diff = await project.run(['diff', second]);
     expect(diff.stdout).toContain('done.txt');
     expect(diff.stdout).not.toContain('started.txt');
+    // the run that counts is told apart from the one cut off, though both are run 1
+    const status = (await project.run(['status', second])).stdout;
+    expect(status).toMatch(/started \(run 1\)/);
+    expect(status).toMatch(/started again \(run 1; the interrupted run was rolled back\)/);
     const log = await project.run(['log', second, '--no-pager']);
     expect(log.code, log.stderr).toBe(0);
     expect(log.stdout).toMatch(/an earlier run, cut off/);

@@ -28,3 +28,17 @@ describe('a tool call as a line of cairn events', () => {
     expect(describeEvent(called({ tool: 'ask_llm' }), paint)).toBe('a7f3 ask_llm');
   });
 });
+
+describe('a start as a line of cairn events', () => {
+  it('tells a run started over after an interruption from the first, though both have its number', () => {
+    const started = (again: boolean): CairnEvent => ({
+      type: 'agent.started',
+      time: '2026-11-27T00:00:00.000Z',
+      agentId: 'a7f3',
+      run: 1,
+      ...(again ? { again: true as const } : {}),
+    });
+    expect(describeEvent(started(false), paint)).toBe('a7f3 started (run 1)');
+    expect(describeEvent(started(true), paint)).toBe('a7f3 started again (run 1; the interrupted run was rolled back)');
+  });
+});

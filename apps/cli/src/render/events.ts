@@ -8,7 +8,9 @@ export function describeEvent(event: CairnEvent, paint: Paint): string {
     case 'agent.queued':
       return `${who}queued: ${event.task}`;
     case 'agent.started':
-      return `${who}started (run ${event.run})`;
+      return event.again === true
+        ? `${who}started again (run ${event.run}; the interrupted run was rolled back)`
+        : `${who}started (run ${event.run})`;
     case 'agent.generating':
       return `${who}asking ${event.model} for a program${event.round > 0 ? ` (repair ${event.round})` : ''}`;
     case 'agent.repairing':

@@ -32,7 +32,14 @@ export async function runAgent(core: ProjectCore, id: string): Promise<void> {
       'running',
       { owner: core.owner, rerunOnInterrupt: core.rerunsInterrupted },
       'start',
-      (moved) => ({ type: 'agent.started', time: iso(started), agentId: id, run: moved.runs + 1 }),
+      (moved) => ({
+        type: 'agent.started',
+        time: iso(started),
+        agentId: id,
+        run: moved.runs + 1,
+        // a run started over after an interruption (see `recoverOrphans`) has the number of the one rolled back
+        ...(moved.runs === 0 && (moved.interruptions ?? 0) > 0 ? { again: true as const } : {}),
+      }),
     );
   } catch {
     return;

@@ -11,7 +11,8 @@ interface AgentBase extends Base {
 /** Everything the orchestrator reports; every surface renders these and nothing else. */
 export type CairnEvent =
   | (AgentBase & { type: 'agent.queued'; task: string })
-  | (AgentBase & { type: 'agent.started'; run: number })
+  /** `again`: the run before was interrupted (its process stopped) and rolled back; this one starts over. */
+  | (AgentBase & { type: 'agent.started'; run: number; again?: true })
   | (AgentBase & { type: 'agent.generating'; model: string; round: number })
   | (AgentBase & { type: 'agent.repairing'; round: number; problem: string })
   | (AgentBase & { type: 'agent.tool-called'; tool: string; path?: string; pattern?: string; ok: boolean; message?: string })

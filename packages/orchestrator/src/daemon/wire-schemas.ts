@@ -213,7 +213,7 @@ const agentEvent = { time: text, agentId: text };
 /** Every event the orchestrator reports, told apart by `type`. */
 export const cairnEventSchema = v.variant('type', [
   v.object({ ...agentEvent, type: v.literal('agent.queued'), task: text }),
-  v.object({ ...agentEvent, type: v.literal('agent.started'), run: count }),
+  v.object({ ...agentEvent, type: v.literal('agent.started'), run: count, again: optional(v.literal(true)) }),
   v.object({ ...agentEvent, type: v.literal('agent.generating'), model: text, round: count }),
   v.object({ ...agentEvent, type: v.literal('agent.repairing'), round: count, problem: text }),
   v.object({
