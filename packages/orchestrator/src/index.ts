@@ -47,6 +47,7 @@ export type {
   ReplayDivergence,
   ReplayOutcome,
   ReviewOptions,
+  SkippedEntryInfo,
   SpawnOptions,
   SyncSummary,
   UndoConflictInfo,
@@ -69,7 +70,6 @@ export { processAlive } from '@cairn/agentfs/process-alive';
 
 // Where a project's files are, and what its settings say.
 export { projectLayout, cairnHomeDir, ensurePrivateDir, type ProjectLayout } from './workspace/layout.js';
-export { readSkippedEntries } from './sync/skipped.js';
 export { loadProjectGovernance, type ManifestProblem, type ProjectGovernance } from './governance/project-manifest.js';
 export { PROTECTED_READ_PATTERNS, PROTECTED_WRITE_PATTERNS } from './governance/default-manifest.js';
 

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { type AgentInfo, type AgentState, projectLayout } from '@cairn/orchestrator/client';
+import { type AgentInfo, type AgentState, projectLayout, type SkippedEntryInfo } from '@cairn/orchestrator/client';
 import { connect } from '../connect.js';
 import type { CommandContext } from '../context.js';
 import type { Output } from '../output.js';
@@ -26,14 +26,12 @@ async function projectStatus(ctx: CommandContext): Promise<number> {
   const { out } = ctx;
   const conn = await connect(ctx.root, { sync: true });
   let agents: AgentInfo[];
+  let skipped: SkippedEntryInfo[];
   try {
-    agents = await conn.api.agents();
+    [agents, skipped] = await Promise.all([conn.api.agents(), conn.api.skipped()]);
   } finally {
     await conn.close();
   }
-  // what the import left out is kept in stable.db: opened only for the project's status
-  const { readSkippedEntries } = await import('@cairn/orchestrator');
-  const skipped = readSkippedEntries(ctx.root);
   const orphans = unrecordedDatabases(ctx.root, agents);
   const counts: Partial<Record<AgentState, number>> = {};
   for (const agent of agents) counts[agent.state] = (counts[agent.state] ?? 0) + 1;

@@ -14,6 +14,7 @@ import type {
   JournalView,
   ReplayOutcome,
   ReviewOptions,
+  SkippedEntryInfo,
   SpawnOptions,
   SyncSummary,
   UndoOutcome,
@@ -37,6 +38,8 @@ export interface CairnApi {
   readonly root: string;
   /** Brings stable.db up to date with the working tree (an incremental import). */
   sync(): Promise<SyncSummary>;
+  /** What the imports left out of stable.db (unreadable entries, names that are not UTF-8), in path order. */
+  skipped(): Promise<SkippedEntryInfo[]>;
   /** Creates an agent and starts it as soon as a slot is free, ahead of queued ones. */
   spawn(task: string, options?: SpawnOptions): Promise<AgentInfo>;
   /** Creates an agent at the back of the queue. */

@@ -325,6 +325,14 @@ export interface CollectOutcome {
   collected: { agentId: string; retiredAt: string }[];
 }
 
+/** An entry of the working tree the import leaves out. */
+export interface SkippedEntryInfo {
+  /** Project-relative path; bytes that are not UTF-8 are written `\xNN`. */
+  path: string;
+  /** Why: unreadable (and the error), a name that is not UTF-8, a kind of file Cairn does not keep. */
+  reason: string;
+}
+
 /** What a sync did. */
 export interface SyncSummary {
   files: number;
@@ -335,7 +343,7 @@ export interface SyncSummary {
   bytes: number;
   ms: number;
   /** What the import left out: entries that cannot be read, names that are not UTF-8. */
-  skipped?: { path: string; reason: string }[];
+  skipped?: SkippedEntryInfo[];
 }
 
 /** What `cairn repair` found and did. */

@@ -19,6 +19,7 @@ import type {
   ReplayOutcome,
   ReviewOptions,
   SpawnOptions,
+  SkippedEntryInfo,
   SyncSummary,
   UndoOutcome,
   CheckOutput,
@@ -60,6 +61,10 @@ export class DaemonClient implements CairnApi {
 
   sync(): Promise<SyncSummary> {
     return this.send(WIRE.sync);
+  }
+
+  skipped(): Promise<SkippedEntryInfo[]> {
+    return this.send(WIRE.skipped);
   }
 
   spawn(task: string, options?: SpawnOptions): Promise<AgentInfo> {

@@ -174,6 +174,9 @@ export const replayOutcomeSchema = v.variant('ok', [
 /** What `collect` deleted for good. */
 export const collectOutcomeSchema = v.object({ collected: v.array(v.object({ agentId: text, retiredAt: text })) });
 
+/** An entry the import leaves out. */
+export const skippedEntrySchema = v.object({ path: text, reason: text });
+
 /** What a sync did. */
 export const syncSummarySchema = v.object({
   files: count,
@@ -183,7 +186,7 @@ export const syncSummarySchema = v.object({
   unchanged: count,
   bytes: count,
   ms: count,
-  skipped: optional(v.array(v.object({ path: text, reason: text }))),
+  skipped: optional(v.array(skippedEntrySchema)),
 });
 
 const journalRow = v.object({

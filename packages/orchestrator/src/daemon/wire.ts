@@ -32,6 +32,7 @@ import {
   journalViewSchema,
   replayOutcomeSchema,
   shutdownAnswerSchema,
+  skippedEntrySchema,
   syncSummarySchema,
   undoOutcomeSchema,
 } from './wire-schemas.js';
@@ -70,6 +71,14 @@ export const WIRE: WireTable = {
     args: () => [],
     serve: ({ api }) => api.sync(),
     response: syncSummarySchema,
+  }),
+  skipped: route({
+    method: 'GET',
+    path: '/skipped',
+    request: () => ({}),
+    args: () => [],
+    serve: ({ api }) => api.skipped(),
+    response: v.array(skippedEntrySchema),
   }),
   collect: route({
     method: 'POST',

@@ -1,4 +1,5 @@
 import { requestStop } from '../agents/stop-request.js';
+import { skippedEntries } from '@cairn/agentfs/internal';
 import type { Actor } from '@cairn/triage';
 import type { AgentCommands } from '../agents/agent-commands.js';
 import type { CheckService } from '../agents/check-service.js';
@@ -28,6 +29,7 @@ import type {
   JournalView,
   ReplayOutcome,
   ReviewOptions,
+  SkippedEntryInfo,
   SpawnOptions,
   SyncSummary,
   UndoOutcome,
@@ -74,6 +76,10 @@ export class Project implements CairnApi {
 
   async sync(): Promise<SyncSummary> {
     return this.movedUnderProposals(await syncProject(this.open()));
+  }
+
+  async skipped(): Promise<SkippedEntryInfo[]> {
+    return skippedEntries(this.open().stable);
   }
 
   async spawn(task: string, options?: SpawnOptions): Promise<AgentInfo> {

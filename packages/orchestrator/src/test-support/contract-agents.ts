@@ -1,3 +1,5 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { type ContractContext, edits, ISO_TIME, isOf, MATH, readUntil, writes } from './contract-context.js';
 
@@ -15,6 +17,18 @@ export function describeAgentCalls({ api, subject, folder, reviewing, given, ref
     expect(again).toMatchObject({ files: 7, added: 0, updated: 0, removed: 0, unchanged: 7 });
     const copy = await reviewing(`await write_file('${dir}/copy.txt', await read_file('${dir}/new.txt'));`);
     expect(await api().proposed(copy.id, `${dir}/copy.txt`)).toBe('new\n');
+  });
+
+  it('skipped lists what the import leaves out, and forgets it once it is gone', async () => {
+    const dir = folder('skipped');
+    subject().temp.write(`${dir}/kept.txt`, 'kept\n');
+    const odd = Buffer.concat([Buffer.from(join(subject().temp.root, dir, 'caf')), Buffer.from([0xe9]), Buffer.from('.txt')]);
+    writeFileSync(odd, 'latin-1 name\n');
+    await api().sync();
+    expect(await api().skipped()).toContainEqual({ path: `${dir}/caf\\xe9.txt`, reason: 'the name is not UTF-8' });
+    rmSync(odd);
+    await api().sync();
+    expect((await api().skipped()).filter((entry) => entry.path.startsWith(`${dir}/`))).toEqual([]);
   });
 
   it('spawn creates an agent that runs, reports its events and is read back the same by every reader', async () => {
