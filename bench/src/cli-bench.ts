@@ -23,7 +23,7 @@ export interface CliBenchSize {
  * What a user types, timed as whole processes beside what they would otherwise run, on generated trees of
  * each size: start-up (`--version`, `--help`) against `node -e 0`; `cairn ls` against `git status`, without and
  * with the daemon; `cairn spawn --wait` of a trivial program against `git worktree add`; the first command's
- * import against `cp -r`; `cairn up --detach` against a stat walk of the tree (`du -s`) and the daemon's resident memory.
+ * import against `cp -r`; `cairn status` and `cairn diff` through the daemon against `node -e 0`; `cairn up --detach` against a stat walk of the tree (`du -s`) and the daemon's resident memory.
  */
 export async function benchCli(work: string, size: CliBenchSize): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
@@ -128,10 +128,17 @@ async function benchTree(work: string, files: number, rounds: number): Promise<B
     const rss = daemonRss(root, home);
     if (rss !== undefined)
       rows.push({ tree, measure: 'daemon resident memory', unit: 'MB', cairn: rss, others: {}, goal: '<= 150 MB at 50k files' });
-    const [lsDaemon, lsDaemonNode] = await timeSideBySide(rounds, ls, bareNode);
-    rows.push(
-      row(tree, 'cairn ls, daemon up', median(lsDaemon), { 'node -e 0': median(lsDaemonNode) }, '<= 2x node -e 0, flat in tree size'),
-    );
+    // the agent whose proposal `cairn diff` shows: the last round's first spawn
+    const shown = reviewingAgent(root, env);
+    const status = () => timeOne(() => cairn(['status'], root, env));
+    const diff = () => timeOne(() => cairn(['diff', shown], root, env));
+    const [lsDaemon, statusDaemon, diffDaemon, daemonNode] = await timeSideBySide(rounds, ls, status, diff, bareNode);
+    for (const [command, times] of [
+      ['cairn ls', lsDaemon],
+      ['cairn status', statusDaemon],
+      ['cairn diff ID', diffDaemon],
+    ] as const)
+      rows.push(row(tree, `${command}, daemon up`, median(times), { 'node -e 0': median(daemonNode) }, '<= 2x node -e 0, flat in tree size'));
     const spawnDaemon = timeRuns(rounds, () => cairn(['spawn', '--wait', '--code', trivial, 'trivial'], root, env));
     const clis = 8;
     const each = Math.max(1, Math.round(rounds));
@@ -256,6 +263,20 @@ function timeOne(fn: () => void): number {
   const start = process.hrtime.bigint();
   fn();
   return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+/** The id of a reviewing agent of the project, from `cairn ls --json`. */
+function reviewingAgent(root: string, env: Record<string, string>): string {
+  const done = spawnSync(process.execPath, [CAIRN, 'ls', '--json', '--state', 'reviewing'], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: COMMAND_TIMEOUT_MS,
+  });
+  const result = JSON.parse(done.stdout.trim().split('\n').pop() ?? '{}') as { agents?: { id: string }[] };
+  const id = result.agents?.[0]?.id;
+  if (id === undefined) throw new Error(`cairn ls --json found no reviewing agent in ${root}: ${done.stderr.trim()}`);
+  return id;
 }
 
 function cairn(args: readonly string[], cwd: string, env: Record<string, string> = {}): void {
