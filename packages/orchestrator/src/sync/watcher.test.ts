@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { AgentFS } from '@cairn/agentfs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Project } from '../project/project.js';
@@ -103,6 +103,17 @@ describe('the watcher', () => {
     await until(() => expect(inStable('src/a/one.txt')).toBe('one, edited while ignored\n'));
     temp.write('src/a/one.txt', 'one, watched again\n');
     await until(() => expect(inStable('src/a/one.txt')).toBe('one, watched again\n'));
+  });
+
+  it('lists a file whose name is not UTF-8 as skipped while it is there, and forgets it once it is gone', async () => {
+    await startWatching();
+    const odd = Buffer.concat([Buffer.from(`${temp.root}/src/a/caf`), Buffer.from([0xe9]), Buffer.from('.txt')]);
+    writeFileSync(odd, 'latin-1 name\n');
+    await until(async () => expect(await project.skipped()).toEqual([{ path: 'src/a/caf\\xe9.txt', reason: 'the name is not UTF-8' }]));
+    temp.write('src/a/one.txt', 'one, edited beside it\n');
+    await until(() => expect(inStable('src/a/one.txt')).toBe('one, edited beside it\n'));
+    rmSync(odd);
+    await until(async () => expect(await project.skipped()).toEqual([]));
   });
 
   it('applies an editor save through a temp file and a rename, and a file ignored by pattern stays out', async () => {

@@ -40,7 +40,9 @@ export function watchProject(core: ProjectCore, options: { debounceMs?: number }
   const folders = new FolderWatches(
     root,
     (rel) => {
-      if (rel === '.gitignore' || rel.endsWith('/.gitignore')) fullSync = true;
+      // a changed .gitignore changes what is imported anywhere below it; a name that is not UTF-8 reaches the watch
+      // decoded (U+FFFD in place of its bytes), so only a walk that lists it as bytes can record it as skipped
+      if (rel === '.gitignore' || rel.endsWith('/.gitignore') || rel.includes('\uFFFD')) fullSync = true;
       pending.add(rel);
       schedule();
     },
