@@ -329,7 +329,7 @@ export interface CollectOutcome {
 export interface SkippedEntryInfo {
   /** Project-relative path; bytes that are not UTF-8 are written `\xNN`. */
   path: string;
-  /** Why: unreadable (and the error), a name that is not UTF-8, a kind of file Cairn does not keep. */
+  /** Why: the name is not UTF-8, or what keeps it from being read (`permission denied`, …). */
   reason: string;
 }
 
