@@ -33,8 +33,10 @@ const native = ['better-sqlite3', 'isolated-vm', '@pydantic/monty', 'fsevents'];
 const VENDORED_TYPESCRIPT = 'cairn:vendor/typescript';
 
 /** The commands run most (each talks to the daemon, or opens the project only when none answers). */
-const EVERYDAY = ['commands/list', 'commands/status', 'commands/diff', 'commands/spawn', 'commands/events'];
-EVERYDAY.push('commands/log', 'commands/review', 'commands/down', 'commands/inbox', 'run-command', 'output', 'context');
+const EVERYDAY = [
+  ...['list', 'status', 'diff', 'spawn', 'events', 'log', 'review', 'down', 'inbox'].map((name) => `commands/${name}`),
+  ...['run-command', 'output', 'context'],
+];
 /** A chunk this size or larger stays a file of its own. */
 const LARGE_CHUNK_BYTES = 48 * 1024;
 
