@@ -131,7 +131,7 @@ async function benchTree(work: string, files: number, rounds: number): Promise<B
     const rss = daemonRss(root, home);
     if (rss !== undefined)
       rows.push({ tree, measure: 'daemon resident memory', unit: 'MB', cairn: rss, others: {}, goal: '<= 150 MB at 50k files' });
-    // the agent whose proposal `cairn diff` shows: the last round's first spawn
+    // the agent whose proposal `cairn diff` shows: one the spawns above left reviewing
     const shown = reviewingAgent(root, env);
     const status = () => timeOne(() => cairn(['status'], root, env));
     const diff = () => timeOne(() => cairn(['diff', shown], root, env));
