@@ -188,6 +188,21 @@ describeInNeovims('ghost text in Neovim', (binary) => {
     expect(lines).toEqual(['✗ greets  failed (exit 4)', '', '── greets ──', 'no hello']);
   });
 
+  it('counts the files a proposal changes, not the folder it makes for a new one', async () => {
+    const program = replaceProgram('src/greet.js', [["  return 'hello';", "  return 'hi';"]]).replace(
+      'await submit_result(',
+      "await write_file('notes/todo.md', '- greet by name\\n');\nawait submit_result(",
+    );
+    const agent = await project.propose('say hi, with a note', program);
+    expect((await project.client.agent(agent.id)).changes?.map((c) => c.kind).sort()).toEqual(['dir', 'file', 'file']);
+    await until('the proposal announced', async () =>
+      (await messages(vim)).includes(`${agent.id} proposes changes to 2 files`) ? true : undefined,
+    );
+    await vim.nvim.command('Cairn agents');
+    const row = await until('the agents list', async () => (await bufferLines(vim)).find((l) => l.startsWith(agent.id)));
+    expect(row).toMatch(/reviewing\s+2\s+say hi, with a note/);
+  });
+
   it(':checkhealth cairn reports Neovim, Node, the bridge and the daemon', async () => {
     // The bridge is asked with a short bound; on a busy machine a later check gets the answer.
     const report = await until('the bridge in the report', async () => {

@@ -7,6 +7,7 @@ import type { CommandContext } from '../context.js';
 import type { Output } from '../output.js';
 import { renderAccept, renderUndo } from '../render/accept.js';
 import { renderAgentTable } from '../render/agents.js';
+import { changedFilesInWords } from '../render/changed-files.js';
 import { paintDiff } from '../render/diff.js';
 import { renderJournal } from '../render/journal.js';
 
@@ -168,9 +169,7 @@ class Tour {
     const p = this.out.paint;
     const lines = [`spawned ${p.bold(done.id)}: ${task}`];
     if (done.state === 'reviewing')
-      lines.push(
-        `${p.bold(done.id)} is ${p.yellow('reviewing')}: ${done.summary ?? ''} (${done.changes?.length ?? 0} file${done.changes?.length === 1 ? '' : 's'})`,
-      );
+      lines.push(`${p.bold(done.id)} is ${p.yellow('reviewing')}: ${done.summary ?? ''} (${changedFilesInWords(done.changes ?? [])})`);
     else lines.push(`${p.bold(done.id)} ${p.red(done.state)}: ${done.reason ?? ''}`);
     this.step(command, lines);
     return done;

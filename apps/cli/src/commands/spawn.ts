@@ -3,6 +3,7 @@ import { connect } from '../connect.js';
 import { taskOf, type CommandContext } from '../context.js';
 import { spawnOptionsOf, type SpawnFlags } from '../spawn-flags.js';
 import { describeEvent } from '../render/events.js';
+import { changedFilesInWords } from '../render/changed-files.js';
 import { noteSkipped } from '../render/skipped.js';
 
 /** Flags of `spawn` and `queue`. */
@@ -80,7 +81,7 @@ function finish(ctx: CommandContext, agent: AgentInfo): number {
   out.result(agent.state !== 'failed', { agent });
   if (agent.state === 'reviewing') {
     out.line(
-      `${out.paint.bold(agent.id)} is ${out.paint.yellow('reviewing')}: ${agent.summary ?? ''} (${agent.changes?.length ?? 0} file${agent.changes?.length === 1 ? '' : 's'})`,
+      `${out.paint.bold(agent.id)} is ${out.paint.yellow('reviewing')}: ${agent.summary ?? ''} (${changedFilesInWords(agent.changes ?? [])})`,
     );
     out.line(out.paint.dim(`  see it with \`cairn diff ${agent.id}\`, then \`cairn accept ${agent.id}\` or \`cairn reject ${agent.id}\``));
     return 0;

@@ -1,5 +1,6 @@
 import type { AgentInfo, AgentState, CairnEvent } from '@cairn/orchestrator/client';
 import type { Paint } from '../output.js';
+import { changedFileCount } from './changed-files.js';
 import { checksCell, renderChecks } from './checks.js';
 import { describeEvent } from './events.js';
 import { formatAge } from './time.js';
@@ -32,7 +33,7 @@ export function renderAgentTable(agents: readonly AgentInfo[], paint: Paint, wid
     ),
   ];
   agents.forEach((agent, index) => {
-    const files = agent.changes === undefined ? '' : String(agent.changes.length);
+    const files = agent.changes === undefined ? '' : String(changedFileCount(agent.changes));
     const fixed = idWidth + 2 + 9 + 2 + 4 + 2 + 5 + 2 + checksWidth + 2;
     // an agent run on a worker names it before its task
     const where = agent.worker === undefined ? '' : `@${agent.worker} `;

@@ -42,3 +42,29 @@ describe('a start as a line of cairn events', () => {
     expect(describeEvent(started(true), paint)).toBe('a7f3 started again (run 1; the interrupted run was rolled back)');
   });
 });
+
+describe('a proposal as a line of cairn events', () => {
+  it('counts the files it changes, not the folders it creates for them', () => {
+    const submitted: CairnEvent = {
+      type: 'agent.submitted',
+      time: '2026-11-27T00:00:00.000Z',
+      agentId: 'a7f3',
+      summary: 'notes',
+      changes: [
+        { path: 'notes', status: 'added', kind: 'dir' },
+        { path: 'notes/a.md', status: 'added', kind: 'file' },
+        { path: 'notes/b.md', status: 'added', kind: 'file' },
+        { path: 'README.md', status: 'modified', kind: 'file' },
+      ],
+    };
+    expect(describeEvent(submitted, paint)).toBe('a7f3 submitted for review: notes (3 files)');
+    const one: CairnEvent = {
+      ...submitted,
+      changes: [
+        { path: 'docs', status: 'added', kind: 'dir' },
+        { path: 'docs/x', status: 'added', kind: 'symlink' },
+      ],
+    };
+    expect(describeEvent(one, paint)).toBe('a7f3 submitted for review: notes (1 file)');
+  });
+});

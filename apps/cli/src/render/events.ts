@@ -1,5 +1,6 @@
 import { type CairnEvent, describeCheckStatus } from '@cairn/orchestrator/client';
 import type { Paint } from '../output.js';
+import { changedFilesInWords } from './changed-files.js';
 
 /** One event as a line for people (the agent id first when there is one). */
 export function describeEvent(event: CairnEvent, paint: Paint): string {
@@ -22,7 +23,7 @@ export function describeEvent(event: CairnEvent, paint: Paint): string {
     case 'agent.log':
       return `${who}log: ${event.message}`;
     case 'agent.submitted':
-      return `${who}${paint.yellow('submitted')} for review: ${event.summary} (${event.changes.length} file${event.changes.length === 1 ? '' : 's'})`;
+      return `${who}${paint.yellow('submitted')} for review: ${event.summary} (${changedFilesInWords(event.changes)})`;
     case 'agent.accepted':
       return `${who}${paint.green('accepted')} ${event.applied.length} path${event.applied.length === 1 ? '' : 's'}${event.conflicts.length > 0 ? `, ${paint.red(`${event.conflicts.length} conflicted`)}` : ''}`;
     case 'agent.undone':

@@ -1,4 +1,5 @@
 -- :Cairn {subcommand} [args]: agents, accept, reject, diff, checks, spawn, up, cycle, status.
+local changes = require('cairn.changes')
 local job = require('cairn.job')
 
 local M = {}
@@ -94,7 +95,7 @@ local function show_agents(list)
   local lines = { string.format('%-14s %-10s %-5s %s', 'ID', 'STATE', 'FILES', 'TASK') }
   local ids = {}
   for _, a in ipairs(list) do
-    local files = type(a.changes) == 'table' and tostring(#a.changes) or '-'
+    local files = type(a.changes) == 'table' and tostring(changes.file_count(a.changes)) or '-'
     table.insert(lines, string.format('%-14s %-10s %-5s %s', a.id, a.state, files, a.task))
     ids[#lines] = a.id
   end

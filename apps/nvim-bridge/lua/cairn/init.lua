@@ -1,4 +1,5 @@
 -- Cairn in Neovim. require('cairn').setup({}) is optional: in a folder with .agentfs/ Cairn starts by itself.
+local changes = require('cairn.changes')
 local config = require('cairn.config')
 local job = require('cairn.job')
 local project = require('cairn.project')
@@ -207,7 +208,7 @@ end
 function from_bridge._on_event(event)
   local id = event.agentId
   if event.type == 'agent.submitted' then
-    local n = #(event.changes or {})
+    local n = changes.file_count(event.changes)
     say(string.format('%s proposes changes to %d file%s: %s', id, n, n == 1 and '' or 's', event.summary))
   elseif event.type == 'agent.failed' then
     say(string.format('%s failed: %s', id, event.reason), vim.log.levels.WARN)
