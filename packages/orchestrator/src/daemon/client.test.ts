@@ -203,9 +203,54 @@ describe('a client without a daemon', () => {
     await expect(lost.agents()).rejects.toMatchObject({
       code: 'CAIRN_DAEMON',
       message: expect.stringContaining(`the daemon at ${join(dir, 'nobody.sock')} did not answer`),
+      hint: expect.stringContaining('see where things stand with `cairn ls`'),
     });
     await expect(lost.subscribe()).rejects.toMatchObject({ code: 'CAIRN_DAEMON' });
     await lost.close();
     await expect(lost.agents()).rejects.toMatchObject({ code: 'CAIRN_CLOSED', message: 'the client is closed' });
+  });
+});
+
+describe('a daemon that drops a request', () => {
+  /** A daemon on its own socket that drops every connection it is sent a request on, and closes its socket with `leave`. */
+  async function dropping(leave: boolean): Promise<{ client: DaemonClient; close: () => Promise<void> }> {
+    const socketPath = join(dir, leave ? 'leaving.sock' : 'dropping.sock');
+    const dropper = createServer((req) => {
+      if (leave) dropper.close();
+      req.socket.destroy();
+    });
+    await new Promise<void>((resolve) => dropper.listen(socketPath, resolve));
+    const dropped = new DaemonClient('/the/project', socketPath);
+    return {
+      client: dropped,
+      close: async () => {
+        await dropped.close();
+        if (dropper.listening) await new Promise((resolve) => dropper.close(resolve));
+      },
+    };
+  }
+
+  it('says to restart a daemon that still answers on its socket', async () => {
+    const { client: dropped, close } = await dropping(false);
+    try {
+      const error = await dropped.agents().catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'CAIRN_DAEMON', hint: 'restart it with `cairn down && cairn up`' });
+      expect((error as Error).message).not.toContain('nothing answers');
+    } finally {
+      await close();
+    }
+  });
+
+  it('says a daemon that is gone is gone, and how to go on without it', async () => {
+    const { client: dropped, close } = await dropping(true);
+    try {
+      await expect(dropped.agents()).rejects.toMatchObject({
+        code: 'CAIRN_DAEMON',
+        message: expect.stringMatching(/did not answer: .*; nothing answers there now \(the daemon was stopped, killed or crashed\)$/),
+        hint: expect.stringContaining('`cairn up` starts a new daemon'),
+      });
+    } finally {
+      await close();
+    }
   });
 });

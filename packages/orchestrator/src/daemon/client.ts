@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Agent } from 'node:http';
 import type { CairnApi, EventOptions } from '../api/cairn-api.js';
 import { CairnError } from '../api/errors.js';
@@ -214,7 +215,7 @@ export class DaemonClient implements CairnApi {
     try {
       return await requestOverSocket(this.connections, this.socketPath, method, target, body, controller?.signal);
     } catch (cause) {
-      throw this.unreachable(cause);
+      throw await this.unreachable(cause);
     }
   }
 
@@ -222,18 +223,41 @@ export class DaemonClient implements CairnApi {
     try {
       return await readBody(response);
     } catch (cause) {
-      throw this.unreachable(cause);
+      throw await this.unreachable(cause);
     }
   }
 
-  private unreachable(cause: unknown): CairnError {
+  /**
+   * The error for a request the daemon did not answer. The socket is tried once more: when nothing answers there
+   * now, the daemon is gone (stopped, killed, crashed), and the hint says how to go on without it.
+   */
+  private async unreachable(cause: unknown): Promise<CairnError> {
     const why = cause instanceof Error ? cause.message : String(cause);
-    return new CairnError('CAIRN_DAEMON', `the daemon at ${this.socketPath} did not answer: ${why}`, {
-      hint: 'restart it with `cairn down && cairn up`',
+    const what = `the daemon at ${this.socketPath} did not answer: ${why}`;
+    if (await stillAnswers(this.socketPath))
+      return new CairnError('CAIRN_DAEMON', what, { hint: 'restart it with `cairn down && cairn up`', cause });
+    return new CairnError('CAIRN_DAEMON', `${what}; nothing answers there now (the daemon was stopped, killed or crashed)`, {
+      hint: 'see where things stand with `cairn ls`: without a daemon a command runs by itself, and first finishes an accept or undo the daemon left half done; `cairn up` starts a new daemon',
       cause,
     });
   }
 }
+
+/** How long the socket of a daemon that did not answer is given to answer again. */
+const GONE_PROBE_MS = 1000;
+
+/**
+ * True when a daemon still answers on the socket, asked twice a moment apart: a daemon being killed may drop the
+ * request's connection a moment before it stops listening.
+ */
+async function stillAnswers(socketPath: string): Promise<boolean> {
+  if (!(await socketAnswers(socketPath, GONE_PROBE_MS))) return false;
+  await delay(GONE_SETTLE_MS);
+  return socketAnswers(socketPath, GONE_PROBE_MS);
+}
+
+/** How long a daemon that dropped a request is given to finish going away before its socket is tried again. */
+const GONE_SETTLE_MS = 200;
 
 /** A client for the project's daemon, when one answers on its socket; undefined otherwise. */
 export async function connectDaemon(root: string, socketPath: string): Promise<DaemonClient | undefined> {
