@@ -10,6 +10,7 @@ import {
   readlinkSync,
   rmSync,
   statSync,
+  statfsSync,
   symlinkSync,
   truncateSync,
   writeFileSync,
@@ -414,6 +415,31 @@ describe('odd projects a new user tries', () => {
     expect(retry.code, retry.stdout).toBe(0);
     expect(readFileSync(join(project.root, 'src/s.txt'), 'utf8')).toBe('S\n');
     expect(statSync(join(project.root, 'a.txt')).mode & 0o777).toBe(0o644);
+  });
+
+  it('a tree larger than the room left on the disk is refused before the import writes, in words, and imports once it fits', async () => {
+    project = makeCliProject({ 'a.txt': 'a\n' });
+    // a file that says it holds 15 TiB and takes no room (sparse): no ordinary disk has room to import it
+    const huge = join(project.root, 'disk-image.raw');
+    writeFileSync(huge, '');
+    try {
+      truncateSync(huge, 15 * 1024 ** 4);
+    } catch {
+      return; // a file system that holds no file this large cannot be asked to import one
+    }
+    if (statfsSync(project.root).bavail * statfsSync(project.root).bsize > 14 * 1024 ** 4) return; // a disk that could take it
+    writeFileSync(join(project.base, 'fix.js'), `await write_file('a.txt', 'A\\n');\nawait submit_result('x', ['a.txt']);\n`);
+    const refused = await project.run(['spawn', '--code', join(project.base, 'fix.js'), 'edit']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^error: not enough room on the disk: importing 15 TB of files needs about \d+ TB free beside .*\.agentfs, and its disk has [\d.]+ [MGT]B\n/,
+    );
+    expect(refused.stderr).toContain('nothing was written');
+    expect((await project.run(['ls'])).stdout).toContain('no agents yet');
+    // the large file left out (a .gitignore), the spawn goes through
+    writeFileSync(join(project.root, '.gitignore'), '*.raw\n');
+    const spawned = await project.run(['spawn', '--code', join(project.base, 'fix.js'), 'edit']);
+    expect(spawned.code, spawned.stderr).toBe(0);
   });
 
   it('a folder named like an agent database is left alone: no warning, nothing to repair', async () => {

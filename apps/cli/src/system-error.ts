@@ -64,6 +64,15 @@ export function describeSystemError(error: unknown): SystemErrorText | undefined
         : 'it is one of the databases Cairn keeps under .agentfs/; restore it from a backup, or move it aside if you can lose what it holds',
     };
   }
+  if (e.name === 'AgentFSError' && e.code === 'ENOSPC' && typeof e.message === 'string') {
+    // "ENOSPC: importing 40 MB of files needs about 108 MB free beside /p/.agentfs, and its disk has 12 MB, import '/p/.agentfs'"
+    const detail = e.message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/s, '');
+    return {
+      code: 'CAIRN_IO',
+      message: `not enough room on the disk: ${detail}`,
+      hint: 'free some space (or leave large generated folders out with .gitignore), then run the command again; nothing was written',
+    };
+  }
   const words = ERRNO_WORDS[e.code];
   if (words !== undefined) {
     const where = typeof e.path === 'string' ? ` ${e.path}` : '';

@@ -10,6 +10,7 @@ export type AgentFSErrorCode =
   | 'EPERM'
   | 'EBUSY'
   | 'EBADF'
+  | 'ENOSPC'
   | 'ECORRUPT';
 
 const DESCRIPTIONS: Record<AgentFSErrorCode, string> = {
@@ -23,6 +24,7 @@ const DESCRIPTIONS: Record<AgentFSErrorCode, string> = {
   EPERM: 'operation not permitted',
   EBUSY: 'resource busy',
   EBADF: 'the store is closed',
+  ENOSPC: 'no space left on device',
   ECORRUPT: 'store is corrupt',
 };
 

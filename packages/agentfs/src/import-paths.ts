@@ -9,6 +9,7 @@ import { MirrorWriter } from './mirror-writer.js';
 import { kindOfMode } from './mode.js';
 import { normalizePath, toRelative } from './path.js';
 import { SkippedEntries, type SkippedEntry, unreadableReason } from './skipped-entries.js';
+import { checkRoomFor } from './import-room.js';
 import { compareEntry, mirrorDir, mirrorRoot, scanTree, type MirrorDir } from './tree-scan.js';
 
 /** What `importPath` did to one path. */
@@ -103,6 +104,7 @@ function importOne(shared: Shared, rel: string): ImportPathResult {
     const name = clean.slice(clean.lastIndexOf('/') + 1);
     const parentIno = lookupDir(store, dir);
     const found = compareEntry(dir, name, stats, parentIno === undefined ? undefined : shared.rows.at(parentIno, name))!;
+    if (found.planned !== undefined) checkRoomFor(store, [found.planned]);
     imported = found.planned === undefined || writer.apply(found.planned);
     if (found.planned === undefined) summary.unchanged++;
     if (imported && shared.options.subtree === true && found.self !== undefined) imported = importBelow(shared, found.self);
@@ -125,6 +127,7 @@ function importBelow(shared: Shared, self: MirrorDir): boolean {
   const scan = step.value;
   summary.skipped.push(...scan.skipped);
   if (scan.skipped.some((entry) => entry.path === self.rel)) return false;
+  checkRoomFor(shared.store, scan.planned);
   for (const entry of scan.planned) if (!writer.apply(entry)) unread(scan, entry);
   writer.removeStale(scan.stale);
   return true;

@@ -2,6 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AgentFS } from './agentfs.js';
 import { beginBulkCommits } from './bulk-commits.js';
 import { IgnoreRules } from './ignore-rules.js';
+import { checkRoomFor } from './import-room.js';
 import { MirrorRows } from './mirror-rows.js';
 import { MirrorWriter } from './mirror-writer.js';
 import { emptySummary, type ImportSummary } from './import-summary.js';
@@ -59,12 +60,17 @@ const BATCH_BYTES = 32 * 1024 * 1024;
  * left out, as if it were ignored, and listed in `skipped` (and in the store's `cairn_skipped` table): Cairn's
  * paths are text everywhere (tool arguments, journals, diffs), so a name that is not text is never offered
  * to an agent, and nothing skipped is ever written or deleted on disk.
+ *
+ * An import its disk has no room for is refused after the walk, before it writes (`checkRoomFor`).
  */
 export function importTree(store: AgentFS, root: string, options: ImportOptions = {}): ImportSummary {
   const summary = emptySummary();
   const steps = runImport(store, root, options, summary);
   try {
     while (steps.next().done !== true);
+  } catch (error) {
+    abandon(steps, store);
+    throw error;
   } finally {
     steps.return();
   }
@@ -80,11 +86,29 @@ export async function importTreeAsync(store: AgentFS, root: string, options: Imp
       await nextTurn();
       options.signal?.throwIfAborted();
     }
+  } catch (error) {
+    abandon(steps, store);
+    throw error;
   } finally {
     // an abort leaves the walk suspended: this runs its `finally`, which restores the connection's settings
     steps.return();
   }
   return summary;
+}
+
+/**
+ * Ends an import that failed: its walk is finished (restoring the connection's settings), and the space the
+ * write-ahead log grew to for the rolled-back batch is handed back to the disk. The failure is most often a full
+ * disk, and a log left that large would keep it full after Cairn's command has ended.
+ */
+function abandon(steps: Generator<void, void>, store: AgentFS): void {
+  steps.return();
+  if (store.db.inTransaction) return;
+  try {
+    store.db.pragma('wal_checkpoint(TRUNCATE)');
+  } catch {
+    // the error that stopped the import is the one to report
+  }
 }
 
 function* runImport(store: AgentFS, root: string, options: ImportOptions, summary: ImportSummary): Generator<void, void> {
@@ -110,6 +134,7 @@ function* runImport(store: AgentFS, root: string, options: ImportOptions, summar
   }
   const total = scan.files + scan.dirs;
   onProgress?.({ phase: 'scan', done: total, total, bytes: 0 });
+  checkRoomFor(store, scan.planned);
   const writer = new MirrorWriter(store, root, summary, checkedAt);
   let done = total - scan.planned.length;
   onProgress?.({ phase: 'import', done, total, bytes: 0 });
