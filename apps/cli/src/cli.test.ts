@@ -1,8 +1,8 @@
 import { chmodSync, chownSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeCliProject, resultOf, type CliProject } from './test-support/run-cairn.js';
+import { CAIRN_BIN, makeCliProject, resultOf, type CliProject } from './test-support/run-cairn.js';
 
 const FILES: Record<string, string> = {
   'src/greet.js': 'export function greet(name) {\n  var text = "Hello, " + name;\n  return text;\n}\n',
@@ -176,6 +176,65 @@ describe('the daily loop without a daemon', () => {
     const spawn = await project.run(['spawn', '--code', 'fix.js', 'blocked', '--json']);
     expect(spawn.code).toBe(1);
     expect(resultOf(spawn)).toMatchObject({ code: 'CAIRN_MANIFEST' });
+  });
+});
+
+describe('Ctrl-C during cairn spawn', () => {
+  /** Runs `cairn spawn --wait` of a program that never ends, presses Ctrl-C once it runs, and returns what it printed. */
+  async function interruptSpawn(wallMs: number): Promise<{ code: number | null; stderr: string; id: string }> {
+    project.write('spin.js', 'while (true) {}\n');
+    const child = spawn(process.execPath, [CAIRN_BIN, 'spawn', '--wait', '--code', 'spin.js', 'spin', '--wall-ms', String(wallMs)], {
+      cwd: project.root,
+      env: { ...process.env, CAIRN_HOME: project.home, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    let ended = false;
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('close', (code) => {
+        ended = true;
+        resolve(code);
+      }),
+    );
+    const hang = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    try {
+      for (let i = 0; i < 1200 && !ended && !/started \(run 1\)/.test(output); i++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      child.kill('SIGINT');
+      const code = await exited;
+      const id = /spawned (\w+)/.exec(output)?.[1];
+      if (id === undefined) throw new Error(`cairn spawn printed no id (exit ${code}): ${output}`);
+      return { code, stderr: output, id };
+    } finally {
+      clearTimeout(hang);
+    }
+  }
+
+  it('without a daemon says the agent stops with the command, and the next command records it as interrupted', async () => {
+    const { code, stderr, id } = await interruptSpawn(100_000);
+    expect(code).toBe(130);
+    expect(stderr).toContain(
+      `interrupted: ${id} ran in this command and stops with it; the next cairn command records it as failed (interrupted)`,
+    );
+    expect(resultOf(await project.run(['status', id, '--json'])).agent).toMatchObject({
+      state: 'failed',
+      failure: { code: 'interrupted' },
+    });
+  });
+
+  it('with a daemon says the agent runs on there', async () => {
+    expect((await project.run(['up', '--detach'])).code).toBe(0);
+    try {
+      // a wall limit that ends the agent soon after, so the daemon stops without waiting long for it
+      const { code, stderr, id } = await interruptSpawn(15_000);
+      expect(code).toBe(130);
+      expect(stderr).toContain(`stopped following ${id}; it runs on in the daemon: \`cairn status ${id}\` shows where it stands`);
+      expect(resultOf(await project.run(['status', id, '--json'])).agent).toMatchObject({ state: 'running' });
+    } finally {
+      await project.run(['down']);
+    }
   });
 });
 

@@ -42,11 +42,27 @@ export async function spawnCommand(
       out.result(true, { agent });
       return 0;
     }
-    const final = await followAgent(ctx, conn.api.agent.bind(conn.api), stream, agent, follow);
-    return finish(ctx, final);
+    const leave = () => {
+      out.note(interruptedNote(agent.id, conn.daemon));
+      process.exit(130);
+    };
+    process.once('SIGINT', leave);
+    try {
+      const final = await followAgent(ctx, conn.api.agent.bind(conn.api), stream, agent, follow);
+      return finish(ctx, final);
+    } finally {
+      process.off('SIGINT', leave);
+    }
   } finally {
     await conn.close();
   }
+}
+
+/** What Ctrl-C leaves of an agent `cairn spawn` was following or running. */
+function interruptedNote(id: string, daemon: boolean): string {
+  return daemon
+    ? `stopped following ${id}; it runs on in the daemon: \`cairn status ${id}\` shows where it stands`
+    : `interrupted: ${id} ran in this command and stops with it; the next cairn command records it as failed (interrupted)`;
 }
 
 /** Follows one agent's events until it settles, printing progress (when asked) and passing events to JSON output. */
