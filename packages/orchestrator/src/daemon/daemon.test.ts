@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -65,6 +65,28 @@ describe('the daemon', () => {
     const missing = await client.agent('nope').catch((e: unknown) => e);
     expect(isCairnError(missing, 'CAIRN_NOT_FOUND')).toBe(true);
     await client.close();
+  });
+
+  it('stops, saying why, once its project folder is moved away', async () => {
+    temp = makeTempProject(SAMPLE_FILES);
+    const events: CairnEvent[] = [];
+    daemon = await startDaemon(temp.root, { cairnHome: temp.home, onEvent: (event) => events.push(event) });
+    const moved = `${temp.root}-moved`;
+    renameSync(temp.root, moved);
+    try {
+      // looked at every two seconds: a hang would end the test at its own bound
+      await daemon.stopped;
+      expect(events).toContainEqual(
+        expect.objectContaining({
+          type: 'error',
+          code: 'project-gone',
+          message: `the project folder ${temp.root} is gone (moved or deleted): the daemon stops`,
+        }),
+      );
+      expect(await connectDaemon(temp.root, daemon.socketPath)).toBeUndefined();
+    } finally {
+      renameSync(moved, temp.root);
+    }
   });
 
   it('refuses a second daemon for the same project, and cleans a stale socket', async () => {

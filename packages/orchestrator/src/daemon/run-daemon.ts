@@ -9,6 +9,7 @@ import type { Project } from '../project/project.js';
 import type { SyncSummary } from '../api/types.js';
 import { serveApi, type DaemonServer } from './server.js';
 import { watchSignals, type SignalWatcher } from './signals.js';
+import { guardRoot, type RootGuard } from './root-guard.js';
 import type { ProjectWatcher } from '../sync/watcher.js';
 import { watchInbox, type InboxWatcher } from '../inbox/inbox-watcher.js';
 import { CAIRN_VERSION } from '../api/version.js';
@@ -64,6 +65,7 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
   let watcher: ProjectWatcher | undefined;
   let signals: SignalWatcher | undefined;
   let inbox: InboxWatcher | undefined;
+  let guard: RootGuard | undefined;
   let server: DaemonServer | undefined;
   let coordinator: Coordinator | undefined;
   let endpoint: WorkerEndpoint | undefined;
@@ -73,6 +75,7 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
   const stop = () =>
     (stopping ??= (async () => {
       try {
+        guard?.close();
         await server?.close();
         await endpoint?.close();
         await coordinator?.stop();
@@ -136,6 +139,11 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
       workers = { bearer, queue: remote.queue, ...(endpoint === undefined ? {} : { url: endpoint.url }) };
       coordinator.resume();
     }
+    // a project folder moved or deleted while the daemon runs: the daemon stops, and says so in its log
+    guard = guardRoot(layout.root, (why) => {
+      open.notify({ type: 'error', time: new Date().toISOString(), code: 'project-gone', message: `${why}: the daemon stops` });
+      void stop();
+    });
     open.startQueue();
     // the first request finds the routes' code loaded, and the first agent its sandbox booted: both started just
     // after the daemon says it serves, never delaying that
