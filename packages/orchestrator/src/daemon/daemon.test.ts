@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { chmodSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -87,6 +87,22 @@ describe('the daemon', () => {
     } finally {
       renameSync(moved, temp.root);
     }
+  });
+
+  it("stops, saying why, once the project's .agentfs folder is deleted under it", async () => {
+    temp = makeTempProject(SAMPLE_FILES);
+    const events: CairnEvent[] = [];
+    daemon = await startDaemon(temp.root, { cairnHome: temp.home, onEvent: (event) => events.push(event) });
+    const { agentfsDir } = projectLayout(temp.root, temp.home);
+    rmSync(agentfsDir, { recursive: true, force: true });
+    await daemon.stopped;
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'error',
+        code: 'project-gone',
+        message: `the project's ${agentfsDir} folder is gone (moved or deleted): the daemon stops`,
+      }),
+    );
   });
 
   it('refuses a second daemon for the same project, and cleans a stale socket', async () => {

@@ -9,7 +9,7 @@ import type { Project } from '../project/project.js';
 import type { SyncSummary } from '../api/types.js';
 import { serveApi, type DaemonServer } from './server.js';
 import { watchSignals, type SignalWatcher } from './signals.js';
-import { guardRoot, type RootGuard } from './root-guard.js';
+import { guardProject, type ProjectGuard } from './project-guard.js';
 import type { ProjectWatcher } from '../sync/watcher.js';
 import { watchInbox, type InboxWatcher } from '../inbox/inbox-watcher.js';
 import { CAIRN_VERSION } from '../api/version.js';
@@ -65,7 +65,7 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
   let watcher: ProjectWatcher | undefined;
   let signals: SignalWatcher | undefined;
   let inbox: InboxWatcher | undefined;
-  let guard: RootGuard | undefined;
+  let guard: ProjectGuard | undefined;
   let server: DaemonServer | undefined;
   let coordinator: Coordinator | undefined;
   let endpoint: WorkerEndpoint | undefined;
@@ -139,8 +139,8 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
       workers = { bearer, queue: remote.queue, ...(endpoint === undefined ? {} : { url: endpoint.url }) };
       coordinator.resume();
     }
-    // a project folder moved or deleted while the daemon runs: the daemon stops, and says so in its log
-    guard = guardRoot(layout.root, (why) => {
+    // a project folder (or its databases) moved or deleted while the daemon runs: the daemon stops, and says so in its log
+    guard = guardProject(layout, (why) => {
       open.notify({ type: 'error', time: new Date().toISOString(), code: 'project-gone', message: `${why}: the daemon stops` });
       void stop();
     });
