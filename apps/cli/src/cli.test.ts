@@ -248,6 +248,18 @@ describe('bad ground', () => {
     expect(readFileSync(join(project.root, 'src/greet.js'), 'utf8')).toBe(FILES['src/greet.js']);
   });
 
+  it('a daemon that cannot start shows the lines of its own start from the log, not those of starts before', async () => {
+    await spawnReviewing();
+    writeFileSync(join(project.root, '.agentfs', 'stable.db'), 'this is not a database');
+    for (let start = 0; start < 2; start++) {
+      const up = await project.run(['up', '--detach']);
+      expect(up.code).toBe(1);
+      expect(up.stderr).toMatch(/^error: the daemon stopped as it started \(exit 1\)\n/);
+      // the log's lines of this start, each once
+      expect(up.stderr.match(/stable\.db cannot be opened/g)).toHaveLength(1);
+    }
+  });
+
   it.runIf(AS_ROOT)('refuses a project it cannot write to, as another user', async () => {
     chmodSync(project.base, 0o755);
     chmodSync(project.root, 0o755);

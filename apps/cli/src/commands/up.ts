@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import {
@@ -122,6 +122,8 @@ async function detach(ctx: CommandContext, flags: { queue?: string; serveWorkers
   ensurePrivateDir(layout.home);
   if (daemonHoldsProject(layout)) return alreadyRunning(ctx, layout);
   const log = openSync(layout.logPath, 'a', 0o600);
+  // where this start's lines begin: the log is kept across starts
+  const startsAt = fstatSync(log).size;
   // the daemon is this same command, as it was started (the bundle, or the built sources through bin/)
   const bin = process.argv[1] ?? fileURLToPath(new URL('../../bin/cairn.mjs', import.meta.url));
   const remote = [
@@ -159,7 +161,7 @@ async function detach(ctx: CommandContext, flags: { queue?: string; serveWorkers
   }
   // a daemon started at the same moment won the project: this one said so in its log and left
   if (exited !== undefined && daemonHoldsProject(layout)) return alreadyRunning(ctx, layout);
-  const tail = readTail(layout.logPath);
+  const tail = readTail(layout.logPath, startsAt);
   out.error(
     'CAIRN_DAEMON',
     exited !== undefined ? `the daemon stopped as it started (exit ${exited})` : 'the daemon did not start in time',
@@ -218,9 +220,10 @@ function alreadyRunning(ctx: CommandContext, layout: ReturnType<typeof projectLa
   return 1;
 }
 
-function readTail(path: string): string {
+/** The last lines of the log that this start wrote (from byte `from` on). */
+function readTail(path: string, from: number): string {
   try {
-    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-8).join('\n');
+    return readFileSync(path).subarray(from).toString('utf8').trimEnd().split('\n').slice(-8).join('\n');
   } catch {
     return '';
   }
