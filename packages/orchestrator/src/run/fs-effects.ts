@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createRequire } from 'node:module';
 import { isAgentFSError, type OverlayFileSystem } from '@cairn/agentfs';
 import { stateOf } from '@cairn/agentfs/internal';
@@ -53,6 +54,13 @@ export function performRead(view: FsView, path: string, statOnly: boolean): Effe
   if (state.kind === 'symlink') return failed(`${path} is a symbolic link that leads nowhere`, 'ENOENT');
   if (isBinary(state.content))
     return failed(`${path} is a binary file (${state.content.length} bytes); the tool functions read text`, 'EBINARY');
+  // text in another encoding (Latin-1, Shift JIS…) would come back with replacement characters, and a program that
+  // wrote it back would change bytes it never meant to: Cairn reads it as diffs and merges do, as binary
+  if (!isUtf8(state.content))
+    return failed(
+      `${path} is not UTF-8 text (${state.content.length} bytes); the tool functions read and write UTF-8, so it is left as it is`,
+      'EBINARY',
+    );
   const contentRef = view.blobs.put(state.content, state.hash);
   return { status: 'ok', payload: { path, kind: 'file', size: state.content.length, content_ref: contentRef } };
 }
@@ -120,7 +128,7 @@ export function performSearch(view: FsView, pattern: string, path: string, conte
   let truncated = false;
   const searchFile = (file: string): boolean => {
     const bytes = view.fs.readFile('/' + file);
-    if (isBinary(bytes)) return true;
+    if (isBinary(bytes) || !isUtf8(bytes)) return true;
     const text = bytes.toString('utf8');
     if (!regex.matcher(text).find()) return true;
     const lines = text.split('\n');

@@ -22,7 +22,7 @@ export interface RunFixture extends AsyncDisposable {
 
 /** A run context as an agent's first run gets it, under the default governance (or a reviewer's). */
 export function makeRunFixture(
-  files: Record<string, string>,
+  files: Record<string, string | Uint8Array>,
   options: { budgets?: Partial<typeof DEFAULT_BUDGETS>; reviewer?: boolean; callModel?: ModelCall } = {},
 ): RunFixture {
   const stable = AgentFS.open(':memory:');

@@ -81,6 +81,21 @@ describe('the toolbox', () => {
     expect(run.overlay.changes()).toEqual([]);
   });
 
+  it('refuses to read a file that is not UTF-8 text, as a binary one, and leaves it out of content searches', async () => {
+    const latin1 = Uint8Array.from([...Buffer.from('const caf'), 0xe9, ...Buffer.from(" = 'cafe';\n")]);
+    await using run = makeRunFixture({ ...FILES, 'src/latin1.js': latin1, 'src/blob.bin': Uint8Array.from([1, 0, 2]) });
+    const tools = buildToolbox(run.ctx);
+    await expect(async () => tools.read_file!('src/latin1.js')).rejects.toThrow(
+      'read_file: src/latin1.js is not UTF-8 text (21 bytes); the tool functions read and write UTF-8, so it is left as it is',
+    );
+    await expect(async () => tools.read_file!('src/blob.bin')).rejects.toThrow('read_file: src/blob.bin is a binary file (3 bytes)');
+    expect(await tools.search_content!('const')).toEqual([
+      { path: 'src/a.js', line: 1, text: 'const a = 1;' },
+      { path: 'src/b.js', line: 1, text: 'const b = 2;' },
+    ]);
+    expect(run.overlay.changes()).toEqual([]);
+  });
+
   it('journals log, get_task and submit_result, and keeps the submission for the runner', async () => {
     await using run = makeRunFixture(FILES);
     const tools = buildToolbox(run.ctx);
