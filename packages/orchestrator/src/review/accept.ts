@@ -11,7 +11,7 @@ import { withAgentOverlay } from '../workspace/agent-overlay.js';
 import { completeOperation } from './complete-operation.js';
 import { PendingWrites, type PendingWrite } from './pending-writes.js';
 import { importAffected, inStableTransaction } from './stable-transaction.js';
-import { withProjectLock } from '../workspace/project-lock.js';
+import { withAgentOperation } from './agent-operation.js';
 
 /**
  * Accepts an agent's proposal (all of it, or the given paths) into stable.db and the working tree together.
@@ -24,23 +24,45 @@ import { withProjectLock } from '../workspace/project-lock.js';
  * 3. The disk is written path by path (temp file + rename), each only if the disk still holds what was
  *    merged against; a path the human saved meanwhile is left alone, re-imported, and reported.
  * 4. The overlay lets the applied paths go, and the intent is cleared.
- * A process killed anywhere in between is finished on the next open (`recoverPendingWrites`). Accepts and
- * undos of every process queue on the project's lock, so two accepts touching one file both merge.
+ * A process killed anywhere in between is finished on the next open (`recoverPendingWrites`), or by the next
+ * state change of any process. Accepts, undos, rejects and restores of every process queue on the project's
+ * lock (`withAgentOperation`), so two accepts touching one file both merge, and an accept and a reject of one
+ * agent never interleave: the one that comes second sees the state the first left.
  *
  * A path whose kind changed (file, folder, symlink) or a folder holding entries the proposal does not account
  * for is a conflict even with `force`: replacing it would delete what no pre-image keeps.
  */
 export function acceptProposal(core: ProjectCore, agentId: string, options: AcceptOptions): AcceptOutcome {
-  return withProjectLock(core.layout, () => acceptLocked(core, agentId, options));
+  return acceptWhenReady(core, agentId, options, () => true)!;
 }
 
-function acceptLocked(core: ProjectCore, agentId: string, options: AcceptOptions): AcceptOutcome {
+/**
+ * Accepts as `acceptProposal` does once `ready` (asked under the lock, after the agent's state is checked) says
+ * the proposal may go in; undefined, with nothing changed, when it says not yet (its checks went stale meanwhile).
+ */
+export function acceptWhenReady(core: ProjectCore, agentId: string, options: AcceptOptions, ready: () => boolean): AcceptOutcome | undefined {
+  return withAgentOperation(core, () => {
+    requireReviewing(core, agentId);
+    return ready() ? acceptLocked(core, agentId, options) : undefined;
+  });
+}
+
+/** Refuses an agent that is not `reviewing`, naming the state it is in. */
+export function requireReviewing(core: ProjectCore, agentId: string): void {
   const record = core.store.require(agentId);
   if (record.state !== 'reviewing') {
     throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state}; only a reviewing agent can be accepted`, {
-      hint: record.state === 'accepted' ? `undo it with \`cairn undo ${agentId}\`` : `see it with \`cairn status ${agentId}\``,
+      hint:
+        record.state === 'accepted'
+          ? `undo it with \`cairn undo ${agentId}\``
+          : record.state === 'rejected'
+            ? `bring it back with \`cairn restore ${agentId}\` first`
+            : `see it with \`cairn status ${agentId}\``,
     });
   }
+}
+
+function acceptLocked(core: ProjectCore, agentId: string, options: AcceptOptions): AcceptOutcome {
   const paths = options.paths === undefined ? undefined : options.paths.map((p) => projectPath(p));
   const { root } = core.layout;
   const pending = new PendingWrites(core.stable);

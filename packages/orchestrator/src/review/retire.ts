@@ -5,6 +5,7 @@ import { CairnError } from '../api/errors.js';
 import type { ProjectCore } from '../agents/project-core.js';
 import type { AgentInfo, CollectOutcome } from '../api/types.js';
 import { damagedProposal } from '../workspace/agent-overlay.js';
+import { withAgentOperation } from './agent-operation.js';
 
 /** The reason recorded when none is given. */
 const DEFAULT_REASON = 'rejected';
@@ -12,9 +13,14 @@ const DEFAULT_REASON = 'rejected';
 /**
  * Rejects an agent: its overlay goes to the ledger (moved aside in `.agentfs/trash/`, restorable until
  * collected) and the agent becomes `rejected` with the reason. A queued agent that never ran has no
- * overlay; it is simply taken out of the queue.
+ * overlay; it is simply taken out of the queue. Alone with the agent's other state changes (`withAgentOperation`):
+ * a reject that comes after an accept that wrote is refused, naming `accepted`.
  */
 export function rejectAgent(core: ProjectCore, agentId: string, reason: string | undefined): AgentInfo {
+  return withAgentOperation(core, () => rejectLocked(core, agentId, reason));
+}
+
+function rejectLocked(core: ProjectCore, agentId: string, reason: string | undefined): AgentInfo {
   const record = core.store.require(agentId);
   const text = (reason ?? '').trim() || DEFAULT_REASON;
   if (record.state !== 'queued' && record.state !== 'reviewing' && record.state !== 'failed') {
@@ -54,9 +60,13 @@ export function rejectAgent(core: ProjectCore, agentId: string, reason: string |
 /**
  * Brings a rejected agent back to where it was (usually `reviewing`), its overlay moved back from the ledger.
  * Everything that can stop it is checked first (collected, missing from the trash, its place taken, a
- * damaged database), so a restore that fails changes nothing.
+ * damaged database), so a restore that fails changes nothing. Alone with the agent's other state changes.
  */
 export function restoreAgent(core: ProjectCore, agentId: string): AgentInfo {
+  return withAgentOperation(core, () => restoreLocked(core, agentId));
+}
+
+function restoreLocked(core: ProjectCore, agentId: string): AgentInfo {
   const record = core.store.require(agentId);
   if (record.state !== 'rejected')
     throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state}; only a rejected agent can be restored`);

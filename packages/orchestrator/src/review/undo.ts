@@ -8,7 +8,7 @@ import type { UndoOutcome } from '../api/types.js';
 import { PendingWrites, type PendingWrite } from './pending-writes.js';
 import { completeOperation } from './complete-operation.js';
 import { importAffected, inStableTransaction } from './stable-transaction.js';
-import { withProjectLock } from '../workspace/project-lock.js';
+import { withAgentOperation } from './agent-operation.js';
 import { conflictOutcome } from '../api/conflict-outcome.js';
 
 const UNDO_REASONS = { changed: 'changed-since-accept', kind: 'kind-changed-since-accept', 'not-empty': 'not-empty' } as const;
@@ -24,7 +24,7 @@ const UNDO_REASONS = { changed: 'changed-since-accept', kind: 'kind-changed-sinc
  * the proposal as the human left it, so accepting again brings it back byte for byte.
  */
 export function undoAccepts(core: ProjectCore, agentId: string, options: { force?: boolean }): UndoOutcome {
-  return withProjectLock(core.layout, () => undoLocked(core, agentId, options));
+  return withAgentOperation(core, () => undoLocked(core, agentId, options));
 }
 
 function undoLocked(core: ProjectCore, agentId: string, options: { force?: boolean }): UndoOutcome {
