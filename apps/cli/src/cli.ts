@@ -1,6 +1,7 @@
 import { CAIRN_VERSION } from '@cairn/orchestrator/version';
 import { Command, CommanderError, Option } from 'commander';
 import type { CommonOptions } from './context.js';
+import { wordsAfterDash } from './accept-arguments.js';
 import type { ProjectUse } from './project-root.js';
 import type { Action } from './run-command.js';
 
@@ -118,7 +119,7 @@ function withSpawnOptions(command: Command): Command {
 }
 
 /** Builds the program: every command, its options as data, help generated from them. */
-function buildProgram(run: (load: Load, options: CommonOptions, ...args: unknown[]) => Promise<void>): Command {
+function buildProgram(run: (load: Load, options: CommonOptions, ...args: unknown[]) => Promise<void>, argv: readonly string[]): Command {
   const program = new Command('cairn')
     .description('Run many coding agents on one project; nothing reaches your files until you accept it.')
     .version(CAIRN_VERSION, '-v, --version')
@@ -191,12 +192,29 @@ function buildProgram(run: (load: Load, options: CommonOptions, ...args: unknown
   withCommon(
     program
       .command('accept')
-      .description('merge the proposal (or some paths) into your working tree, three-way')
+      .description('merge the proposal (or some paths) into your working tree, three-way; several agents in turn')
       .argument('<id>', 'the agent')
-      .argument('[paths...]', 'only these paths')
-      .option('--force', "take the agent's side of conflicts, and accept though its automatic checks failed or still run")
-      .option('--partial', 'apply what merges cleanly even when other paths conflict'),
-  ).action((id, paths, flags) => run(commands.accept, flags, id, paths, flags));
+      .argument('[more...]', 'more agents to accept in turn (cairn accept A B C), or paths of the one agent (only these)')
+      .option('--force', "take the agent's side of conflicts, and accept without waiting for its automatic checks or though they failed")
+      .option('--partial', 'apply what merges cleanly even when other paths conflict')
+      .option('--keep-going', 'with several agents: go on with the next when one does not go in')
+      .addHelpText(
+        'after',
+        `
+Several agents are accepted in turn, through the project's one accept queue (the daemon's, shared with other
+terminals, Neovim and the inbox): each is merged onto the working tree the one before left, once its automatic
+checks passed there. An accept whose checks are stale or still running waits for them, saying so on stderr.
+The first that does not go in (a conflict, checks that did not pass, an error) stops the rest, which are left
+as they are; --keep-going goes on with them.
+
+Which words are agents: the first always; each later one that names an agent of the project; any other is a
+path, and paths go with one agent only. A word that names both an agent and an existing path is refused: put
+paths after --, as in \`cairn accept a7f3 -- src/b2c4\`.
+
+Exit: 0 when every accept went in; 1 when one did not (which went in, which stopped and why, and which were
+left queued are printed); 2 for a usage error.`,
+      ),
+  ).action((id, more, flags) => run(commands.accept, flags, id, more, flags, wordsAfterDash(argv)));
   withCommon(
     program
       .command('undo')
@@ -324,7 +342,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${CAIRN_VERSION}\n`);
     return 0;
   }
-  const program = buildProgram(run);
+  const program = buildProgram(run, argv);
   program.hook('preAction', (_program, command) => {
     use = PROJECT_USE[commandPath(command)] ?? 'open';
     agentWrites = AGENT_WRITES[commandPath(command)];

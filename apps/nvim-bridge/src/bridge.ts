@@ -31,7 +31,14 @@ const PROPOSAL_EVENTS = new Set<CairnEvent['type']>([
 const CALL = 'cairn/call';
 
 /** Events worth a message in the editor. */
-const TOLD_EVENTS = new Set<CairnEvent['type']>(['agent.submitted', 'agent.failed', 'agent.accepted', 'agent.rejected', 'agent.undone']);
+const TOLD_EVENTS = new Set<CairnEvent['type']>([
+  'agent.submitted',
+  'agent.failed',
+  'agent.accepted',
+  'agent.rejected',
+  'agent.undone',
+  'accept.waiting',
+]);
 
 export interface BridgeOptions {
   root: string;

@@ -13,6 +13,9 @@ export type { ProposedFile } from './checks/proposed-file.js';
 export { suggestChecks, type SuggestedCheck } from './checks/suggest-checks.js';
 export { addChecksToConfig } from './checks/write-checks.js';
 export type {
+  AcceptItem,
+  AcceptManyOptions,
+  AcceptManyOutcome,
   AcceptOptions,
   AcceptOutcome,
   AgentBudgets,

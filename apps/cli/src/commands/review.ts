@@ -1,28 +1,118 @@
+import type { CairnApi, CairnEvent } from '@cairn/orchestrator/client';
+import { splitAcceptWords } from '../accept-arguments.js';
 import { connect } from '../connect.js';
 import type { CommandContext } from '../context.js';
+import type { Output } from '../output.js';
 import { renderAccept, renderUndo } from '../render/accept.js';
+import { itemOf, renderAcceptQueue } from '../render/accept-queue.js';
+import { describeEvent } from '../render/events.js';
 
-/** `cairn accept <id> [paths…] [--force] [--partial]`: three-way accept, all or nothing unless `--partial`; exit 1 when a path conflicts. */
+/** Flags of `cairn accept`. */
+export interface AcceptFlags {
+  force?: boolean;
+  partial?: boolean;
+  keepGoing?: boolean;
+}
+
+/**
+ * `cairn accept <id> [more…] [--force] [--partial] [--keep-going]`: three-way accept, all or nothing unless
+ * `--partial`, of one agent (or some of its paths), or of several agents in turn through the project's accept
+ * queue; each waits for its automatic checks while they run. Exit 1 when one did not go in.
+ */
 export async function acceptCommand(
   ctx: CommandContext,
   id: string,
-  paths: readonly string[],
-  flags: { force?: boolean; partial?: boolean },
+  more: readonly string[],
+  flags: AcceptFlags,
+  afterDash = 0,
 ): Promise<number> {
   const conn = await connect(ctx.root);
   try {
-    const outcome = await conn.api.accept(id, {
-      ...(paths.length === 0 ? {} : { paths }),
-      force: flags.force === true,
-      partial: flags.partial === true,
-    });
-    ctx.out.result(outcome.ok, { applied: outcome.applied, conflicts: outcome.conflicts, agent: outcome.agent });
-    const request = { paths, force: flags.force === true, partial: flags.partial === true };
-    for (const line of renderAccept(outcome, ctx.out.paint, request)) ctx.out.line(line);
+    const known = more.length === 0 ? new Set<string>() : new Set((await conn.api.agents()).map((agent) => agent.id));
+    const { ids, paths } = splitAcceptWords([id, ...more], afterDash, known, ctx.root);
+    const force = flags.force === true;
+    const partial = flags.partial === true;
+    const progress = await followAccepts(conn.api, ids, ctx.out);
+    if (ids.length === 1) {
+      const outcome = await progress.until(conn.api.accept(id, { ...(paths.length === 0 ? {} : { paths }), force, partial }), () => [id]);
+      ctx.out.result(outcome.ok, {
+        applied: outcome.applied,
+        conflicts: outcome.conflicts,
+        agent: outcome.agent,
+        accepts: [itemOf(outcome)],
+      });
+      for (const line of renderAccept(outcome, ctx.out.paint, { paths, force, partial })) ctx.out.line(line);
+      return outcome.ok ? 0 : 1;
+    }
+    const outcome = await progress.until(conn.api.acceptMany(ids, { force, partial, keepGoing: flags.keepGoing === true }), (many) =>
+      many.accepts.filter((item) => item.status === 'accepted' || item.status === 'conflict').map((item) => item.id),
+    );
+    ctx.out.result(outcome.ok, { accepts: outcome.accepts });
+    for (const line of renderAcceptQueue(outcome, ctx.out.paint, { force, partial })) ctx.out.line(line);
     return outcome.ok ? 0 : 1;
   } finally {
     await conn.close();
   }
+}
+
+/** Events that tell how the accepts of `ids` come along: waits, and their checks as they run. */
+const PROGRESS = new Set<CairnEvent['type']>(['accept.waiting', 'check.started', 'check.finished']);
+
+/** How long the events of accepts that are done may take to arrive after the answer (a daemon sends both). */
+const DRAIN_MS = 2000;
+
+/** Follows accepts while they run; `until` resolves with the work's result once the events before it were shown. */
+interface AcceptProgress {
+  until<T>(work: Promise<T>, accepted: (result: T) => readonly string[]): Promise<T>;
+}
+
+/**
+ * Follows the accepts of `ids`: each wait and check as a line on stderr (an event in `--json`, with the
+ * `agent.accepted` that ends each one that wrote), so a long wait is seen as one. A daemon answers on another
+ * connection than its events, so the events of the accepts that went in are waited for (a moment at most).
+ */
+async function followAccepts(api: CairnApi, ids: readonly string[], out: Output): Promise<AcceptProgress> {
+  const stream = await api.subscribe();
+  const wanted = new Set(ids);
+  const ended = new Set<string>();
+  let wake: (() => void) | undefined;
+  let stopped = false;
+  const shown = (async () => {
+    for (let next = await stream.next(); next.done !== true && !stopped; next = await stream.next()) {
+      const event = next.value;
+      if (!('agentId' in event) || event.agentId === undefined || !wanted.has(event.agentId)) continue;
+      if (event.type === 'agent.accepted') {
+        out.event(event);
+        ended.add(event.agentId);
+        wake?.();
+      } else if (PROGRESS.has(event.type)) {
+        out.event(event);
+        out.note(describeEvent(event, out.paint));
+      }
+    }
+  })()
+    .catch(() => undefined)
+    .finally(() => wake?.());
+  return {
+    async until(work, accepted) {
+      try {
+        const result = await work;
+        const owed = accepted(result);
+        const deadline = Date.now() + DRAIN_MS;
+        while (!stopped && owed.some((id) => !ended.has(id)) && Date.now() < deadline) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            setTimeout(resolve, deadline - Date.now()).unref();
+          });
+        }
+        return result;
+      } finally {
+        stopped = true;
+        await stream.return?.();
+        await shown;
+      }
+    },
+  };
 }
 
 /** `cairn undo <id> [--force]`: undoes the agent's accepts; exit 1 when a file changed since was left alone. */

@@ -40,6 +40,10 @@ export function describeEvent(event: CairnEvent, paint: Paint): string {
       return `${who}${paint.yellow('queued again')}: ${event.reason}`;
     case 'agent.decided':
       return `${who}${paint.magenta('decided')} ${event.decision} on ${event.reviews}${event.thread === undefined ? '' : ` (${event.thread})`}`;
+    case 'accept.waiting':
+      return event.for === 'turn'
+        ? `${who}accept waits for its turn (${event.ahead ?? 1} accept${event.ahead === 1 || event.ahead === undefined ? '' : 's'} ahead)`
+        : `${who}accept waits for its checks to run on the project as it is now: ${(event.checks ?? []).join(', ')}`;
     case 'check.started':
       return `${who}check ${event.name} started`;
     case 'check.finished': {

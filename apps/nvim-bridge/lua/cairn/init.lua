@@ -212,6 +212,13 @@ function from_bridge._on_event(event)
     say(string.format('%s proposes changes to %d file%s: %s', id, n, n == 1 and '' or 's', event.summary))
   elseif event.type == 'agent.failed' then
     say(string.format('%s failed: %s', id, event.reason), vim.log.levels.WARN)
+  elseif event.type == 'accept.waiting' then
+    -- an accept queued here or elsewhere waits: for the accepts ahead of it, or for its checks to run again
+    if event['for'] == 'turn' then
+      say(string.format('accept of %s waits for its turn (%d accept%s ahead)', id, event.ahead or 1, (event.ahead or 1) == 1 and '' or 's'))
+    else
+      say(string.format('accept of %s waits for its checks to run on the project as it is now: %s', id, table.concat(event.checks or {}, ', ')))
+    end
   elseif event.type == 'agent.accepted' or event.type == 'agent.undone' then
     -- Accepted or undone elsewhere (the CLI): unmodified buffers of those files show the result now.
     vim.cmd('silent! checktime')
@@ -330,7 +337,7 @@ local function accept_agent(id, paths)
     if result.ok then
       announce(vim.api.nvim_get_current_buf(), 'CairnAccepted')
     end
-  end, { when_starting = 'refuse', timeout_ms = 60000 })
+  end, { when_starting = 'refuse', timeout_ms = false })
 end
 
 --- Accepts an agent's proposal: `id` (all its files), or the one shown in the current buffer (that file), or the

@@ -178,7 +178,7 @@ end
 
 --[[
 Asks the bridge `method` with `args`; `done(ok, value_or_message)` runs exactly once: with the answer, or with
-why there is none (not running, still starting, no answer within `opts.timeout_ms`). A quick answer is
+why there is none (not running, still starting, no answer within `opts.timeout_ms`, never when it is false). A quick answer is
 handled before this returns: it waits up to `opts.wait_ms` (default M.wait_ms), never longer. While the
 bridge starts, the call is sent anyway and answered once it is up (and the user is told so), unless
 `opts.when_starting = 'refuse'`. Returns the call's id while it waits for an answer.
@@ -205,20 +205,27 @@ function M.call(method, args, done, opts)
   end
   next_id = next_id + 1
   local id = next_id
-  local timeout_ms = opts.timeout_ms or M.timeout_ms
+  local timeout_ms = opts.timeout_ms
+  if timeout_ms == nil then
+    timeout_ms = M.timeout_ms
+  end
   local call = { method = method, done = done, waiting = true }
   pending[id] = call
-  call.timer = vim.loop.new_timer()
-  call.timer:start(
-    timeout_ms,
-    0,
-    vim.schedule_wrap(function()
-      if pending[id] == call then
-        local why = M.ready and '; :checkhealth cairn says more' or ': ' .. M.situation()
-        settle(id, false, string.format('no answer from the bridge to %s in %d s%s', label(method), math.floor(timeout_ms / 1000), why))
-      end
-    end)
-  )
+  -- `timeout_ms = false`: a call that may rightly take long (an accept waiting in the queue) is answered when
+  -- done, or settled when the bridge exits
+  if timeout_ms then
+    call.timer = vim.loop.new_timer()
+    call.timer:start(
+      timeout_ms,
+      0,
+      vim.schedule_wrap(function()
+        if pending[id] == call then
+          local why = M.ready and '; :checkhealth cairn says more' or ': ' .. M.situation()
+          settle(id, false, string.format('no answer from the bridge to %s in %d s%s', label(method), math.floor(timeout_ms / 1000), why))
+        end
+      end)
+    )
+  end
   local sent = pcall(vim.rpcnotify, M.id, 'cairn/call', { id = id, method = method, args = args or vim.empty_dict() })
   if not sent then
     settle(id, false, M.situation())

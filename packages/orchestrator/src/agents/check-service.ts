@@ -1,13 +1,13 @@
 import type { CheckResultInfo } from '../api/types.js';
 import { CairnError } from '../api/errors.js';
-import { describeCheckStatus } from '../api/check-words.js';
 import { type CheckSpec, loadCheckSettings } from '../checks/check-settings.js';
 import type { CheckResultStore, StoredCheck } from '../checks/check-results.js';
 import type { ProposedFile } from '../checks/proposed-file.js';
 import { runSealed, type SealedRun } from '../checks/sealed-run.js';
-import { proposalOf, proposalRef } from '../run/check-adapter.js';
+import { proposalRef } from '../run/check-adapter.js';
 import type { AgentRecord } from './agent-store.js';
 import type { ProjectCore } from './project-core.js';
+import { mergedProposalOf } from './merged-proposal.js';
 import { withOverlayOf } from './proposal-reader.js';
 
 /** Runs a check (the sealed runner; a test may pass another). */
@@ -15,14 +15,16 @@ export type SealedRunner = typeof runSealed;
 
 /**
  * The project's checks on proposals: the automatic ones run in the background when a proposal reaches
- * `reviewing`, at most `slots` at once (the pool's size); any can be run on demand. Results are kept per agent
- * and per check, for the exact proposal they ran on; a revision or a move of the working tree makes them
- * stale, and the automatic ones run again.
+ * `reviewing`, at most `slots` at once (the pool's size); any can be run on demand. A check sees the project as
+ * accepting the proposal now would leave it (each changed file merged onto the working tree as it is). Results
+ * are kept per agent and per check, for the exact proposal they ran on; a revision or a move of the working tree
+ * makes them stale, and the automatic ones run again.
  */
 export class CheckService {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
   private readonly inflight = new Set<Promise<void>>();
+  private readonly inflightFor = new Map<string, Set<Promise<void>>>();
   private readonly stopping = new AbortController();
 
   constructor(
@@ -112,17 +114,26 @@ export class CheckService {
   }
 
   /**
-   * Refuses to accept a proposal whose automatic checks did not all pass (failed, timed out, in error, still
-   * running, or stale), naming them; `--force` accepts anyway.
+   * Resolves once none of the agent's automatic checks is pending or stale, with those that did not pass (empty:
+   * all passed). A check running in this process is waited for; one stale, or pending with no run here (a
+   * process that stopped, or another one's), is run here.
    */
-  requirePassing(agentId: string): void {
-    const blocking = this.notPassing(agentId);
-    if (blocking.length === 0) return;
-    const words = blocking.map((info) => `${info.name} ${describeCheckStatus(info)}`).join(', ');
-    const running = blocking.every((info) => info.status === 'pending' || info.status === 'stale');
-    throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId}'s checks ${running ? 'are still running' : 'did not pass'}: ${words}`, {
-      hint: `see them with \`cairn checks ${agentId}\`; accept anyway with --force`,
-    });
+  async settled(agentId: string, signal?: AbortSignal): Promise<CheckResultInfo[]> {
+    for (;;) {
+      if (signal?.aborted || this.stopping.signal.aborted)
+        throw new CairnError('CAIRN_CLOSED', 'the project is closing; the accept was not made');
+      const open = this.notPassing(agentId).filter((info) => info.status === 'pending' || info.status === 'stale');
+      if (open.length === 0) return this.notPassing(agentId);
+      const here = [...(this.inflightFor.get(agentId) ?? [])];
+      const work =
+        here.length > 0
+          ? Promise.allSettled(here)
+          : this.start(
+              agentId,
+              this.specs().filter((spec) => open.some((info) => info.name === spec.name)),
+            );
+      await untilAborted(work, signal);
+    }
   }
 
   /** The automatic checks declared now whose result on the agent is not `passed` (failed, running, stale…). */
@@ -170,7 +181,7 @@ export class CheckService {
   }
 
   private async start(agentId: string, specs: readonly CheckSpec[]): Promise<void> {
-    const changes = withOverlayOf(this.core, agentId, (overlay) => proposalOf(overlay));
+    const changes = withOverlayOf(this.core, agentId, (overlay) => mergedProposalOf(overlay));
     const ref = proposalRef(changes);
     const now = this.core.clock();
     const runs = specs.map((spec) => {
@@ -181,7 +192,15 @@ export class CheckService {
       );
       const done = this.limited(() => this.execute(agentId, spec, changes, ref));
       this.inflight.add(done);
-      void done.finally(() => this.inflight.delete(done));
+      const mine = this.inflightFor.get(agentId) ?? new Set<Promise<void>>();
+      this.inflightFor.set(agentId, mine.add(done));
+      void done
+        .finally(() => {
+          this.inflight.delete(done);
+          mine.delete(done);
+          if (mine.size === 0 && this.inflightFor.get(agentId) === mine) this.inflightFor.delete(agentId);
+        })
+        .catch(() => undefined);
       return done;
     });
     await Promise.all(runs);
@@ -255,4 +274,15 @@ export class CheckService {
   private now(): string {
     return new Date(this.core.clock()).toISOString();
   }
+}
+
+/** `work`, or a rejection as soon as `signal` aborts. */
+function untilAborted(work: Promise<unknown>, signal: AbortSignal | undefined): Promise<unknown> {
+  if (signal === undefined) return work;
+  return new Promise((resolve, reject) => {
+    const stop = () => reject(new CairnError('CAIRN_CLOSED', 'the project is closing; the accept was not made'));
+    if (signal.aborted) return stop();
+    signal.addEventListener('abort', stop, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
 }

@@ -1,5 +1,7 @@
 import type { CairnEvent } from './events.js';
 import type {
+  AcceptManyOptions,
+  AcceptManyOutcome,
   AcceptOptions,
   AcceptOutcome,
   AgentFilter,
@@ -58,6 +60,12 @@ export interface CairnApi {
    * when a path conflicts nothing is applied; `partial` applies what merges cleanly, `force` takes the agent's side.
    */
   accept(id: string, options?: AcceptOptions): Promise<AcceptOutcome>;
+  /**
+   * Accepts several proposals in turn through the project's one accept queue: each merged onto the tree the one
+   * before left, once its automatic checks passed there (waited for while they run; `force` skips them). The
+   * first that does not go in stops the rest (`left`), unless `keepGoing`.
+   */
+  acceptMany(ids: readonly string[], options?: AcceptManyOptions): Promise<AcceptManyOutcome>;
   undo(id: string, options?: { force?: boolean }): Promise<UndoOutcome>;
   reject(id: string, reason?: string): Promise<AgentInfo>;
   restore(id: string): Promise<AgentInfo>;

@@ -27,6 +27,11 @@ export type CairnEvent =
   | (AgentBase & { type: 'agent.failed'; code: string; reason: string })
   | (AgentBase & { type: 'agent.requeued'; reason: string })
   | (AgentBase & { type: 'agent.decided'; reviews: string; decision: string; note: string; thread?: string })
+  /**
+   * An accept waits: for its `turn` behind `ahead` accepts queued before it, or for the automatic `checks` named
+   * to run on the project as it is now (their results went stale when the tree moved).
+   */
+  | (AgentBase & { type: 'accept.waiting'; for: 'turn' | 'checks'; ahead?: number; checks?: string[] })
   | (AgentBase & { type: 'check.started'; name: string })
   | (AgentBase & { type: 'check.finished'; result: CheckResultInfo })
   | (Base & { type: 'inbox.received'; agentId: string; thread: string })

@@ -289,6 +289,30 @@ export type AcceptOutcome =
   | { ok: true; applied: { path: string; how: AppliedHow }[]; conflicts: []; agent: AgentInfo }
   | { ok: false; applied: { path: string; how: AppliedHow }[]; conflicts: NonEmpty<ConflictInfo>; agent: AgentInfo };
 
+/** Options of accepts queued in turn: those of one accept (`paths` only with one agent), and whether to go on past one that stops. */
+export interface AcceptManyOptions extends AcceptOptions {
+  /** Go on with the next accepts after one that did not go in (a conflict, failed checks, an error). */
+  keepGoing?: boolean;
+}
+
+/**
+ * What one accept of a queue came to: it went in (`accepted`); it stopped at a conflict (nothing written unless
+ * `partial`), at automatic checks that did not pass, or at an error (`refused`, e.g. the agent is not
+ * reviewing); or it was `left` queued, never tried, behind one that stopped.
+ */
+export type AcceptItem =
+  | { id: string; status: 'accepted'; applied: { path: string; how: AppliedHow }[]; agent: AgentInfo }
+  | { id: string; status: 'conflict'; applied: { path: string; how: AppliedHow }[]; conflicts: ConflictInfo[]; agent: AgentInfo }
+  | { id: string; status: 'checks-failed'; message: string; checks: CheckResultInfo[] }
+  | { id: string; status: 'refused'; code: string; message: string; hint?: string }
+  | { id: string; status: 'left' };
+
+/** Accepts queued in turn, each onto the tree the one before left: `ok` exactly when every one went in. */
+export interface AcceptManyOutcome {
+  ok: boolean;
+  accepts: AcceptItem[];
+}
+
 /** A path an undo left alone: the human changed it after the accept. */
 export interface UndoConflictInfo {
   path: string;

@@ -5,6 +5,8 @@ import type { CairnApi, EventOptions } from '../api/cairn-api.js';
 import { CairnError } from '../api/errors.js';
 import type { CairnEvent } from '../api/events.js';
 import type {
+  AcceptManyOptions,
+  AcceptManyOutcome,
   AcceptOptions,
   AcceptOutcome,
   AgentFilter,
@@ -102,6 +104,10 @@ export class DaemonClient implements CairnApi {
 
   accept(id: string, options?: AcceptOptions): Promise<AcceptOutcome> {
     return this.send(WIRE.accept, id, options);
+  }
+
+  acceptMany(ids: readonly string[], options?: AcceptManyOptions): Promise<AcceptManyOutcome> {
+    return this.send(WIRE.acceptMany, ids, options);
   }
 
   undo(id: string, options?: { force?: boolean }): Promise<UndoOutcome> {

@@ -1,6 +1,8 @@
 import type * as v from 'valibot';
 import type { CairnEvent } from '../api/events.js';
 import type {
+  AcceptItem,
+  AcceptManyOutcome,
   AcceptOutcome,
   AgentInfo,
   AgentState,
@@ -19,6 +21,8 @@ import type {
   UndoOutcome,
 } from '../api/types.js';
 import type {
+  acceptItemSchema,
+  acceptManyOutcomeSchema,
   acceptOutcomeSchema,
   agentInfoSchema,
   agentStateSchema,
@@ -75,6 +79,8 @@ export type WireSchemasAgree = AllTrue<
     Agrees<typeof inboxLogViewSchema, InboxLogView>,
     Agrees<typeof conflictInfoSchema, ConflictInfo>,
     Agrees<typeof acceptOutcomeSchema, AcceptOutcome>,
+    Agrees<typeof acceptItemSchema, AcceptItem>,
+    Agrees<typeof acceptManyOutcomeSchema, AcceptManyOutcome>,
     Agrees<typeof undoOutcomeSchema, UndoOutcome>,
     Agrees<typeof replayOutcomeSchema, ReplayOutcome>,
     Agrees<typeof collectOutcomeSchema, CollectOutcome>,

@@ -151,6 +151,18 @@ export const acceptOutcomeSchema = v.variant('ok', [
   v.object({ ok: v.literal(false), applied, conflicts: v.tupleWithRest([conflictInfoSchema], conflictInfoSchema), agent: agentInfoSchema }),
 ]);
 
+/** What one accept of a queue came to. */
+export const acceptItemSchema = v.variant('status', [
+  v.object({ id: text, status: v.literal('accepted'), applied, agent: agentInfoSchema }),
+  v.object({ id: text, status: v.literal('conflict'), applied, conflicts: v.array(conflictInfoSchema), agent: agentInfoSchema }),
+  v.object({ id: text, status: v.literal('checks-failed'), message: text, checks: v.array(checkResultInfoSchema) }),
+  v.object({ id: text, status: v.literal('refused'), code: text, message: text, hint: optional(text) }),
+  v.object({ id: text, status: v.literal('left') }),
+]);
+
+/** Accepts queued in turn, `ok` exactly when every one went in. */
+export const acceptManyOutcomeSchema = v.object({ ok: v.boolean(), accepts: v.array(acceptItemSchema) });
+
 const undoConflict = v.object({ path: text, reason: text });
 
 /** The outcome of an undo, `ok` exactly when nothing the human changed since was in the way. */
@@ -245,6 +257,13 @@ export const cairnEventSchema = v.variant('type', [
   v.object({ ...agentEvent, type: v.literal('agent.failed'), code: text, reason: text }),
   v.object({ ...agentEvent, type: v.literal('agent.requeued'), reason: text }),
   v.object({ ...agentEvent, type: v.literal('agent.decided'), reviews: text, decision: text, note: text, thread: optional(text) }),
+  v.object({
+    ...agentEvent,
+    type: v.literal('accept.waiting'),
+    for: v.picklist(['turn', 'checks']),
+    ahead: optional(count),
+    checks: optional(texts),
+  }),
   v.object({ ...agentEvent, type: v.literal('check.started'), name: text }),
   v.object({ ...agentEvent, type: v.literal('check.finished'), result: checkResultInfoSchema }),
   v.object({ time: text, type: v.literal('inbox.received'), agentId: text, thread: text }),

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { EventOptions } from '../api/cairn-api.js';
 import { CairnError } from '../api/errors.js';
-import type { AcceptOptions } from '../api/types.js';
+import type { AcceptManyOptions, AcceptOptions } from '../api/types.js';
 import {
   readNumber,
   readOptionalFlag,
@@ -16,6 +16,7 @@ import {
   type WireInput,
 } from './wire-inputs.js';
 import {
+  acceptManyOutcomeSchema,
   acceptOutcomeSchema,
   agentInfoSchema,
   cairnEventSchema,
@@ -159,6 +160,14 @@ export const WIRE: WireTable = {
     args: (input) => [input.param('id'), readAcceptOptions(input.body)],
     serve: ({ api }, id, options) => api.accept(id, options),
     response: acceptOutcomeSchema,
+  }),
+  acceptMany: route({
+    method: 'POST',
+    path: '/accept',
+    request: (ids, options = {}) => ({ body: { ...options, ids } }),
+    args: ({ body }) => [readIds(body), readAcceptManyOptions(body)],
+    serve: ({ api }, ids, options) => api.acceptMany(ids, options),
+    response: acceptManyOutcomeSchema,
   }),
   undo: route({
     method: 'POST',
@@ -317,5 +326,18 @@ function readAcceptOptions(body: Record<string, unknown>): AcceptOptions {
   if (paths !== undefined) options.paths = paths;
   if (force !== undefined) options.force = force;
   if (partial !== undefined) options.partial = partial;
+  return options;
+}
+
+function readIds(body: Record<string, unknown>): string[] {
+  const ids = readOptionalTexts(body, 'ids');
+  if (ids === undefined || ids.length === 0) throw new CairnError('CAIRN_INVALID_ARGUMENT', 'give the agents to accept as "ids"');
+  return ids;
+}
+
+function readAcceptManyOptions(body: Record<string, unknown>): AcceptManyOptions {
+  const options: AcceptManyOptions = readAcceptOptions(body);
+  const keepGoing = readOptionalFlag(body, 'keepGoing');
+  if (keepGoing !== undefined) options.keepGoing = keepGoing;
   return options;
 }

@@ -1,5 +1,5 @@
 import type { CheckService } from '../agents/check-service.js';
-import { describeCheckStatus } from '../api/check-words.js';
+import type { AcceptQueue } from '../review/accept-queue.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Actor, parseAuditLog, parseReason, parseTriage, triage } from '@cairn/triage';
@@ -10,17 +10,7 @@ import { diffOf } from '../agents/proposal-reader.js';
 import { CairnError } from '../api/errors.js';
 import { oneLine } from '../api/one-line.js';
 import { agentSpec } from '../api/spawn-options.js';
-import type {
-  AcceptOutcome,
-  AgentInfo,
-  InboxLogView,
-  InboxProcessOutcome,
-  InboxResult,
-  InboxThread,
-  ReviewOptions,
-  SpawnOptions,
-} from '../api/types.js';
-import { acceptProposal } from '../review/accept.js';
+import type { AgentInfo, InboxLogView, InboxProcessOutcome, InboxResult, InboxThread, ReviewOptions, SpawnOptions } from '../api/types.js';
 import { rejectAgent } from '../review/retire.js';
 import { auditPath, readAudit } from './audit.js';
 import { Inbox } from './inbox.js';
@@ -43,6 +33,7 @@ export class InboxService implements ReviewerDecisions {
     private readonly commands: AgentCommands,
     private readonly person: Actor,
     private readonly checks: CheckService,
+    private readonly accepts: AcceptQueue,
   ) {
     this.inbox = new Inbox({
       layout: core.layout,
@@ -103,7 +94,7 @@ export class InboxService implements ReviewerDecisions {
   }
 
   /** Records a direct accept in the thread and the audit log, when it merged. */
-  noteAccept(id: string, outcome: AcceptOutcome): AcceptOutcome {
+  noteAccept<T extends { agent: AgentInfo }>(id: string, outcome: T): T {
     if (outcome.agent.state === 'accepted')
       this.quietly(() => this.inbox.recordDirect(id, triage.merge(), this.person, 'merged', '✓ merged'));
     return outcome;
@@ -157,9 +148,10 @@ export class InboxService implements ReviewerDecisions {
   private processContext(): ProcessContext {
     const { core } = this;
     const executor: InboxExecutor = {
-      accept: (agentId) => {
-        const outcome = acceptProposal(core, agentId, {});
-        return outcome.ok ? { ok: true } : { ok: false, conflicts: outcome.conflicts.map((c) => c.path) };
+      // through the project's one accept queue, in turn with every other surface's accepts
+      accept: async (agentId, gated) => {
+        const [item] = (await this.accepts.acceptMany([agentId], { checks: gated })).accepts;
+        return item!;
       },
       reject: (agentId, reason) => void rejectAgent(core, agentId, reason),
       reply: (agentId, feedback) => this.commands.revise(agentId, feedback),
@@ -179,7 +171,6 @@ export class InboxService implements ReviewerDecisions {
       isAgent: (actor) => core.store.get(actor) !== undefined || loaded().reviewers.has(actor),
       settings: loaded,
       executor,
-      failingChecksOf: (agentId) => this.checks.notPassing(agentId).map((check) => `${check.name} ${describeCheckStatus(check)}`),
       approvalsOf: (agentId) =>
         this.inbox.decisions
           .forAgent(agentId)

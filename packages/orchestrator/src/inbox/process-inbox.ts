@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import { checkProtocol, formatTriage, type Thread, type Triage } from '@cairn/triage';
 import type { AgentRecord } from '../agents/agent-store.js';
-import { isCairnError } from '../api/errors.js';
+import { CairnError, isCairnError } from '../api/errors.js';
+import { describeCheckStatus } from '../api/check-words.js';
 import { processAlive } from '@cairn/agentfs/process-alive';
-import type { InboxResult } from '../api/types.js';
+import type { AcceptItem, InboxResult } from '../api/types.js';
 import type { DecisionOutcome, DecisionRow } from './decision-store.js';
 import { decisionKey, type Inbox } from './inbox.js';
 import type { CustomHandler, InboxSettings } from './inbox-settings.js';
@@ -12,8 +13,11 @@ import { feedbackOf } from './thread-file.js';
 
 /** What carrying out decisions takes: the orchestrator's own operations, without the inbox bookkeeping of the public API. */
 export interface InboxExecutor {
-  /** All-or-nothing accept; the conflicting paths when nothing was applied. */
-  accept(agentId: string): { ok: true } | { ok: false; conflicts: string[] };
+  /**
+   * All-or-nothing accept through the project's accept queue; `gated`: once the automatic checks passed on the
+   * tree as it is then (waited for while they run).
+   */
+  accept(agentId: string, gated: boolean): Promise<AcceptItem>;
   reject(agentId: string, reason: string): void;
   reply(agentId: string, feedback: string): void;
   /** Starts the reviewer the project names `name` on the agent; returns the reviewer's id. */
@@ -92,6 +96,8 @@ export async function processThread(inbox: Inbox, name: string, ctx: ProcessCont
   try {
     carried = (resumed ? recoverClaim(row, ctx) : undefined) ?? (await carryOut(row, thread, thread.triage.decision, ctx));
   } catch (error) {
+    // the process is closing: the claim stays, and the next process carries the decision out
+    if (isCairnError(error, 'CAIRN_CLOSED')) throw error;
     const message = (error as Error).message;
     carried = isExpected(error)
       ? { outcome: 'stale', executed: `✗ stale: ${oneLine(message)}`, moves: true, reason: message }
@@ -129,8 +135,6 @@ export interface ProcessContext {
   executor: InboxExecutor;
   /** Earlier approvals of an agent's proposal recorded in the inbox. */
   approvalsOf(agentId: string): string[];
-  /** The automatic checks of an agent's proposal that did not pass, in words (`test failed (exit 1)`). */
-  failingChecksOf(agentId: string): string[];
 }
 
 async function carryOut(row: DecisionRow, thread: Thread, decision: Triage, ctx: ProcessContext): Promise<Carried> {
@@ -173,19 +177,27 @@ async function carryOut(row: DecisionRow, thread: Thread, decision: Triage, ctx:
     case 'do':
       switch (decision.action.type) {
         case 'merge': {
-          const failing = settings.requirePassingChecks ? ctx.failingChecksOf(record.id) : [];
-          if (failing.length > 0)
-            return refused(
-              'merge-requires-passing-checks',
-              `${record.id}'s checks did not pass: ${failing.join(', ')}; decide do:reply to have it fixed, or wait for the checks still running`,
-            );
-          const outcome = ctx.executor.accept(record.id);
-          if (outcome.ok) return { outcome: 'merged', executed: '✓ merged', moves: true };
-          return refused(
-            'merge-requires-rebase',
-            `${record.id} no longer applies cleanly to the project (conflict in ${outcome.conflicts.join(', ')}); ` +
-              `decide do:reply to have it revised, or accept by hand with \`cairn accept ${record.id} --force\``,
-          );
+          const item = await ctx.executor.accept(record.id, settings.requirePassingChecks);
+          switch (item.status) {
+            case 'accepted':
+              return { outcome: 'merged', executed: '✓ merged', moves: true };
+            case 'checks-failed':
+              return refused(
+                'merge-requires-passing-checks',
+                `${record.id}'s checks did not pass: ${item.checks.map((check) => `${check.name} ${describeCheckStatus(check)}`).join(', ')}; decide do:reply to have it fixed`,
+              );
+            case 'conflict':
+              return refused(
+                'merge-requires-rebase',
+                `${record.id} no longer applies cleanly to the project (conflict in ${item.conflicts.map((c) => c.path).join(', ')}); ` +
+                  `decide do:reply to have it revised, or accept by hand with \`cairn accept ${record.id} --force\``,
+              );
+            case 'refused':
+              throw new CairnError(item.code as CairnError['code'], item.message, item.hint === undefined ? {} : { hint: item.hint });
+            case 'left':
+              throw new Error('unreachable: a single accept is never left queued');
+          }
+          break;
         }
         case 'reply': {
           const feedback = feedbackOf(thread.body, `Revise your proposal (decided by ${actor} in ${row.thread}).`);

@@ -22,7 +22,9 @@ import { modelClientOptionsFor } from '../model/client-options.js';
 import { createModelClient } from '../model/model-client.js';
 import { loadModelSettings } from '../model/model-settings.js';
 import type { ModelClient } from '../model/model-types.js';
+import { AcceptQueue } from '../review/accept-queue.js';
 import { recoverPendingWrites } from '../review/complete-operation.js';
+import { syncProject } from '../sync/sync.js';
 import { projectLayout } from '../workspace/layout.js';
 import { Project, type ProjectParts } from './project.js';
 import { openStable, prepareAgentfsDir, requireDirectory } from './project-files.js';
@@ -114,7 +116,12 @@ export function wireProject(root: string, options: ProjectOptions = {}): Project
   const person = currentPerson();
   const commands = new AgentCommands(core, scheduler, person);
   const checks = new CheckService(core, new CheckResultStore(store.database), poolSize);
-  const checkInbox = new InboxService(core, commands, person, checks);
+  const catchUp = async () => {
+    const summary = await syncProject(core);
+    if (summary.added + summary.updated + summary.removed > 0) checks.workingTreeMoved();
+  };
+  const accepts = new AcceptQueue({ core, checks, catchUp });
+  const checkInbox = new InboxService(core, commands, person, checks, accepts);
   inbox = checkInbox;
   bus.subscribe((event) => {
     if (movesWorkingTree(event)) checks.workingTreeMoved();
@@ -125,7 +132,7 @@ export function wireProject(root: string, options: ProjectOptions = {}): Project
   recoverOrphans(core);
   if (core.rerunsInterrupted) checks.resumeInterrupted();
   scheduler.kick();
-  return { core, bus, scheduler, commands, inbox, checks, observers, person, closeSandbox: async () => sandbox?.close() };
+  return { core, bus, scheduler, commands, inbox, checks, accepts, observers, person, closeSandbox: async () => sandbox?.close() };
 }
 
 /** An edit synced, or an accept or undo that wrote the working tree: every proposal's check results no longer hold. */

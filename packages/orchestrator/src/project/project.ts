@@ -13,6 +13,8 @@ import type { CairnApi, EventOptions } from '../api/cairn-api.js';
 import { CairnError } from '../api/errors.js';
 import type { CairnEvent } from '../api/events.js';
 import type {
+  AcceptManyOptions,
+  AcceptManyOutcome,
   AcceptOptions,
   AcceptOutcome,
   AgentFilter,
@@ -37,7 +39,7 @@ import type {
 import type { EventBus } from '../events/event-bus.js';
 import type { InboxService } from '../inbox/inbox-service.js';
 import { replayAgent } from '../replay/replay.js';
-import { acceptProposal } from '../review/accept.js';
+import type { AcceptQueue } from '../review/accept-queue.js';
 import { collectRejected, rejectAgent, restoreAgent } from '../review/retire.js';
 import { undoAccepts } from '../review/undo.js';
 import { syncProject } from '../sync/sync.js';
@@ -53,6 +55,7 @@ export interface ProjectParts {
   commands: AgentCommands;
   inbox: InboxService;
   checks: CheckService;
+  accepts: AcceptQueue;
   observers: RecordObservers;
   person: Actor;
   closeSandbox(): Promise<void>;
@@ -133,9 +136,16 @@ export class Project implements CairnApi {
   }
 
   async accept(id: string, options: AcceptOptions = {}): Promise<AcceptOutcome> {
-    const core = this.open();
-    if (options.force !== true) this.parts.checks.requirePassing(id);
-    return this.parts.inbox.noteAccept(id, acceptProposal(core, id, options));
+    this.open();
+    return this.parts.inbox.noteAccept(id, await this.parts.accepts.acceptOne(id, options));
+  }
+
+  async acceptMany(ids: readonly string[], options: AcceptManyOptions = {}): Promise<AcceptManyOutcome> {
+    this.open();
+    const outcome = await this.parts.accepts.acceptMany(ids, options);
+    for (const item of outcome.accepts)
+      if (item.status === 'accepted' || item.status === 'conflict') this.parts.inbox.noteAccept(item.id, item);
+    return outcome;
   }
 
   async undo(id: string, options: { force?: boolean } = {}): Promise<UndoOutcome> {
@@ -244,7 +254,8 @@ export class Project implements CairnApi {
    */
   async close(): Promise<void> {
     if (this.closed) return;
-    const { scheduler, inbox, observers, bus } = this.parts;
+    const { scheduler, inbox, observers, bus, accepts } = this.parts;
+    accepts.close();
     scheduler.stop();
     await scheduler.idle();
     await inbox.idle();

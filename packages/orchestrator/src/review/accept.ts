@@ -40,7 +40,12 @@ export function acceptProposal(core: ProjectCore, agentId: string, options: Acce
  * Accepts as `acceptProposal` does once `ready` (asked under the lock, after the agent's state is checked) says
  * the proposal may go in; undefined, with nothing changed, when it says not yet (its checks went stale meanwhile).
  */
-export function acceptWhenReady(core: ProjectCore, agentId: string, options: AcceptOptions, ready: () => boolean): AcceptOutcome | undefined {
+export function acceptWhenReady(
+  core: ProjectCore,
+  agentId: string,
+  options: AcceptOptions,
+  ready: () => boolean,
+): AcceptOutcome | undefined {
   return withAgentOperation(core, () => {
     requireReviewing(core, agentId);
     return ready() ? acceptLocked(core, agentId, options) : undefined;
