@@ -160,4 +160,52 @@ await submit_result('value', ['value.txt']);`);
     });
     expect(temp.read('value.txt')).toBe('good\n');
   });
+
+  it('run on the proposal merged onto the working tree as it is now, once the tree moved under it', async () => {
+    temp.write('pair.txt', 'a\nmid\nb\n');
+    temp.write(
+      '.cairn/config.json',
+      JSON.stringify({ checks: { both: { command: ['sh', '-c', 'cat pair.txt; grep -q A pair.txt && grep -q B pair.txt'] } } }),
+    );
+    await project.sync();
+    const id = await reviewing(writes('pair.txt', 'A\nmid\nb\n'));
+    expect((await settled(id))[0]?.status).toBe('failed');
+    // the human changes the other line: the agent's copy still has b, the merge has both
+    temp.write('pair.txt', 'a\nmid\nB\n');
+    await project.sync();
+    expect(await settled(id)).toEqual([expect.objectContaining({ name: 'both', status: 'passed' })]);
+    expect((await project.checkOutput(id, 'both')).output).toBe('A\nmid\nB\n');
+    expect((await project.accept(id)).ok).toBe(true);
+    expect(temp.read('pair.txt')).toBe('A\nmid\nB\n');
+  });
+
+  it('let an accept wait while they run again on the moved tree, and take several inbox merges in a row', async () => {
+    temp.write('.cairn/config.json', JSON.stringify({ ...CONFIG, inbox: { requirePassingChecks: true } }));
+    const first = await reviewing(writes('one.txt', '1\n'));
+    const second = await reviewing(writes('two.txt', '2\n'));
+    for (const id of [first, second]) expect((await settled(id))[0]?.status).toBe('passed');
+    const waits: string[] = [];
+    const stream = project.events();
+    void (async () => {
+      for await (const event of stream) if (event.type === 'accept.waiting') waits.push(`${event.agentId} ${event.for}`);
+    })();
+    // both merges decided, processed in one pass: the first moves the tree, the second's checks run again first
+    decide(project, threadOf(project, first), 'do:merge', 'alice');
+    decide(project, threadOf(project, second), 'do:merge', 'alice');
+    const outcome = await project.processInbox();
+    expect(outcome.results.map((r) => r.outcome)).toEqual(['merged', 'merged']);
+    // whichever thread came second waited for its checks to run again on the tree the first merge left
+    expect(waits.filter((wait) => wait === `${first} checks` || wait === `${second} checks`)).toHaveLength(1);
+    expect(temp.read('one.txt')).toBe('1\n');
+    expect(temp.read('two.txt')).toBe('2\n');
+
+    // an accept made while checks are stale waits for them instead of refusing
+    const third = await reviewing(writes('three.txt', '3\n'));
+    expect((await settled(third))[0]?.status).toBe('passed');
+    temp.write('value.txt', 'good still\n');
+    await project.sync();
+    expect((await project.checks(third))[0]?.status).toMatch(/pending|stale/);
+    expect((await project.accept(third)).agent.state).toBe('accepted');
+    expect((await project.checks(third))[0]?.status).toBe('passed');
+  });
 });

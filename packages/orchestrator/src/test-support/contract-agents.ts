@@ -154,6 +154,32 @@ export function describeAgentCalls({ api, subject, folder, reviewing, given, ref
     expect(subject().temp.read(path)).toBe(human);
   });
 
+  it('acceptMany accepts in turn, each onto the tree the one before left; the first that does not go in stops the rest', async () => {
+    const dir = folder('many');
+    await given({ [`${dir}/list.txt`]: 'top\nmiddle\nbottom\n' });
+    const a = await reviewing(edits(`${dir}/list.txt`, 'top', 'TOP'));
+    const b = await reviewing(edits(`${dir}/list.txt`, 'bottom', 'BOTTOM'));
+    const clash = await reviewing(edits(`${dir}/list.txt`, 'top', 'Top'));
+    const c = await reviewing(writes(`${dir}/c.txt`, 'c\n'));
+    const outcome = await api().acceptMany([a.id, b.id, clash.id, c.id]);
+    expect(outcome.ok).toBe(false);
+    expect(outcome.accepts.map((item) => [item.id, item.status])).toEqual([
+      [a.id, 'accepted'],
+      [b.id, 'accepted'],
+      [clash.id, 'conflict'],
+      [c.id, 'left'],
+    ]);
+    expect(subject().temp.read(`${dir}/list.txt`)).toBe('TOP\nmiddle\nBOTTOM\n');
+    expect((await api().agent(c.id)).state).toBe('reviewing');
+    const rest = await api().acceptMany([clash.id, c.id, 'zzzz'], { keepGoing: true });
+    expect(rest.accepts).toEqual([
+      expect.objectContaining({ id: clash.id, status: 'conflict' }),
+      expect.objectContaining({ id: c.id, status: 'accepted' }),
+      expect.objectContaining({ id: 'zzzz', status: 'refused', code: 'CAIRN_NOT_FOUND' }),
+    ]);
+    await expect(api().acceptMany([a.id, b.id], { paths: ['x'] })).rejects.toMatchObject({ code: 'CAIRN_INVALID_ARGUMENT' });
+  });
+
   it('reject retires a proposal, restore brings it back, collect deletes retired overlays for good', async () => {
     const dir = folder('reject');
     const a = await reviewing(writes(`${dir}/a.txt`, 'a\n'));
