@@ -23,7 +23,8 @@ async function spawnReviewing(code: string): Promise<string> {
 // square of the file (these took minutes, or overflowed the stack); it is not a speed goal.
 describe('large files', () => {
   it('a 30,000-line rewrite reaches review, diffs (the diff applies with git apply), accepts and undoes', async () => {
-    const before = Array.from({ length: 30_000 }, (_, i) => (i % 6 === 5 ? '' : `const value${i} = compute(${i}, 'old');`)).join('\n') + '\n';
+    const before =
+      Array.from({ length: 30_000 }, (_, i) => (i % 6 === 5 ? '' : `const value${i} = compute(${i}, 'old');`)).join('\n') + '\n';
     project = makeCliProject({ 'src/big.js': before });
     const id = await spawnReviewing(
       `const text = await read_file('src/big.js');\n` +
