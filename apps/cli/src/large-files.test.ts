@@ -51,6 +51,20 @@ describe('large files', () => {
     expect(readFileSync(join(project.root, 'src/big.js'), 'utf8')).toBe(before);
   });
 
+  it('read_file refuses a file over 16 MiB by its size, with one clear error the program can catch', async () => {
+    project = makeCliProject({ 'small.txt': 'small\n' });
+    project.write('logs/huge.txt', `${'a line of a large log file\n'.repeat(700_000)}`);
+    const id = await spawnReviewing(
+      `let said;\ntry {\n  said = 'read ' + (await read_file('logs/huge.txt')).length;\n} catch (error) {\n  said = error.message;\n}\n` +
+        `await write_file('said.txt', said + '\\n' + (await file_exists('logs/huge.txt')) + '\\n');\nawait submit_result('x', []);\n`,
+    );
+    const diff = await project.run(['diff', id]);
+    expect(diff.stdout).toContain(
+      '+read_file: logs/huge.txt is 18900000 bytes; read_file returns at most 16777216 (16 MiB), so it is not read',
+    );
+    expect(diff.stdout).toContain('+true');
+  });
+
   it('merges a 150,000-line file the agent edited near the end while you edited it near the start', async () => {
     const lines = Array.from({ length: 150_000 }, (_, i) => `v${i}`);
     const before = lines.join('\n') + '\n';
