@@ -35,6 +35,8 @@ export function isProtectedPath(path: string): boolean {
 
 interface Scope {
   rules: Ignore;
+  /** It has a negated pattern (`!…`), so it can also un-ignore. */
+  negates: boolean;
   /** The scope's folder, project-relative ('' for the root and for the scopes above it). */
   dir: string;
   /** For a scope above the project folder: the project's path from the scope's folder, put before every path. */
@@ -88,20 +90,15 @@ export class IgnoreRules {
     const context = new TreeContext(root, options.tracked !== false);
     const scopes: Scope[] = [];
     const repository = context.repository;
-    for (const text of readExcludeFiles(repository)) scopes.push({ rules: ignore().add(text), dir: '', above: repository?.prefix ?? '' });
+    for (const text of readExcludeFiles(repository)) addScope(scopes, text, '', repository?.prefix ?? '');
     if (repository !== undefined && repository.prefix !== '') {
       const parts = repository.prefix.slice(0, -1).split('/');
       for (let depth = 0; depth < parts.length; depth++) {
         const text = readGitignore(join(repository.top, ...parts.slice(0, depth)));
-        if (text !== undefined) scopes.push({ rules: ignore().add(text), dir: '', above: parts.slice(depth).join('/') + '/' });
+        if (text !== undefined) addScope(scopes, text, '', parts.slice(depth).join('/') + '/');
       }
     }
-    const own = readGitignore(root);
-    if (own !== undefined || extra.length > 0) {
-      const rules = ignore().add([...extra]);
-      if (own !== undefined) rules.add(own);
-      scopes.push({ rules, dir: '', above: '' });
-    }
+    addScope(scopes, [...extra, ...(readGitignore(root)?.split(/\r?\n/) ?? [])], '', '');
     return new IgnoreRules(scopes, context, false);
   }
 
@@ -119,9 +116,8 @@ export class IgnoreRules {
     const inside = this.insideIgnored || this.matches(rel, true);
     if (inside) return this.insideIgnored ? this : new IgnoreRules(this.scopes, this.context, true);
     const own = hasGitignore ? readGitignore(join(root, rel)) : undefined;
-    return own === undefined
-      ? this
-      : new IgnoreRules([...this.scopes, { rules: ignore().add(own), dir: rel, above: '' }], this.context, false);
+    const scopes = own === undefined ? this.scopes : addScope([...this.scopes], own, rel, '');
+    return scopes.length === this.scopes.length ? this : new IgnoreRules(scopes, this.context, false);
   }
 
   /** The rules inside a directory this one's rules matched but kept (`'tracked'`). */
@@ -155,7 +151,13 @@ export class IgnoreRules {
     for (let i = this.scopes.length - 1; i >= 0; i--) {
       const scope = this.scopes[i]!;
       const local = scope.above + (scope.dir === '' ? rel : rel.slice(scope.dir.length + 1));
-      const found = scope.rules.test(isDir ? local + '/' : local);
+      const key = isDir ? local + '/' : local;
+      // without a negation a scope can only ignore, which is the cheaper question
+      if (!scope.negates) {
+        if (scope.rules.ignores(key)) return true;
+        continue;
+      }
+      const found = scope.rules.test(key);
       if (found.ignored) return true;
       if (found.unignored) return false;
     }
@@ -213,6 +215,15 @@ export class TreeIgnoreRules {
     }
     return found;
   }
+}
+
+/** Adds a scope for the patterns of one ignore file (its text, or its lines), unless it holds none. */
+function addScope(scopes: Scope[], patterns: string | readonly string[], dir: string, above: string): Scope[] {
+  const lines = (typeof patterns === 'string' ? patterns.split(/\r?\n/) : patterns).filter(
+    (line) => line.trim() !== '' && !line.startsWith('#'),
+  );
+  if (lines.length > 0) scopes.push({ rules: ignore().add(lines), negates: lines.some((line) => line.startsWith('!')), dir, above });
+  return scopes;
 }
 
 function readGitignore(dir: string): string | undefined {
