@@ -146,6 +146,29 @@ export async function benchOrchestrator(treeName: string, source: string, work: 
       goal: '<= 3x agentfs accept alone',
     });
 
+    // a long run and its replay: the replay answers every call from the journal, so it should cost about the run
+    const calls = scaled(20_000);
+    const longRun = `for (let i = 0; i < ${calls}; i++) await file_exists(${JSON.stringify(small)}); await write_file('long.txt', 'x');`;
+    let longId = '';
+    const runMs = await timeOnceAsync(async () => {
+      const agent = await project.spawn('long run', { code: longRun, budgets: { calls: calls + 100 } });
+      longId = agent.id;
+      const done = await within(`agent ${agent.id} to settle`, project.wait(agent.id));
+      if (done.state !== 'reviewing') throw new Error(`bench agent ${agent.id} ended ${done.state}: ${done.reason ?? ''}`);
+    });
+    const replayMs = await timeOnceAsync(async () => {
+      const outcome = await within(`the replay of ${longId}`, project.replay(longId));
+      if (!outcome.ok) throw new Error(`bench replay of ${longId} diverged`);
+    });
+    rows.push({
+      tree: treeName,
+      measure: `replay of an agent of ${calls} calls`,
+      unit: 'ms',
+      cairn: replayMs,
+      others: { 'the run it replays (spawn -> reviewing)': runMs },
+      goal: 'about the run',
+    });
+
     for (let i = 0; i < HELD; i++) await project.queue(`hold ${i}`, { code: trivialProgram(files, `hold/${i}.txt`) });
     await Promise.all((await project.agents({ state: 'queued' })).map((a) => within(`agent ${a.id} to settle`, project.wait(a.id))));
     rows.push({

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchChecks } from './checks-bench.js';
 import { benchCli } from './cli-bench.js';
+import { benchDiff } from './diff-bench.js';
 import { generateTree } from './fixtures.js';
 import { benchKernel } from './kernel-bench.js';
 import { benchNvim } from './nvim-bench.js';
@@ -83,6 +84,7 @@ async function main(): Promise<number> {
       { name: 'sandbox', run: () => benchSandbox() },
       { name: `storage, ${generatedName}`, run: (work) => benchStorage(generatedName, copyOf(generated, work), join(work, 'scratch')) },
       { name: 'storage, drizzle-orm', run: (work) => benchStorage('drizzle-orm package', copyOf(real, work), join(work, 'scratch')) },
+      { name: 'diff and merge of large files', run: (work) => benchDiff(work) },
       { name: 'orchestrator', run: (work) => benchOrchestrator('drizzle-orm package', real, work) },
       { name: 'seed 001', run: (work) => benchSeed('drizzle-orm package', real, work) },
       { name: 'model prompt', run: (work) => benchPrompt(work) },

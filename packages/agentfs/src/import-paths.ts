@@ -26,6 +26,12 @@ export interface ImportPathOptions {
    * walk already knows it (from its parent's listing).
    */
   onDirectory?: (rel: string, diskIno?: number) => void;
+  /**
+   * Import each given path even where the ignore rules leave it out (not what lies below it, and never a protected
+   * name), so an accept or an undo about to write there compares with what the disk holds; `pruneIgnored` takes
+   * such paths out again afterwards.
+   */
+  evenIgnored?: boolean;
 }
 
 /**
@@ -92,7 +98,8 @@ function importOne(shared: Shared, rel: string): ImportPathResult {
       if (code !== 'ENOTDIR') skipped.push({ path: clean, reason: unreadableReason(error) });
     }
   }
-  if (isProtectedPath(clean) || rules.ignores(clean, stats?.isDirectory() ?? false)) {
+  const ignored = isProtectedPath(clean) || rules.ignores(clean, stats?.isDirectory() ?? false);
+  if (ignored && (shared.options.evenIgnored !== true || isProtectedPath(clean))) {
     if (!isProtectedPath(clean) && store.fs.locate(path, false) !== undefined)
       store.transaction(() => store.fs.rm(path, { recursive: true }));
     return 'ignored';
@@ -107,7 +114,7 @@ function importOne(shared: Shared, rel: string): ImportPathResult {
     if (found.planned !== undefined) checkRoomFor(store, [found.planned]);
     imported = found.planned === undefined || writer.apply(found.planned);
     if (found.planned === undefined) summary.unchanged++;
-    if (imported && shared.options.subtree === true && found.self !== undefined) imported = importBelow(shared, found.self);
+    if (imported && shared.options.subtree === true && found.self !== undefined && !ignored) imported = importBelow(shared, found.self);
   }
   if (!imported && store.fs.locate(path, false) !== undefined) writer.remove(clean);
   const ownSkipped = summary.skipped.slice(before.skipped);
@@ -116,6 +123,38 @@ function importOne(shared: Shared, rel: string): ImportPathResult {
   if (summary.removed > before.removed) return 'removed';
   if (summary.added > before.added) return 'added';
   return summary.updated > before.updated ? 'updated' : 'unchanged';
+}
+
+/**
+ * Takes out of the store the given paths (and the folders above them) that the ignore rules leave out: what an
+ * import `evenIgnored` brought in for an accept or an undo, once the disk has been written. Returns them.
+ */
+export function pruneIgnored(
+  store: AgentFS,
+  root: string,
+  rels: readonly string[],
+  rules: TreeIgnoreRules = new TreeIgnoreRules(root),
+): string[] {
+  const candidates = new Set<string>();
+  for (const rel of rels) {
+    const parts = rel.split('/');
+    for (let i = 1; i <= parts.length; i++) candidates.add(parts.slice(0, i).join('/'));
+  }
+  const ignored = [...candidates].filter((rel) => {
+    if (isProtectedPath(rel) || store.fs.locate('/' + rel, false) === undefined) return false;
+    let isDir = false;
+    try {
+      isDir = lstatSync(join(root, rel), { throwIfNoEntry: false })?.isDirectory() ?? false;
+    } catch {
+      // not there, or not reachable: a file as far as the rules go
+    }
+    return rules.ignores(rel, isDir);
+  });
+  if (ignored.length > 0)
+    store.transaction(() => {
+      for (const rel of ignored.sort()) if (store.fs.locate('/' + rel, false) !== undefined) store.fs.rm('/' + rel, { recursive: true });
+    });
+  return ignored;
 }
 
 /** Imports everything below a directory just imported; false when the directory itself cannot be listed. */

@@ -143,7 +143,8 @@ export function* scanTree(
       const name = names[index]!;
       const rel = dir.rel === '' ? name : `${dir.rel}/${name}`;
       const isDir = kinds[index] === LISTED.dir;
-      if (kinds[index] === LISTED.other || rules.ignores(rel, isDir)) {
+      const verdict = kinds[index] === LISTED.other ? 'ignored' : rules.verdict(rel, isDir);
+      if (verdict === 'ignored') {
         leaveOut(name, rel);
         continue;
       }
@@ -176,7 +177,10 @@ export function* scanTree(
       else scan.files++;
       if (compared.planned !== undefined) scan.planned.push(compared.planned);
       else if (compared.kind !== 'dir') scan.unchanged++;
-      if (compared.self !== undefined) below.push({ dir: compared.self, rules, entry: compared.planned, diskIno: found.ino });
+      if (compared.self !== undefined) {
+        const inner = verdict === 'tracked' ? rules.insideTracked() : rules;
+        below.push({ dir: compared.self, rules: inner, entry: compared.planned, diskIno: found.ino });
+      }
     }
     if (inStore !== undefined)
       for (const name of inStore.keys()) scan.stale.push({ rel: dir.rel === '' ? name : `${dir.rel}/${name}`, gone: true });

@@ -1,7 +1,7 @@
-import { structuredPatch } from 'diff';
 import type { Change } from './changes.js';
 import type { EntryState } from './entry-state.js';
-import { isBinary } from './text-content.js';
+import { diffLines } from './line-diff.js';
+import { isBinary, splitLines } from './text-content.js';
 
 const CONTEXT_LINES = 3;
 
@@ -26,11 +26,39 @@ export function formatChangeDiff(change: Change): string {
   }
   if (oldBytes.equals(newBytes)) return lines.join('\n') + '\n';
   lines.push(`--- ${oldName}${before.kind === 'absent' ? '' : tab}`, `+++ ${newName}${after.kind === 'absent' ? '' : tab}`);
-  const patch = structuredPatch(oldName, newName, oldBytes.toString('utf8'), newBytes.toString('utf8'), '', '', { context: CONTEXT_LINES });
-  for (const hunk of patch.hunks) {
-    lines.push(`@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@`, ...hunk.lines);
-  }
+  formatHunks(splitLines(oldBytes.toString('utf8')), splitLines(newBytes.toString('utf8')), lines);
   return lines.join('\n') + '\n';
+}
+
+/**
+ * Appends the hunks turning `a` into `b` to `out`, with `CONTEXT_LINES` of context; edits closer than twice
+ * that share a hunk. A line without a terminator (a file's last) is followed by `\ No newline at end of file`.
+ */
+function formatHunks(a: readonly string[], b: readonly string[], out: string[]): void {
+  const edits = diffLines(a, b);
+  const push = (sign: string, line: string) => {
+    if (line.endsWith('\n')) out.push(sign + line.slice(0, -1));
+    else out.push(sign + line, '\\ No newline at end of file');
+  };
+  for (let first = 0; first < edits.length; ) {
+    let last = first;
+    while (last + 1 < edits.length && edits[last + 1]!.aStart - edits[last]!.aEnd <= 2 * CONTEXT_LINES) last++;
+    const aFrom = Math.max(0, edits[first]!.aStart - CONTEXT_LINES);
+    const bFrom = edits[first]!.bStart - (edits[first]!.aStart - aFrom);
+    const aTo = Math.min(a.length, edits[last]!.aEnd + CONTEXT_LINES);
+    const bTo = edits[last]!.bEnd + (aTo - edits[last]!.aEnd);
+    out.push(`@@ -${range(aFrom + 1, aTo - aFrom)} +${range(bFrom + 1, bTo - bFrom)} @@`);
+    let at = aFrom;
+    for (let k = first; k <= last; k++) {
+      const edit = edits[k]!;
+      for (; at < edit.aStart; at++) push(' ', a[at]!);
+      for (let i = edit.aStart; i < edit.aEnd; i++) push('-', a[i]!);
+      for (let j = edit.bStart; j < edit.bEnd; j++) push('+', b[j]!);
+      at = edit.aEnd;
+    }
+    for (; at < aTo; at++) push(' ', a[at]!);
+    first = last + 1;
+  }
 }
 
 /** The unified diff of a list of changes, in their order. */

@@ -36,6 +36,29 @@ describe('writeBack deletes nothing on disk the store did not hold', () => {
     expect(readFileSync(join(root, 'd'), 'utf8')).toBe('now a file\n');
   });
 
+  it('keeps a folder it deletes when the rest of it is left out by the ignore rules, and refuses to put a file there', () => {
+    const root = makeTempDir();
+    mkdirSync(join(root, 'src', 'cache'), { recursive: true });
+    writeFileSync(join(root, 'src', 'a.ts'), 'a\n');
+    writeFileSync(join(root, 'src', 'cache', 'debug.log'), 'mine\n');
+    writeFileSync(join(root, 'src', 'cache', 'b.ts'), 'b\n');
+    mkdirSync(join(root, 'lib'));
+    writeFileSync(join(root, 'lib', 'trace.log'), 'mine\n');
+    const store = openTempStore('stable.db', makeTempDir());
+    importTree(store, root, { ignore: ['*.log'] });
+    store.fs.rm('/src', { recursive: true });
+    store.fs.rm('/lib', { recursive: true });
+    store.fs.writeFile('/lib', 'now a file\n');
+    const leftOut = (rel: string) => rel.endsWith('.log');
+    const result = writeBack(store.fs, root, ['lib', 'src', 'src/a.ts', 'src/cache', 'src/cache/b.ts'], { leftOut });
+    expect(result.moved).toEqual([]);
+    expect(result.kept).toEqual(['src', 'src/cache']);
+    expect(result.written).toEqual(['src/a.ts', 'src/cache/b.ts']);
+    expect(result.failed.map((f) => [f.path, (f.error as { code?: string }).code])).toEqual([['lib', 'ENOTEMPTY']]);
+    expect(readFileSync(join(root, 'src', 'cache', 'debug.log'), 'utf8')).toBe('mine\n');
+    expect(readFileSync(join(root, 'lib', 'trace.log'), 'utf8')).toBe('mine\n');
+  });
+
   it('a path the system refuses to write does not stop the others', () => {
     const root = makeTempDir();
     writeFileSync(join(root, 'blocker'), 'a file where a folder should be\n');

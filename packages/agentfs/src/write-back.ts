@@ -39,6 +39,11 @@ export interface WriteBackOptions {
   durable?: boolean;
   /** Project-relative path → what the store holds there, known to a caller that has just written it; read from the store otherwise. */
   states?: ReadonlyMap<string, EntryState>;
+  /**
+   * True for a path the store never holds (what the ignore rules leave out): a folder to delete that holds only
+   * such entries (besides what is deleted) is kept with them, as git keeps a folder of ignored files.
+   */
+  leftOut?: (rel: string, isDir: boolean) => boolean;
 }
 
 /**
@@ -47,6 +52,8 @@ export interface WriteBackOptions {
  */
 export interface WriteBackResult {
   written: string[];
+  /** Folders to delete that were kept for the entries `leftOut` names in them (their other contents were deleted). */
+  kept: string[];
   moved: { path: string; expected: StateSummary | undefined; found: EntryState | undefined }[];
   failed: { path: string; error: unknown }[];
 }
@@ -85,21 +92,29 @@ export function writeBack(fs: FileSystem, root: string, paths: readonly string[]
   const linkedPaths = new Set(linked.map((l) => l.path));
   const deleting = new Set(ordered.filter((rel) => states.get(rel)!.kind === 'absent'));
   const moved: WriteBackResult['moved'] = [];
+  const kept: string[] = [];
+  const heldBack: WriteBackResult['failed'] = [];
   for (const rel of ordered) {
     if (linkedPaths.has(rel)) continue;
     const expected = options.expected?.get(rel);
     const found = diskState(rel);
     const target = states.get(rel)!;
-    if (
-      found === undefined ||
-      (expected !== undefined && !sameState(found, expected)) ||
-      (found.kind === 'dir' && target.kind !== 'dir' && holdsOthers(join(root, rel), rel, deleting))
-    )
+    if (found === undefined || (expected !== undefined && !sameState(found, expected))) {
       moved.push({ path: rel, expected, found });
+      continue;
+    }
+    if (found.kind !== 'dir' || target.kind === 'dir') continue;
+    const held = heldIn(join(root, rel), rel, deleting, options.leftOut);
+    if (held.others) moved.push({ path: rel, expected, found });
+    else if (held.leftOut !== undefined && target.kind === 'absent') kept.push(rel);
+    else if (held.leftOut !== undefined) {
+      const message = `the folder holds ${held.leftOut}, which the ignore rules leave out; Cairn never deletes it`;
+      heldBack.push({ path: rel, error: new AgentFSError('ENOTEMPTY', 'writeBack', rel, message) });
+    }
   }
   const movedPaths = new Set(moved.map((m) => m.path));
-  const failed: WriteBackResult['failed'] = [...linked, ...readOnlyFiles(root, ordered, movedPaths, disk)];
-  const skip = new Set([...movedPaths, ...failed.map((f) => f.path)]);
+  const failed: WriteBackResult['failed'] = [...linked, ...heldBack, ...readOnlyFiles(root, ordered, movedPaths, disk)];
+  const skip = new Set([...movedPaths, ...kept, ...failed.map((f) => f.path)]);
   const todo = ordered.filter((rel) => !skip.has(rel));
   const touchedDirs = new Set<string>();
   /** Folders known to exist on disk: a file's folder is made once, not before each file. */
@@ -124,7 +139,7 @@ export function writeBack(fs: FileSystem, root: string, paths: readonly string[]
   if (durable) for (const dir of touchedDirs) syncDirectory(dir);
   const failedPaths = new Set(failed.map((f) => f.path));
   const written = todo.filter((rel) => !failedPaths.has(rel));
-  return { written: unchanged.size === 0 ? written : [...unchanged, ...written].sort(), moved, failed };
+  return { written: unchanged.size === 0 ? written : [...unchanged, ...written].sort(), kept, moved, failed };
 }
 
 /** True when the disk holds what the store holds (a folder: that it is one; the rest: kind, bytes and mode). */
@@ -157,20 +172,37 @@ function readOnlyFiles(
   return failed;
 }
 
-/** True when the disk folder holds an entry (at any depth) that is not among the paths being deleted. */
-function holdsOthers(dir: string, rel: string, deleting: ReadonlySet<string>): boolean {
+/**
+ * What a disk folder about to be deleted or replaced holds (at any depth) besides the paths being deleted: `others`
+ * when something the store could hold, else the first entry `leftOut` names (the store never holds those).
+ */
+function heldIn(
+  dir: string,
+  rel: string,
+  deleting: ReadonlySet<string>,
+  leftOut: WriteBackOptions['leftOut'],
+): { others: boolean; leftOut?: string } {
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
-    return true;
+    return { others: true };
   }
+  let firstLeftOut: string | undefined;
   for (const name of names) {
     const childRel = `${rel}/${name}`;
-    if (!deleting.has(childRel)) return true;
-    if (lstatOrUndefined(join(dir, name))?.isDirectory() && holdsOthers(join(dir, name), childRel, deleting)) return true;
+    const isDir = lstatOrUndefined(join(dir, name))?.isDirectory() === true;
+    if (!deleting.has(childRel)) {
+      if (leftOut?.(childRel, isDir) !== true) return { others: true };
+      firstLeftOut ??= childRel;
+      continue;
+    }
+    if (!isDir) continue;
+    const below = heldIn(join(dir, name), childRel, deleting, leftOut);
+    if (below.others) return below;
+    firstLeftOut ??= below.leftOut;
   }
-  return false;
+  return firstLeftOut === undefined ? { others: false } : { others: false, leftOut: firstLeftOut };
 }
 
 /**

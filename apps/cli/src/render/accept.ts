@@ -23,6 +23,11 @@ const REASONS: Record<string, string> = {
   'kind-changed-since-accept': 'it changed kind since the accept (file, folder, symlink); it was left as you have it, even with --force',
 };
 
+/** Where an undo's words differ from an accept's. */
+const UNDO_REASONS: Record<string, string> = {
+  'changed-on-disk': 'the file changed on disk while the undo ran; it was left as it is',
+};
+
 /** Conflicts `--force` never overrides: forcing would delete something of yours that undo could not bring back. */
 const UNFORCEABLE = new Set(['type', 'not-empty']);
 
@@ -106,7 +111,7 @@ function renderConflict(conflict: ConflictInfo, paint: Paint): string[] {
 export function renderUndo(outcome: UndoOutcome, paint: Paint): string[] {
   const lines = outcome.restored.map((path) => `${paint.green('↺')} ${path} restored`);
   for (const conflict of outcome.conflicts)
-    lines.push(`${paint.red('✗')} ${conflict.path}: ${REASONS[conflict.reason] ?? conflict.reason}`);
+    lines.push(`${paint.red('✗')} ${conflict.path}: ${UNDO_REASONS[conflict.reason] ?? REASONS[conflict.reason] ?? conflict.reason}`);
   if (outcome.conflicts.some((c) => c.reason === 'changed-since-accept'))
     lines.push(`use \`cairn undo ${outcome.agent.id} --force\` to restore ${outcome.conflicts.length === 1 ? 'it' : 'them'} anyway`);
   lines.push(

@@ -18,7 +18,7 @@ import { TouchedLog } from '../workspace/touched-log.js';
 import { resolutionKey, type ResolvedPath } from '../run/resolve-path.js';
 import type { ReplayDivergence, ReplayOutcome } from '../api/types.js';
 import { buildReplayBase } from './replay-base.js';
-import { cairnEntry, governanceRefOf, runStartsOf, SCHEMAS, startsStretch, type RunStart } from '../workspace/journal-entries.js';
+import { cairnEntry, governanceRefOf, runStartsOf, SCHEMAS, startsStretch } from '../workspace/journal-entries.js';
 
 interface Segment {
   index: number;
@@ -42,7 +42,7 @@ export async function replayAgent(core: ProjectCore, agentId: string): Promise<R
   const path = overlayFile(core, record);
   let recorded: AgentWorkspace;
   try {
-    recorded = AgentWorkspace.open(agentId, path, core.stable, record.journalHead);
+    recorded = AgentWorkspace.open(agentId, path, core.stable, record.journalHead, { keepEntries: true });
   } catch (error) {
     if (isCairnError(error, 'CAIRN_CORRUPT')) return refused(error.message);
     throw error;
@@ -73,13 +73,20 @@ export async function replayRecorded(
   checks: ReplayChecks = {},
 ): Promise<ReplayOutcome> {
   const signer = checks.signer ?? core.signer;
-  const entries = recorded.journal.entries();
+  const entries = recorded.entries();
   const segments = segmentsOf(entries);
   const first = segments[0];
   const governanceRef = governanceRefOf(first?.entry);
   if (governanceRef === undefined) return refused("the journal does not start with the agent's start");
   const governance = compileGovernanceJson(recorded.blobs.text(governanceRef));
   const receipts = receiptsOf(entries);
+  const starts = new Map(runStartsOf(entries).map((start) => [start.run, start]));
+  // the clock of a run, asked at every call: looked up, not searched for in the journal
+  const clockOf = (run: number): number => starts.get(run)?.clockMs ?? 0;
+  const programOf = (run: number): string | undefined => {
+    const started = starts.get(run);
+    return started === undefined ? undefined : recorded.blobs.text(started.programRef);
+  };
   const recordedPaths = pathsOf(entries);
   const journal = Journal.create(new MemoryJournalStore());
   const scratch = AgentFS.open(':memory:');
@@ -111,7 +118,7 @@ export async function replayRecorded(
           signer,
           callModel: () => Promise.reject(new Error('a replay never calls the model')),
           emit: () => undefined,
-          clockOf: (run) => () => clockOf(entries, run),
+          clockOf: (run) => () => clockOf(run),
           replay: { receipts: { take: (hash) => receipts.get(hash), entryAt: (seq) => entries[seq] }, paths: recordedPaths },
         };
         const contextFor = (run: number): RunContext => {
@@ -119,7 +126,7 @@ export async function replayRecorded(
           if (record.modelOptions !== undefined) lastCtx.ctx.modelOptions = record.modelOptions;
           return lastCtx.ctx;
         };
-        const code = record.origin === 'code' ? programOf(recorded, entries, segment.value.first_run) : undefined;
+        const code = record.origin === 'code' ? programOf(segment.value.first_run) : undefined;
         const previousProgram =
           record.origin === 'model' && segment.index > 0 ? lastProgramBefore(recorded, entries, segment.entry.seq) : undefined;
         const outcome = await runAttempts(
@@ -134,7 +141,7 @@ export async function replayRecorded(
             sandbox: core.sandbox(),
             contextFor,
             firstRun: segment.value.first_run,
-            clockFor: (run) => clockOf(entries, run),
+            clockFor: (run) => clockOf(run),
             limitsFor: (callsSoFar) => ({ ...record.limits, calls: Math.max(1, segment.value.calls_left - callsSoFar) }),
             onGenerating: () => undefined,
             onRepairing: () => undefined,
@@ -224,19 +231,6 @@ function pathsOf(entries: readonly JournalEntry[]): Map<string, ResolvedPath> {
     if (typeof refusal?.reason === 'string') paths.set(resolutionKey(v.run, v.mode, v.raw), { type: 'refused', reason: refusal.reason });
   }
   return paths;
-}
-
-function runStarted(entries: readonly JournalEntry[], run: number): RunStart | undefined {
-  return runStartsOf(entries).find((start) => start.run === run);
-}
-
-function clockOf(entries: readonly JournalEntry[], run: number): number {
-  return runStarted(entries, run)?.clockMs ?? 0;
-}
-
-function programOf(recorded: AgentWorkspace, entries: readonly JournalEntry[], run: number): string | undefined {
-  const started = runStarted(entries, run);
-  return started === undefined ? undefined : recorded.blobs.text(started.programRef);
 }
 
 function lastProgramBefore(recorded: AgentWorkspace, entries: readonly JournalEntry[], seq: number): string | undefined {

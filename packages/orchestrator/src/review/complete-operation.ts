@@ -1,7 +1,16 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Overlay } from '@cairn/agentfs';
-import { describeFsError, importPath, skippedEntries, writeBack, type EntryState, type StateSummary } from '@cairn/agentfs/internal';
+import {
+  describeFsError,
+  IgnoreRules,
+  importPath,
+  pruneIgnored,
+  skippedEntries,
+  writeBack,
+  type EntryState,
+  type StateSummary,
+} from '@cairn/agentfs/internal';
 import type { AgentRecord } from '../agents/agent-store.js';
 import type { ProjectCore } from '../agents/project-core.js';
 import type { ChangeInfo } from '../api/types.js';
@@ -16,6 +25,8 @@ import { fsyncsWorkingTree } from '../workspace/working-tree-settings.js';
 export interface CompletedOperation {
   /** Paths the working tree now holds as stable.db does. */
   written: string[];
+  /** Folders the operation deleted that stay on disk, and in stable.db, for the ignored files in them. */
+  kept: string[];
   /** Paths the human changed on disk meanwhile: left as the human has them (and imported into stable). */
   yielded: string[];
   /**
@@ -46,10 +57,11 @@ export function completeOperation(
   const { root } = core.layout;
   const pending = new PendingWrites(core.stable);
   const expected = new Map<string, StateSummary>(writes.map((write) => [write.path, write.expected]));
+  const rules = IgnoreRules.forTree(root);
   // a path the disk already holds as stable.db does (written before a crash, or by the human) counts as written
   const result =
     writes.length === 0
-      ? { written: [], moved: [], failed: [] }
+      ? { written: [], kept: [], moved: [], failed: [] }
       : writeBack(
           core.stable.fs,
           root,
@@ -58,11 +70,20 @@ export function completeOperation(
             expected,
             skipUnchanged: true,
             durable: fsyncsWorkingTree(core.layout.configPath),
+            leftOut: (rel, isDir) => rules.ignores(rel, isDir),
             ...(stored === undefined ? {} : { states: stored }),
           },
         );
   const yielded = [...result.moved.map((m) => m.path), ...result.failed.map((f) => f.path)];
-  for (const path of [...yielded].sort().reverse()) importPath(core.stable, root, path, { subtree: true });
+  for (const path of [...yielded].sort().reverse()) importPath(core.stable, root, path, { subtree: true, rules });
+  // a folder kept for the ignored files in it is still there; what the rules leave out goes from stable.db again
+  for (const path of [...result.kept].sort()) importPath(core.stable, root, path, { rules });
+  pruneIgnored(
+    core.stable,
+    root,
+    writes.map((write) => write.path),
+    rules,
+  );
   const skipped = skippedEntries(core.stable);
   const failed: CompletedOperation['failed'] = result.failed.map((f) => ({
     path: f.path,
@@ -79,6 +100,8 @@ export function completeOperation(
       });
   }
   const written = [...result.written].sort();
+  // a folder kept for ignored files: what the operation asked of it is done for every path Cairn tracks
+  const settled = [...written, ...result.kept];
   let agent: AgentRecord | undefined;
   const overlayPath = core.layout.overlayPath(agentId);
   const record = core.store.get(agentId);
@@ -87,7 +110,7 @@ export function completeOperation(
       openOverlay === undefined ? withAgentOverlay(overlayPath, core.stable, agentId, fn) : fn(openOverlay);
     agent = withOverlay((overlay) => {
       if (kind === 'accept') {
-        overlay.settle(written);
+        overlay.settle(settled);
         if (yielded.length > 0) {
           const accept = pending.openAccepts(agentId).find((a) => a.id === opId);
           if (accept !== undefined)
@@ -97,7 +120,7 @@ export function completeOperation(
             );
         }
       } else {
-        const keep = new Set(written);
+        const keep = new Set(settled);
         reproposeInOverlay(
           overlay,
           writes.filter((w) => keep.has(w.path) && w.image !== undefined).map((w) => w.image!),
@@ -110,7 +133,7 @@ export function completeOperation(
     });
   }
   core.stable.transaction(() => pending.clear(opId));
-  return { written, yielded, failed, agent };
+  return { written, kept: result.kept, yielded, failed, agent };
 }
 
 /**

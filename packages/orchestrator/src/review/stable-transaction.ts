@@ -25,11 +25,13 @@ export function inStableTransaction<T>(stable: AgentFS, fn: () => T): T {
 /**
  * Brings the given paths of stable.db in line with the working tree: every folder above them first (so a
  * folder the human replaced by a link or a file is known), then each path with what lies below it, under one
- * reading of the tree's ignore rules.
+ * reading of the tree's ignore rules. The paths themselves and the folders above them are imported even where
+ * the rules leave them out (not what else lies below them), so an accept or an undo compares with what the disk
+ * holds there; `completeOperation` takes them out again once the disk is written.
  */
 export function importAffected(stable: AgentFS, root: string, paths: readonly string[]): void {
   // the tree's .gitignore files, read once for every path
   const rules = IgnoreRules.forTree(root);
-  importPaths(stable, root, ancestorsOf(paths), { rules });
-  importPaths(stable, root, paths, { subtree: true, rules });
+  importPaths(stable, root, ancestorsOf(paths), { rules, evenIgnored: true });
+  importPaths(stable, root, paths, { subtree: true, rules, evenIgnored: true });
 }

@@ -37,21 +37,33 @@ export interface FsView {
 export const MAX_SEARCH_FILES = 1000;
 export const MAX_SEARCH_MATCHES = 500;
 export const MAX_TREE_LINES = 400;
+/** The most `read_file` returns: a program's heap (128 MiB by default) holds the text, twice over as UTF-16. */
+export const MAX_READ_BYTES = 16 * 1024 * 1024;
 const MAX_MATCH_TEXT = 240;
 const BINARY_SNIFF = 8000;
 
 const failed = (error: string, code: string): EffectResult => ({ status: 'error', payload: { error, code } });
 
-/** `fs.read`: a file's bytes (kept as a blob), or with `stat_only` just what is there. */
+/**
+ * `fs.read`: a file's bytes (kept as a blob), or with `stat_only` just what is there. A file larger than
+ * `MAX_READ_BYTES` is refused by its size, before a byte of it is read.
+ */
 export function performRead(view: FsView, path: string, statOnly: boolean): EffectResult {
-  const state = stateOf(view.fs, '/' + path);
+  const found = kindAndSize(view.fs, path);
   if (statOnly) {
-    const kind = state.kind === 'symlink' ? followKind(view.fs, path) : state.kind;
-    return { status: 'ok', payload: { path, kind, size: state.kind === 'file' ? state.content.length : 0 } };
+    const kind = found.kind === 'symlink' ? followKind(view.fs, path) : found.kind;
+    return { status: 'ok', payload: { path, kind, size: found.kind === 'file' ? found.size : 0 } };
   }
-  if (state.kind === 'absent') return failed(`no such file: ${path}`, 'ENOENT');
-  if (state.kind === 'dir') return failed(`${path || '.'} is a directory (use list_dir)`, 'EISDIR');
-  if (state.kind === 'symlink') return failed(`${path} is a symbolic link that leads nowhere`, 'ENOENT');
+  if (found.kind === 'absent') return failed(`no such file: ${path}`, 'ENOENT');
+  if (found.kind === 'dir') return failed(`${path || '.'} is a directory (use list_dir)`, 'EISDIR');
+  if (found.kind === 'symlink') return failed(`${path} is a symbolic link that leads nowhere`, 'ENOENT');
+  if (found.size > MAX_READ_BYTES)
+    return failed(
+      `${path} is ${found.size} bytes; read_file returns at most ${MAX_READ_BYTES} (${MAX_READ_BYTES / 1024 / 1024} MiB), so it is not read`,
+      'EFBIG',
+    );
+  const state = stateOf(view.fs, '/' + path);
+  if (state.kind !== 'file') return failed(`no such file: ${path}`, 'ENOENT');
   if (isBinary(state.content))
     return failed(`${path} is a binary file (${state.content.length} bytes); the tool functions read text`, 'EBINARY');
   // text in another encoding (Latin-1, Shift JIS…) would come back with replacement characters, and a program that
@@ -203,6 +215,19 @@ function subtree(view: FsView, dir: string): string[] {
     },
   );
   return out;
+}
+
+/** What is at the path (not following a last link) and, for a file, its size, from its stat alone. */
+function kindAndSize(fs: OverlayFileSystem, path: string): { kind: 'absent' | 'dir' | 'symlink' | 'file'; size: number } {
+  let stats: ReturnType<OverlayFileSystem['lstat']>;
+  try {
+    stats = fs.lstat('/' + path);
+  } catch (error) {
+    if (isAgentFSError(error, 'ENOENT') || isAgentFSError(error, 'ENOTDIR')) return { kind: 'absent', size: 0 };
+    throw error;
+  }
+  if (stats.isDirectory()) return { kind: 'dir', size: 0 };
+  return stats.isSymbolicLink() ? { kind: 'symlink', size: 0 } : { kind: 'file', size: stats.size };
 }
 
 function followKind(fs: OverlayFileSystem, path: string): string {

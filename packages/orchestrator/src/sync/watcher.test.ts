@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { AgentFS } from '@cairn/agentfs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -114,6 +115,26 @@ describe('the watcher', () => {
     await until(() => expect(inStable('src/a/one.txt')).toBe('one, edited beside it\n'));
     rmSync(odd);
     await until(async () => expect(await project.skipped()).toEqual([]));
+  });
+
+  it('brings in a file git starts tracking where a rule ignores it, follows its edits, and lets it go when untracked', async () => {
+    temp = makeTempProject(FILES);
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: temp.root, stdio: 'ignore' });
+    git('init', '-q');
+    git('add', 'README.md');
+    project = temp.open();
+    watcher = project.watch({ debounceMs: 5 });
+    await watcher.ready;
+    expect(inStable('node_modules/pkg/index.js')).toBeUndefined();
+    git('add', '-f', 'node_modules/pkg/index.js');
+    await until(() => expect(inStable('node_modules/pkg/index.js')).toBe('ignored\n'));
+    expect(inStable('node_modules/pkg/lib/deep.js')).toBeUndefined();
+    temp.write('node_modules/pkg/index.js', 'patched\n');
+    await until(() => expect(inStable('node_modules/pkg/index.js')).toBe('patched\n'));
+    git('rm', '-q', '-f', '--cached', 'node_modules/pkg/index.js');
+    await until(() => expect(inStable('node_modules/pkg/index.js')).toBeUndefined());
+    writeFileSync(`${temp.root}/.git/info/exclude`, 'src/b/\n');
+    await until(() => expect(inStable('src/b/two.txt')).toBeUndefined());
   });
 
   it('applies an editor save through a temp file and a rename, and a file ignored by pattern stays out', async () => {

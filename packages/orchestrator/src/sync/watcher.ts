@@ -5,6 +5,7 @@ import { IgnoreRules, importPath } from '@cairn/agentfs/internal';
 import type { ProjectCore } from '../agents/project-core.js';
 import type { SyncSummary } from '../api/types.js';
 import { FolderWatches } from './folder-watches.js';
+import { watchGitFiles, type GitWatch } from './git-watch.js';
 import { syncProject } from './sync.js';
 
 /** A running watcher of the working tree. */
@@ -21,7 +22,8 @@ export interface ProjectWatcher {
  * .gitignore leaves out, `.git`, `.agentfs` and `.cairn` are never watched. A short debounce gathers the burst an
  * editor makes (Neovim and VS Code write a temp file and rename it over the target), then every gathered path is
  * imported at once; a new folder is imported with everything in it, and watched. A changed `.gitignore`
- * re-imports the whole tree, since it can hide or reveal any file.
+ * re-imports the whole tree, since it can hide or reveal any file; so does a change of git's `info/exclude`, or of
+ * its index where it starts or stops tracking a file an ignore rule matches (`watchGitFiles`).
  */
 export function watchProject(core: ProjectCore, options: { debounceMs?: number } = {}): ProjectWatcher {
   const root = core.layout.root;
@@ -33,6 +35,8 @@ export function watchProject(core: ProjectCore, options: { debounceMs?: number }
   let importing = true;
   let closed = false;
   let fullSync = false;
+  let indexChanged = false;
+  let git: GitWatch | undefined;
   const report = (message: string) => core.emit({ type: 'error', time: new Date(core.clock()).toISOString(), code: 'sync', message });
   const schedule = () => {
     if (!importing && !closed) timer ??= setTimeout(flush, debounceMs);
@@ -88,6 +92,14 @@ export function watchProject(core: ProjectCore, options: { debounceMs?: number }
     timer = undefined;
     const paths = [...pending].sort();
     pending.clear();
+    if (indexChanged) {
+      indexChanged = false;
+      try {
+        if (git?.trackingChanged() === true) fullSync = true;
+      } catch (error) {
+        report(`could not read the git index: ${(error as Error).message}`);
+      }
+    }
     if (paths.length === 0 && !fullSync) return;
     const changed: string[] = [];
     try {
@@ -109,6 +121,18 @@ export function watchProject(core: ProjectCore, options: { debounceMs?: number }
   const ready = syncProject(core, { onDirectory: (rel, ino) => folders.add(rel, ino), signal: stopImport.signal }).then(
     (summary) => {
       importing = false;
+      if (!closed)
+        git = watchGitFiles(root, {
+          onIndex: () => {
+            indexChanged = true;
+            schedule();
+          },
+          onExclude: () => {
+            fullSync = true;
+            schedule();
+          },
+          onProblem: report,
+        });
       if (pending.size > 0 || fullSync) schedule();
       return summary;
     },
@@ -130,6 +154,7 @@ export function watchProject(core: ProjectCore, options: { debounceMs?: number }
         flush();
       }
       folders.closeAll();
+      git?.close();
     },
   };
 }

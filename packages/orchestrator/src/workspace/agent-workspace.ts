@@ -17,12 +17,18 @@ const AGENT_SCHEMA = [journalTableDdl(), BLOBS_DDL, TOUCHED_DDL].join(';\n');
 class WatchedJournalStore implements JournalStore {
   readonly spent: JournalSpend = { tokens: 0, bytes: 0, checkMs: 0 };
   first: JournalEntry | undefined;
+  /** Every entry of the last whole reading, while nothing was appended since; kept only when asked for. */
+  read: JournalEntry[] | undefined;
 
-  constructor(private readonly inner: SqliteJournalStore) {}
+  constructor(
+    private readonly inner: SqliteJournalStore,
+    private readonly keep: boolean,
+  ) {}
 
   append(entry: JournalEntry): void {
     this.inner.append(entry);
     this.see(entry);
+    this.read = undefined;
   }
 
   *entries(): Iterable<JournalEntry> {
@@ -30,10 +36,14 @@ class WatchedJournalStore implements JournalStore {
     this.spent.bytes = 0;
     this.spent.checkMs = 0;
     this.first = undefined;
+    const read: JournalEntry[] | undefined = this.keep ? [] : undefined;
+    this.read = undefined;
     for (const entry of this.inner.entries()) {
       this.see(entry);
+      read?.push(entry);
       yield entry;
     }
+    this.read = read;
   }
 
   private see(entry: JournalEntry): void {
@@ -70,10 +80,16 @@ export class AgentWorkspace {
    * Opens (creating if needed) the overlay at `path` over `stable` and verifies its journal: the chain must
    * be whole and reach `expectedHead` when one is given, so a truncated or edited journal is refused.
    */
-  static open(agentId: string, path: string, stable: AgentFS, expectedHead?: { hash: string; length: number }): AgentWorkspace {
+  static open(
+    agentId: string,
+    path: string,
+    stable: AgentFS,
+    expectedHead?: { hash: string; length: number },
+    options: { keepEntries?: boolean } = {},
+  ): AgentWorkspace {
     const overlay = Overlay.open(path, stable, { schema: AGENT_SCHEMA });
     try {
-      const store = new WatchedJournalStore(new SqliteJournalStore(overlay.upper.db));
+      const store = new WatchedJournalStore(new SqliteJournalStore(overlay.upper.db), options.keepEntries === true);
       const opened = Journal.open(
         store,
         expectedHead === undefined ? {} : { expectedHead: expectedHead as { hash: JournalEntry['hash']; length: number } },
@@ -97,6 +113,14 @@ export class AgentWorkspace {
   /** What the journal says the agent has spent so far (tokens of model calls, bytes written). */
   spent(): JournalSpend {
     return { ...this.watched.spent };
+  }
+
+  /**
+   * Every entry of the journal: those the open verified when it was asked to keep them (`keepEntries`) and nothing
+   * was appended since, else read (and decoded) again.
+   */
+  entries(): JournalEntry[] {
+    return this.watched.read ?? this.journal.entries();
   }
 
   /** The journal's first entry (the agent's start, with its governance), without reading the rest. */
