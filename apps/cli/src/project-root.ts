@@ -1,5 +1,6 @@
-import { accessSync, constants, existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { accessSync, constants, existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, sep } from 'node:path';
 import { absolutePath, CommandError, currentFolder, UsageError } from './context.js';
 
 /** How a command uses its project: creates it, needs one already started, or works on any folder without creating anything. */
@@ -52,6 +53,13 @@ export type AgentWrites = 'all' | { agent: string } | 'none';
  */
 export function checkProject(place: ProjectPlace, use: ProjectUse, writes: AgentWrites = 'all'): void {
   if (use === 'any') return;
+  const wide = tooWide(place.root);
+  if (wide !== undefined)
+    throw new CommandError(
+      'CAIRN_PROJECT',
+      `${place.root} cannot be a project: ${wide}`,
+      "run Cairn in a project's own folder (cd into it, or give --project DIR)",
+    );
   const agentfs = join(place.root, '.agentfs');
   const settings = join(place.root, '.cairn');
   if (place.started && !isFolder(agentfs))
@@ -113,6 +121,29 @@ function databasesIn(agentfs: string, writes: AgentWrites): { path: string; fold
       if (stats !== undefined) out.push({ path, folder: stats.isDirectory() });
     }
   return out;
+}
+
+/**
+ * Why a folder is too wide to be a project, or undefined: the root of the file system, or a home folder (or a
+ * folder above one), where SSH keys, cloud credentials and tokens sit and everything would be imported.
+ */
+function tooWide(root: string): string | undefined {
+  const real = realPath(root);
+  if (dirname(real) === real) return 'it is the root of the file system';
+  const home = realPath(homedir());
+  // a HOME of `/` (some services run so) is no home folder to protect
+  if (dirname(home) === home) return undefined;
+  if (home === real) return 'it is your home folder, where SSH keys, credentials and tokens sit';
+  if (home.startsWith(real + sep)) return `it holds your home folder ${home}, where SSH keys, credentials and tokens sit`;
+  return undefined;
+}
+
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /** What an agent id can look like where it names a database file. */
