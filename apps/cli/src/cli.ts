@@ -111,7 +111,7 @@ function withSpawnOptions(command: Command): Command {
     .option('--bytes <n>', 'bytes the agent may write')
     .option('--calls <n>', 'tool calls the agent may make')
     .option('--repairs <n>', 'repair rounds the model gets')
-    .option('--scope <path>', 'only let the agent write under this path (repeatable)', (value: string, previous: string[] = []) => [
+    .option('--scope <path>', 'only let the agent write under this path, from the current folder (repeatable)', (value: string, previous: string[] = []) => [
       ...previous,
       value,
     ]);
@@ -162,7 +162,7 @@ function buildProgram(run: (load: Load, options: CommonOptions, ...args: unknown
       .command('diff')
       .description("the agent's proposal as a git-style diff")
       .argument('<id>', 'the agent')
-      .argument('[paths...]', 'only these paths')
+      .argument('[paths...]', 'only these paths (from the current folder, as git reads them)')
       .option('--no-pager', 'never page the output'),
   ).action((id, paths, flags) => run(commands.diff, flags, id, paths, flags));
   const checks = program.command('checks').description('checks: tests and linters run on a proposal in a sealed view of the project');
@@ -193,7 +193,7 @@ function buildProgram(run: (load: Load, options: CommonOptions, ...args: unknown
       .command('accept')
       .description('merge the proposal (or some paths) into your working tree, three-way')
       .argument('<id>', 'the agent')
-      .argument('[paths...]', 'only these paths')
+      .argument('[paths...]', 'only these paths (from the current folder, as git reads them)')
       .option('--force', "take the agent's side of conflicts, and accept though its automatic checks failed or still run")
       .option('--partial', 'apply what merges cleanly even when other paths conflict'),
   ).action((id, paths, flags) => run(commands.accept, flags, id, paths, flags));

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { SpawnOptions } from '@cairn/orchestrator/client';
 import { absolutePath, UsageError } from './context.js';
+import { projectPathOf } from './path-argument.js';
 
 /** The spawn options of `spawn` and `queue`: the program file, language, model, limits, budgets, scope. */
 export interface SpawnFlags {
@@ -24,8 +25,8 @@ export interface SpawnFlags {
   modelTimeoutMs?: string;
 }
 
-/** Turns spawn flags into the orchestrator's options, reading `--code FILE`. */
-export function spawnOptionsOf(flags: SpawnFlags): SpawnOptions {
+/** Turns spawn flags into the orchestrator's options, reading `--code FILE`; `--scope` paths are read from the current folder, as git reads paths. */
+export function spawnOptionsOf(flags: SpawnFlags, root: string): SpawnOptions {
   const options: SpawnOptions = {};
   if (flags.code !== undefined) {
     const path = absolutePath(flags.code);
@@ -70,7 +71,9 @@ export function spawnOptionsOf(flags: SpawnFlags): SpawnOptions {
   setNumber(budgets, 'repairs', flags.repairs, '--repairs');
   if (Object.keys(limits).length > 0) options.limits = limits;
   if (Object.keys(budgets).length > 0) options.budgets = budgets;
-  if (flags.scope !== undefined && flags.scope.length > 0) options.scope = flags.scope;
+  const scope = (flags.scope ?? []).map((path) => projectPathOf(root, path));
+  // a scope that names the project's folder itself is the whole project
+  if (scope.length > 0 && !scope.includes('')) options.scope = scope;
   const model: NonNullable<SpawnOptions['modelOptions']> = {};
   setNumber(model, 'contextTokens', flags.contextTokens, '--context-tokens');
   setNumber(model, 'maxOutputTokens', flags.maxOutputTokens, '--max-output-tokens');

@@ -1,5 +1,6 @@
 import { connect } from '../connect.js';
 import type { CommandContext } from '../context.js';
+import { projectPathsOf } from '../path-argument.js';
 import { renderAccept, renderUndo } from '../render/accept.js';
 
 /** `cairn accept <id> [paths…] [--force] [--partial]`: three-way accept, all or nothing unless `--partial`; exit 1 when a path conflicts. */
@@ -9,10 +10,12 @@ export async function acceptCommand(
   paths: readonly string[],
   flags: { force?: boolean; partial?: boolean },
 ): Promise<number> {
+  // paths as git reads them: from the current folder
+  const selected = projectPathsOf(ctx.root, paths);
   const conn = await connect(ctx.root);
   try {
     const outcome = await conn.api.accept(id, {
-      ...(paths.length === 0 ? {} : { paths }),
+      ...(selected === undefined ? {} : { paths: selected }),
       force: flags.force === true,
       partial: flags.partial === true,
     });
