@@ -1,6 +1,7 @@
 import { CAIRN_VERSION } from '@cairn/orchestrator/version';
 import { Command, CommanderError, Option } from 'commander';
 import type { CommonOptions } from './context.js';
+import { setReadsOnly, watchOutputStreams } from './output-loss.js';
 import type { ProjectUse } from './project-root.js';
 import type { Action } from './run-command.js';
 
@@ -69,6 +70,12 @@ const AGENT_WRITES: Record<string, 'all' | 'named'> = {
   reject: 'named',
   restore: 'named',
 };
+
+/**
+ * The commands that only read (by command path): a stdout that fails ends them at once (see output-loss.ts);
+ * any other command finishes its work first.
+ */
+const READS_ONLY = new Set(['list-agents', 'status', 'diff', 'log', 'events', 'inbox list', 'inbox log', 'models', 'air check']);
 
 /** The command's path below `cairn` (`spawn`, `inbox list`, `air check`). */
 function commandPath(command: Command): string {
@@ -297,6 +304,7 @@ function buildProgram(run: (load: Load, options: CommonOptions, ...args: unknown
 
 /** Runs the cairn command line; resolves to the exit code (0 ok, 1 failure, 2 usage). */
 export async function main(argv: readonly string[]): Promise<number> {
+  watchOutputStreams();
   const json = argv.includes('--json');
   let code = 0;
   let usage = '';
@@ -328,6 +336,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   program.hook('preAction', (_program, command) => {
     use = PROJECT_USE[commandPath(command)] ?? 'open';
     agentWrites = AGENT_WRITES[commandPath(command)];
+    setReadsOnly(READS_ONLY.has(commandPath(command)));
   });
   program.exitOverride();
   program.configureOutput({
