@@ -21,7 +21,7 @@ export interface Connection {
  */
 export async function connect(root: string, options: { runs?: boolean; sync?: boolean } = {}): Promise<Connection> {
   const layout = projectLayout(root);
-  const client = await connectDaemon(layout.root, layout.socketPath);
+  const client = await connectDaemon(layout.root, layout.socketPath, { pidPath: layout.pidPath });
   if (client !== undefined) return { api: client, daemon: true, close: () => client.close() };
   const scope: ProjectOptions['queue'] = options.runs === false ? 'none' : 'own';
   // the project's databases and agents are loaded only when no daemon answers
