@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, isAbsolute, resolve, sep } from 'node:path';
 import { cairnHomeDir, projectLayout } from '@cairn/orchestrator/client';
-import { CommandError } from './context.js';
+import { CommandError, currentFolder } from './context.js';
 import { unwritable } from './project-root.js';
 import { describeSystemError } from './system-error.js';
 
@@ -25,6 +25,14 @@ export function checkCairnHome(root: string, options: { create: boolean }, env: 
       );
   }
   checkFolder(home, label);
+  const project = realPath(root);
+  const inside = realPath(home);
+  if (inside === project || inside.startsWith(project + sep))
+    throw new CommandError(
+      'CAIRN_HOME',
+      `${label} is inside the project ${root}: Cairn would import its own previews, state and socket as project files`,
+      'set CAIRN_HOME to a folder outside the project (or unset it: the default is ~/.cairn)',
+    );
   if (options.create) {
     try {
       mkdirSync(home, { recursive: true });
@@ -39,6 +47,27 @@ export function checkCairnHome(root: string, options: { create: boolean }, env: 
   const layout = projectLayout(root, home);
   for (const folder of [layout.home, layout.previewsDir, layout.stateDir, layout.signalsDir, layout.workspacesDir])
     checkFolder(folder, `${folder} (under ${label})`);
+}
+
+/**
+ * Makes a relative `CAIRN_HOME` absolute, from the folder the command was started in, before anything reads
+ * it: the processes Cairn starts (a daemon, the Neovim bridge's) then find the same home wherever they run.
+ */
+export function settleCairnHome(env: NodeJS.ProcessEnv = process.env): void {
+  const configured = env.CAIRN_HOME;
+  if (configured === undefined || configured === '' || isAbsolute(configured)) return;
+  env.CAIRN_HOME = resolve(currentFolder(), configured);
+}
+
+/** The path with its symbolic links resolved, as far as it exists. */
+function realPath(path: string): string {
+  let existing = path;
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  try {
+    return resolve(realpathSync(existing), path.slice(existing.length).replace(/^\//, ''));
+  } catch {
+    return path;
+  }
 }
 
 /** Refuses a folder (or the place it would be made) that is a file, sits under a file, or cannot be written. */

@@ -60,6 +60,13 @@ export function checkProject(place: ProjectPlace, use: ProjectUse, writes: Agent
       `${place.root} cannot be a project: ${wide}`,
       "run Cairn in a project's own folder (cd into it, or give --project DIR)",
     );
+  const bare = bareRepositoryAt(place.root);
+  if (bare !== undefined)
+    throw new CommandError(
+      'CAIRN_PROJECT',
+      `${place.root} cannot be a project: ${bare === place.root ? 'it is' : `it is inside ${bare},`} a bare git repository, which has no working tree (its files are git's own: agents would write into hooks/ and config)`,
+      `run Cairn in a clone with a working tree: \`git clone ${bare} DIR\`, then cd DIR`,
+    );
   const agentfs = join(place.root, '.agentfs');
   const settings = join(place.root, '.cairn');
   if (place.started && !isFolder(agentfs))
@@ -136,6 +143,19 @@ function tooWide(root: string): string | undefined {
   if (home === real) return 'it is your home folder, where SSH keys, credentials and tokens sit';
   if (home.startsWith(real + sep)) return `it holds your home folder ${home}, where SSH keys, credentials and tokens sit`;
   return undefined;
+}
+
+/**
+ * The bare git repository this folder is (or is inside), or undefined: a folder holding `HEAD`, `objects/`
+ * and `refs/` as git's own, with no `.git` (a working tree's `.git` folder holds them too, and is no project).
+ */
+function bareRepositoryAt(root: string): string | undefined {
+  for (let dir = root; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, '.git'))) return undefined;
+    const head = lstatSync(join(dir, 'HEAD'), { throwIfNoEntry: false });
+    if (head?.isFile() === true && isFolder(join(dir, 'objects')) && isFolder(join(dir, 'refs'))) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
 }
 
 function realPath(path: string): string {

@@ -1,7 +1,8 @@
 import { tmpdir } from 'node:os';
-import { checkCairnHome } from './cairn-home.js';
+import { checkCairnHome, settleCairnHome } from './cairn-home.js';
 import { type CommandContext, type CommonOptions, leaveDeletedFolder } from './context.js';
-import { createOutput } from './output.js';
+import { checkProjectSettings, projectLayout, SETTINGS_SECTIONS } from '@cairn/orchestrator/client';
+import { createOutput, type Output } from './output.js';
 import { type AgentWrites, checkProject, findProjectRoot, type ProjectUse } from './project-root.js';
 import { reportError } from './report-error.js';
 
@@ -22,6 +23,8 @@ export async function runCommand(
   const out = createOutput({ json: options.json === true, debug: options.debug === true });
   try {
     const ctx: CommandContext = { out, root: contextRoot(use, options, writes) };
+    // commands that make agents or change the working tree use the project's settings: all are checked first
+    if (use === 'create' || typeof writes === 'object') noteUnknownSettings(out, ctx.root);
     return await (action as (ctx: CommandContext, ...rest: unknown[]) => Promise<number>)(ctx, ...args);
   } catch (error) {
     return reportError(out, error);
@@ -30,6 +33,7 @@ export async function runCommand(
 
 /** The project a command works on, checked (and `$CAIRN_HOME` with it) before any work. */
 function contextRoot(use: ProjectUse | 'none', options: CommonOptions, writes: AgentWrites): string {
+  settleCairnHome();
   if (use === 'none') {
     leaveDeletedFolder(tmpdir());
     return '';
@@ -39,6 +43,13 @@ function contextRoot(use: ProjectUse | 'none', options: CommonOptions, writes: A
   checkProject(place, use, writes);
   if (use !== 'any') checkCairnHome(place.root, { create: use === 'create' });
   return place.root;
+}
+
+/** Checks `.cairn/config.json` whole (a wrong entry is refused) and warns of top-level keys Cairn does not know. */
+function noteUnknownSettings(out: Output, root: string): void {
+  const { unknown } = checkProjectSettings(projectLayout(root));
+  for (const key of unknown)
+    out.note(`warning: .cairn/config.json: "${key}" is not a setting Cairn knows (${SETTINGS_SECTIONS.join(', ')}); it is ignored`);
 }
 
 export { reportError };

@@ -43,6 +43,7 @@ import { undoAccepts } from '../review/undo.js';
 import { syncProject } from '../sync/sync.js';
 import { type ProjectWatcher, watchProject } from '../sync/watcher.js';
 import type { ProjectLayout } from '../workspace/layout.js';
+import { checkProjectSettings } from './project-settings.js';
 import type { RecordObservers } from './record-observers.js';
 
 /** The services `openProject` wires for a project, which the facade calls. */
@@ -83,11 +84,15 @@ export class Project implements CairnApi {
   }
 
   async spawn(task: string, options?: SpawnOptions): Promise<AgentInfo> {
-    return this.open() && this.parts.commands.create(task, options, true);
+    this.open();
+    checkProjectSettings(this.layout);
+    return this.parts.commands.create(task, options, true);
   }
 
   async queue(task: string, options?: SpawnOptions): Promise<AgentInfo> {
-    return this.open() && this.parts.commands.create(task, options, false);
+    this.open();
+    checkProjectSettings(this.layout);
+    return this.parts.commands.create(task, options, false);
   }
 
   async agents(filter: AgentFilter = {}): Promise<AgentInfo[]> {
