@@ -11,7 +11,7 @@ import { describeSystemError } from './system-error.js';
  * socket: a folder this user can write, or one that can be made where nothing is in the way. With `create`
  * it is made; without, nothing is created.
  */
-export function checkCairnHome(root: string, options: { create: boolean }, env: NodeJS.ProcessEnv = process.env): void {
+export function checkCairnHome(root: string, options: { create: boolean; readOnlyAllowed?: boolean }, env: NodeJS.ProcessEnv = process.env): void {
   const configured = env.CAIRN_HOME !== undefined && env.CAIRN_HOME !== '';
   const home = cairnHomeDir(env);
   const label = configured ? `CAIRN_HOME ${home}` : `the Cairn home ${home} (CAIRN_HOME is not set)`;
@@ -24,7 +24,7 @@ export function checkCairnHome(root: string, options: { create: boolean }, env: 
         'set CAIRN_HOME to a folder you can write (or HOME to your home folder)',
       );
   }
-  checkFolder(home, label);
+  checkFolder(home, label, options.readOnlyAllowed);
   const project = realPath(root);
   const inside = realPath(home);
   if (inside === project || inside.startsWith(project + sep))
@@ -46,7 +46,7 @@ export function checkCairnHome(root: string, options: { create: boolean }, env: 
   }
   const layout = projectLayout(root, home);
   for (const folder of [layout.home, layout.previewsDir, layout.stateDir, layout.signalsDir, layout.workspacesDir])
-    checkFolder(folder, `${folder} (under ${label})`);
+    checkFolder(folder, `${folder} (under ${label})`, options.readOnlyAllowed);
 }
 
 /**
@@ -70,8 +70,8 @@ function realPath(path: string): string {
   }
 }
 
-/** Refuses a folder (or the place it would be made) that is a file, sits under a file, or cannot be written. */
-function checkFolder(folder: string, label: string): void {
+/** Refuses a folder (or the place it would be made) that is a file, sits under a file, or cannot be written (but for a read-only file system, when `readOnlyAllowed`). */
+function checkFolder(folder: string, label: string, readOnlyAllowed = false): void {
   let existing = folder;
   while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
   if (!isFolder(existing)) {
@@ -83,6 +83,8 @@ function checkFolder(folder: string, label: string): void {
     );
   }
   const why = unwritable(existing);
+  // a command that only reads needs nothing written there
+  if (why === 'the file system is read-only' && readOnlyAllowed) return;
   if (why !== undefined) {
     const where = existing === folder ? why : `${existing}: ${why}`;
     throw new CommandError(

@@ -72,8 +72,8 @@ const AGENT_WRITES: Record<string, 'all' | 'named'> = {
 };
 
 /**
- * The commands that only read (by command path): a stdout that fails ends them at once (see output-loss.ts);
- * any other command finishes its work first.
+ * The commands that only read (by command path): they read a project on a read-only file system as it is, and a
+ * stdout that fails ends them at once (see output-loss.ts); any other command finishes its work first.
  */
 const READS_ONLY = new Set(['list-agents', 'status', 'diff', 'log', 'events', 'inbox list', 'inbox log', 'models', 'air check']);
 
@@ -334,7 +334,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   const program = buildProgram(run);
   program.hook('preAction', (_program, command) => {
-    use = PROJECT_USE[commandPath(command)] ?? 'open';
+    use = PROJECT_USE[commandPath(command)] ?? (READS_ONLY.has(commandPath(command)) ? 'read' : 'open');
     agentWrites = AGENT_WRITES[commandPath(command)];
     setReadsOnly(READS_ONLY.has(commandPath(command)));
   });

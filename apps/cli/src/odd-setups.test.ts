@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeCliProject, resultOf, runCairn, type CliProject } from './test-support/run-cairn.js';
+import { CAIRN_BIN, makeCliProject, resultOf, runCairn, type CliProject } from './test-support/run-cairn.js';
 
 let project: CliProject;
 
@@ -98,5 +98,56 @@ describe('a bare git repository', () => {
     writeFileSync(join(clone, 'src', 'a.txt'), 'a\n');
     const inClone = await runCairn(['queue', 'a task'], { cwd: clone, home: project.home, timeoutMs: 60_000 });
     expect(inClone.code, inClone.stderr).toBe(0);
+  });
+});
+
+/** True when this machine lets an unprivileged user namespace bind-mount a folder read-only (as the checks' sealed view does). */
+function canMountReadOnly(): boolean {
+  try {
+    execFileSync('unshare', ['--user', '--map-root-user', '--mount', 'sh', '-c', 'mount --bind /tmp /tmp && mount -o remount,bind,ro /tmp'], {
+      stdio: 'ignore',
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('a project on a read-only file system', () => {
+  it.runIf(canMountReadOnly())('commands that only read work, saying once that it could not be brought up to date', async () => {
+    project = makeCliProject({ 'a.txt': 'a\n' });
+    writeFileSync(join(project.base, 'edit.js'), PROGRAM);
+    const spawned = await project.run(['spawn', '--code', join(project.base, 'edit.js'), 'edit a', '--json']);
+    const id = (resultOf(spawned).agent as { id: string }).id;
+    // the project and CAIRN_HOME are mounted read-only, as on a read-only disk; the commands run in there
+    const script = [
+      `mount --bind ${project.base} ${project.base} && mount -o remount,bind,ro ${project.base} || exit 99`,
+      ...[['ls'], ['status', id], ['diff', id, '--no-pager'], ['log', id, '--no-pager'], ['inbox'], ['accept', id]].map(
+        (args) => `echo "== ${args[0]}"; "$0" "$1" ${args.join(' ')} 2>&1; echo "exit $?"`,
+      ),
+    ].join('\n');
+    const output = execFileSync('unshare', ['--user', '--map-root-user', '--mount', 'sh', '-c', script, process.execPath, CAIRN_BIN], {
+      cwd: project.root,
+      env: { ...process.env, CAIRN_HOME: project.home, NO_COLOR: '1' },
+      encoding: 'utf8',
+    });
+    const sections = Object.fromEntries(
+      output
+        .split(/^== /m)
+        .filter(Boolean)
+        .map((part) => [part.slice(0, part.indexOf('\n')), part.slice(part.indexOf('\n') + 1)]),
+    );
+    const note = `note: ${project.root} is on a read-only file system: Cairn shows it as it last saw it, without bringing it up to date`;
+    for (const command of ['ls', 'status', 'diff', 'log', 'inbox']) {
+      expect(sections[command], command).toContain('exit 0');
+      expect(sections[command]!.split('\n').filter((line: string) => line === note), command).toHaveLength(1);
+    }
+    expect(sections.ls).toMatch(new RegExp(`${id}\\s+reviewing`));
+    expect(sections.diff).toContain('+agent');
+    expect(sections.log).toContain('journal verified');
+    // a command that writes is refused, in one line
+    expect(sections.accept).toContain('the file system is read-only');
+    expect(sections.accept).toContain('exit 1');
+    expect(sections.accept).not.toMatch(/\n\s+at /);
   });
 });

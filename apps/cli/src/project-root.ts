@@ -3,8 +3,11 @@ import { homedir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { absolutePath, CommandError, currentFolder, UsageError } from './context.js';
 
-/** How a command uses its project: creates it, needs one already started, or works on any folder without creating anything. */
-export type ProjectUse = 'create' | 'open' | 'any';
+/**
+ * How a command uses its project: creates it, needs one already started, needs one already started and only
+ * reads it (so works on a read-only file system too), or works on any folder without creating anything.
+ */
+export type ProjectUse = 'create' | 'open' | 'read' | 'any';
 
 /** Where a command's project is, and whether Cairn was started there (`.agentfs/` exists). */
 export interface ProjectPlace {
@@ -85,7 +88,7 @@ export function checkProject(place: ProjectPlace, use: ProjectUse, writes: Agent
           'move the folder aside, then run the command again',
         );
     }
-  if (use === 'open' && !place.started)
+  if ((use === 'open' || use === 'read') && !place.started)
     throw new CommandError(
       'CAIRN_NOT_A_PROJECT',
       `not a Cairn project: ${place.root}`,
@@ -100,6 +103,8 @@ export function checkProject(place: ProjectPlace, use: ProjectUse, writes: Agent
   const targets = place.started ? [{ path: agentfs, folder: true }, ...databasesIn(agentfs, writes)] : [{ path: place.root, folder: true }];
   for (const { path, folder } of targets) {
     const why = unwritable(path, folder);
+    // a command that only reads reads a project on a read-only file system as it is
+    if (why === READ_ONLY_FILE_SYSTEM && use === 'read') continue;
     if (why !== undefined)
       throw new CommandError(
         'CAIRN_PROJECT',
@@ -177,6 +182,13 @@ function isFolder(path: string): boolean {
   }
 }
 
+const READ_ONLY_FILE_SYSTEM = 'the file system is read-only';
+
+/** True when the project's `.agentfs/` is on a read-only file system: it can be read, but not brought up to date. */
+export function onReadOnlyFileSystem(root: string): boolean {
+  return unwritable(join(root, '.agentfs'), true) === READ_ONLY_FILE_SYSTEM;
+}
+
 /** Why this file or folder cannot be written to, or undefined when it can; `folder` when the caller knows what it is. */
 export function unwritable(path: string, folder = isFolder(path)): string | undefined {
   try {
@@ -186,6 +198,6 @@ export function unwritable(path: string, folder = isFolder(path)): string | unde
     const code = (error as NodeJS.ErrnoException).code;
     // gone since it was listed (a database's -wal and -shm files come and go as processes close it)
     if (code === 'ENOENT') return undefined;
-    return code === 'EROFS' ? 'the file system is read-only' : 'permission denied';
+    return code === 'EROFS' ? READ_ONLY_FILE_SYSTEM : 'permission denied';
   }
 }

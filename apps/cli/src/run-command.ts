@@ -3,7 +3,7 @@ import { checkCairnHome, settleCairnHome } from './cairn-home.js';
 import { type CommandContext, type CommonOptions, leaveDeletedFolder } from './context.js';
 import { checkProjectSettings, projectLayout, SETTINGS_SECTIONS } from '@cairn/orchestrator/client';
 import { createOutput, type Output } from './output.js';
-import { type AgentWrites, checkProject, findProjectRoot, type ProjectUse } from './project-root.js';
+import { type AgentWrites, checkProject, findProjectRoot, onReadOnlyFileSystem, type ProjectUse } from './project-root.js';
 import { reportError } from './report-error.js';
 
 /** A command's function: its context first, then what the command line gave it. */
@@ -25,6 +25,8 @@ export async function runCommand(
     const ctx: CommandContext = { out, root: contextRoot(use, options, writes) };
     // commands that make agents or change the working tree use the project's settings: all are checked first
     if (use === 'create' || typeof writes === 'object') noteUnknownSettings(out, ctx.root);
+    if (use === 'read' && onReadOnlyFileSystem(ctx.root))
+      out.note(`note: ${ctx.root} is on a read-only file system: Cairn shows it as it last saw it, without bringing it up to date`);
     return await (action as (ctx: CommandContext, ...rest: unknown[]) => Promise<number>)(ctx, ...args);
   } catch (error) {
     return reportError(out, error);
@@ -41,7 +43,7 @@ function contextRoot(use: ProjectUse | 'none', options: CommonOptions, writes: A
   const place = findProjectRoot(options.project);
   leaveDeletedFolder(place.root);
   checkProject(place, use, writes);
-  if (use !== 'any') checkCairnHome(place.root, { create: use === 'create' });
+  if (use !== 'any') checkCairnHome(place.root, { create: use === 'create', readOnlyAllowed: use === 'read' });
   return place.root;
 }
 

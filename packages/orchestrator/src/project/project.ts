@@ -57,6 +57,8 @@ export interface ProjectParts {
   observers: RecordObservers;
   person: Actor;
   closeSandbox(): Promise<void>;
+  /** Lets go of what the project was opened on, once its databases are closed (a read-only copy). */
+  release?(): void;
 }
 
 /** A project opened in this process: the orchestrator's API, run in-process. Made by `openProject`. */
@@ -263,6 +265,7 @@ export class Project implements CairnApi {
     await this.parts.closeSandbox();
     this.core.store.close();
     this.core.stable.close();
+    this.parts.release?.();
   }
 
   private withChecks(info: AgentInfo): AgentInfo {
