@@ -1,10 +1,11 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { CairnError } from '@cairn/orchestrator/client';
 import { currentFolder, UsageError } from './context.js';
 
 /**
  * A path the user typed, as the project path it names: relative to the current folder (as git reads paths),
- * or absolute; `''` for the project's folder itself. A path outside the project is a usage error. The root is
+ * or absolute; `''` for the project's folder itself. A path outside the project is `CAIRN_INVALID_PATH` (exit 2). The root is
  * tried as given and as the file system has it, since the current folder always comes without symbolic links.
  */
 export function projectPathOf(root: string, given: string): string {
@@ -15,10 +16,10 @@ export function projectPathOf(root: string, given: string): string {
     if (path === '') return '';
     if (path !== '..' && !path.startsWith(`..${sep}`) && !isAbsolute(path)) return path.split(sep).join('/');
   }
-  throw new UsageError(
-    `${given} is outside the project ${root}${isAbsolute(given) ? '' : ` (it is ${absolute})`}`,
-    'give paths inside the project: relative to the current folder, or absolute',
-  );
+  // the API's code for a path outside the project (a usage error: exit 2)
+  throw new CairnError('CAIRN_INVALID_PATH', `${given} is outside the project ${root}${isAbsolute(given) ? '' : ` (it is ${absolute})`}`, {
+    hint: 'give paths inside the project: relative to the current folder, or absolute',
+  });
 }
 
 /**
