@@ -11,7 +11,11 @@ import { describeSystemError } from './system-error.js';
  * socket: a folder this user can write, or one that can be made where nothing is in the way. With `create`
  * it is made; without, nothing is created.
  */
-export function checkCairnHome(root: string, options: { create: boolean; readOnlyAllowed?: boolean }, env: NodeJS.ProcessEnv = process.env): void {
+export function checkCairnHome(
+  root: string,
+  options: { create: boolean; readOnlyAllowed?: boolean },
+  env: NodeJS.ProcessEnv = process.env,
+): void {
   const configured = env.CAIRN_HOME !== undefined && env.CAIRN_HOME !== '';
   const home = cairnHomeDir(env);
   const label = configured ? `CAIRN_HOME ${home}` : `the Cairn home ${home} (CAIRN_HOME is not set)`;

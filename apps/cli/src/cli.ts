@@ -118,10 +118,11 @@ function withSpawnOptions(command: Command): Command {
     .option('--bytes <n>', 'bytes the agent may write')
     .option('--calls <n>', 'tool calls the agent may make')
     .option('--repairs <n>', 'repair rounds the model gets')
-    .option('--scope <path>', 'only let the agent write under this path, from the current folder (repeatable)', (value: string, previous: string[] = []) => [
-      ...previous,
-      value,
-    ]);
+    .option(
+      '--scope <path>',
+      'only let the agent write under this path, from the current folder (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    );
 }
 
 /** Builds the program: every command, its options as data, help generated from them. */

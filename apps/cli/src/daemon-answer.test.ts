@@ -18,7 +18,6 @@ afterEach(async () => {
   project.cleanup();
 });
 
-
 /** The probe's bound the tests give the daemon: short, so a test finds a frozen daemon in seconds. */
 const FAST = { CAIRN_DAEMON_TIMEOUT_MS: '1000' };
 
@@ -43,8 +42,14 @@ describe('a daemon that does not answer', () => {
 
     const listed = await run(['ls']);
     expect(listed.code, listed.stderr).toBe(1);
-    expect(listed.stderr).toMatch(new RegExp(`^error: the daemon \\(pid ${pid}\\) does not answer: a request waited [\\d.]+ s, and a second request got no answer in 1 s\\n`));
-    expect(listed.stderr).toContain(`hint: \`cairn down\` stops it (or \`kill ${pid}\`, then \`kill -9 ${pid}\` if it stays); one stopped with Ctrl-Z or SIGSTOP goes on after \`kill -CONT ${pid}\``);
+    expect(listed.stderr).toMatch(
+      new RegExp(
+        `^error: the daemon \\(pid ${pid}\\) does not answer: a request waited [\\d.]+ s, and a second request got no answer in 1 s\\n`,
+      ),
+    );
+    expect(listed.stderr).toContain(
+      `hint: \`cairn down\` stops it (or \`kill ${pid}\`, then \`kill -9 ${pid}\` if it stays); one stopped with Ctrl-Z or SIGSTOP goes on after \`kill -CONT ${pid}\``,
+    );
     const json = await run(['status', '--json']);
     expect(json.code).toBe(1);
     expect(resultOf(json)).toMatchObject({ type: 'error', code: 'CAIRN_DAEMON' });

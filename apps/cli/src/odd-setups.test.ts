@@ -21,7 +21,10 @@ describe('a relative CAIRN_HOME', () => {
     );
     expect(existsSync(join(project.root, 'cairn-state'))).toBe(false);
     // from a folder outside the project, it is a folder there, and stays one for the daemon it starts
-    const up = await project.run(['up', '--detach', '--project', project.root, '--json'], { cwd: project.base, env: { CAIRN_HOME: 'state' } });
+    const up = await project.run(['up', '--detach', '--project', project.root, '--json'], {
+      cwd: project.base,
+      env: { CAIRN_HOME: 'state' },
+    });
     expect(up.code, up.stderr).toBe(0);
     expect(existsSync(join(project.base, 'state', 'projects'))).toBe(true);
     const down = await project.run(['down', '--project', project.root], { cwd: project.base, env: { CAIRN_HOME: 'state' } });
@@ -53,7 +56,9 @@ describe('wrongly typed settings in .cairn/config.json', () => {
     project = makeCliProject({ 'a.txt': 'a\n', '.cairn/config.json': JSON.stringify({ check: { test: { command: ['true'] } } }) });
     const queued = await project.run(['queue', 'a task']);
     expect(queued.code, queued.stderr).toBe(0);
-    expect(queued.stderr).toContain('warning: .cairn/config.json: "check" is not a setting Cairn knows (checks, model, inbox, workingTree, workers, queue, serveWorkers); it is ignored');
+    expect(queued.stderr).toContain(
+      'warning: .cairn/config.json: "check" is not a setting Cairn knows (checks, model, inbox, workingTree, workers, queue, serveWorkers); it is ignored',
+    );
   });
 });
 
@@ -81,7 +86,10 @@ describe('a bare git repository', () => {
     const bare = join(project.base, 'origin.git');
     execFileSync('git', ['init', '--bare', '--quiet', bare]);
     const hooksBefore = readdirSync(join(bare, 'hooks')).sort();
-    writeFileSync(join(project.base, 'hook.js'), "await write_file('hooks/pre-receive', '#!/bin/sh\\necho owned\\n');\nawait submit_result('x', []);\n");
+    writeFileSync(
+      join(project.base, 'hook.js'),
+      "await write_file('hooks/pre-receive', '#!/bin/sh\\necho owned\\n');\nawait submit_result('x', []);\n",
+    );
     for (const cwd of [bare, join(bare, 'hooks')]) {
       const run = await runCairn(['spawn', '--code', join(project.base, 'hook.js'), 'x'], { cwd, home: project.home, timeoutMs: 60_000 });
       expect(run.code).toBe(1);
@@ -104,9 +112,13 @@ describe('a bare git repository', () => {
 /** True when this machine lets an unprivileged user namespace bind-mount a folder read-only (as the checks' sealed view does). */
 function canMountReadOnly(): boolean {
   try {
-    execFileSync('unshare', ['--user', '--map-root-user', '--mount', 'sh', '-c', 'mount --bind /tmp /tmp && mount -o remount,bind,ro /tmp'], {
-      stdio: 'ignore',
-    });
+    execFileSync(
+      'unshare',
+      ['--user', '--map-root-user', '--mount', 'sh', '-c', 'mount --bind /tmp /tmp && mount -o remount,bind,ro /tmp'],
+      {
+        stdio: 'ignore',
+      },
+    );
     return true;
   } catch {
     return false;
@@ -140,7 +152,10 @@ describe('a project on a read-only file system', () => {
     const note = `note: ${project.root} is on a read-only file system: Cairn shows it as it last saw it, without bringing it up to date`;
     for (const command of ['ls', 'status', 'diff', 'log', 'inbox']) {
       expect(sections[command], command).toContain('exit 0');
-      expect(sections[command]!.split('\n').filter((line: string) => line === note), command).toHaveLength(1);
+      expect(
+        sections[command]!.split('\n').filter((line: string) => line === note),
+        command,
+      ).toHaveLength(1);
     }
     expect(sections.ls).toMatch(new RegExp(`${id}\\s+reviewing`));
     expect(sections.diff).toContain('+agent');

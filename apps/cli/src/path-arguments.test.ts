@@ -9,7 +9,11 @@ afterEach(() => project.cleanup());
 
 const EDIT_BOTH = `await write_file('x.js', 'top 2\\n');\nawait write_file('src/x.js', 'src 2\\n');\nawait write_file('src/y.js', 'y 2\\n');\nawait submit_result('edit', []);\n`;
 
-async function spawnFrom(code: string, cwd: string, extra: string[] = []): Promise<{ id: string; state: string; failure?: { message: string } }> {
+async function spawnFrom(
+  code: string,
+  cwd: string,
+  extra: string[] = [],
+): Promise<{ id: string; state: string; failure?: { message: string } }> {
   const file = join(project.base, `prog-${Math.random().toString(16).slice(2)}.js`);
   writeFileSync(file, code);
   const run = await project.run(['spawn', '--code', file, 'edit', ...extra, '--json'], { cwd });
@@ -35,7 +39,9 @@ describe('path arguments are read from the current folder, as git reads them', (
 
     const outside = await project.run(['diff', id, '../../elsewhere.js'], { cwd: src });
     expect(outside.code).toBe(2);
-    expect(outside.stderr).toContain(`error: ../../elsewhere.js is outside the project ${project.root} (it is ${join(project.base, 'elsewhere.js')})`);
+    expect(outside.stderr).toContain(
+      `error: ../../elsewhere.js is outside the project ${project.root} (it is ${join(project.base, 'elsewhere.js')})`,
+    );
     const outsideAccept = await project.run(['accept', id, '/etc/passwd'], { cwd: src });
     expect(outsideAccept.code).toBe(2);
     expect(outsideAccept.stderr).toContain(`error: /etc/passwd is outside the project ${project.root}`);

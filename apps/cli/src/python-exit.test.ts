@@ -28,7 +28,9 @@ describe('a Python program that exits', () => {
   it('with status 0 (SystemExit(0), sys.exit(), exit()) ends normally', async () => {
     project = makeCliProject({ 'a.txt': 'a\n' });
     for (const exit of ['raise SystemExit(0)', 'import sys\nsys.exit()', 'exit()']) {
-      const { code, agent } = await spawnPython(`write_file("a.txt", "b\\n")\nsubmit_result("done", ["a.txt"])\n${exit}\nwrite_file("a.txt", "c\\n")\n`);
+      const { code, agent } = await spawnPython(
+        `write_file("a.txt", "b\\n")\nsubmit_result("done", ["a.txt"])\n${exit}\nwrite_file("a.txt", "c\\n")\n`,
+      );
       expect(agent.failure?.message, exit).toBeUndefined();
       expect(code, exit).toBe(0);
       expect(agent.state, exit).toBe('reviewing');

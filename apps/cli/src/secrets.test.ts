@@ -53,7 +53,21 @@ await submit_result('looked around', ['results.txt']);
     const [...lines] = readFileSync(join(project.root, 'results.txt'), 'utf8').trim().split('\n');
     const listed = lines.pop()!;
     expect(lines).toEqual([...paths.map((path) => `refused ${path}`), 'write refused']);
-    for (const word of ['.ssh', '.aws', '.gnupg', '.config/gh', 'gcloud', '.docker/config.json', '.kube', '.netrc', '.npmrc', '.pypirc', 'id_rsa', 'PRIVATE', 'gho_x'])
+    for (const word of [
+      '.ssh',
+      '.aws',
+      '.gnupg',
+      '.config/gh',
+      'gcloud',
+      '.docker/config.json',
+      '.kube',
+      '.netrc',
+      '.npmrc',
+      '.pypirc',
+      'id_rsa',
+      'PRIVATE',
+      'gho_x',
+    ])
       expect(listed).not.toContain(word);
     expect(existsSync(join(project.root, '.ssh/authorized_keys'))).toBe(false);
 

@@ -86,7 +86,13 @@ function readProgram(path: string, given: string): Buffer {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw refuse(
-      code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a folder' : (error as Error).message,
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'it is a folder'
+            : (error as Error).message,
     );
   }
   try {

@@ -209,7 +209,11 @@ describe('python engine (Monty)', () => {
   });
 
   it('ends as Python does on SystemExit, sys.exit, exit and quit: 0 is a normal end, any other status an error that gives it', async () => {
-    const three = await sandbox.run({ engine: 'python', code: 'log("before")\nraise SystemExit(3)\nlog("after")', functions: { log: () => null } });
+    const three = await sandbox.run({
+      engine: 'python',
+      code: 'log("before")\nraise SystemExit(3)\nlog("after")',
+      functions: { log: () => null },
+    });
     expect(three).toMatchObject({ status: 'error', error: { name: 'SystemExit', message: 'the program exited with status 3', line: 2 } });
     expect(three.calls.map((c) => c.name)).toEqual(['log']);
     for (const code of ['raise SystemExit(0)', 'raise SystemExit', 'import sys\nsys.exit()', 'exit()', 'x = 1\nquit(0)\nx = 2'])

@@ -195,7 +195,11 @@ export class DaemonClient implements CairnApi {
     const controller = new AbortController();
     const stream = await this.watched(QUIET_MS, async (signal) => {
       signal.addEventListener('abort', () => controller.abort(), { once: true });
-      const response = await this.exchange(EVENT_STREAM.method, requestTarget(EVENT_STREAM.path, EVENT_STREAM.request(options)), controller.signal);
+      const response = await this.exchange(
+        EVENT_STREAM.method,
+        requestTarget(EVENT_STREAM.path, EVENT_STREAM.request(options)),
+        controller.signal,
+      );
       if (response.statusCode >= 400)
         throw answeredError(response.statusCode, await this.readText(response), `${EVENT_STREAM.method} ${EVENT_STREAM.path}`);
       return readEventStream(response.body, options.until, () => {
@@ -262,7 +266,9 @@ export class DaemonClient implements CairnApi {
     return new CairnError(
       'CAIRN_DAEMON',
       `${who} does not answer: a request waited ${seconds(waitedMs)}, and a second request got no answer in ${seconds(timeoutMs)}`,
-      { hint: `${stop}; without a daemon, commands run by themselves (CAIRN_DAEMON_TIMEOUT_MS sets how long a daemon is given, now ${timeoutMs} ms)` },
+      {
+        hint: `${stop}; without a daemon, commands run by themselves (CAIRN_DAEMON_TIMEOUT_MS sets how long a daemon is given, now ${timeoutMs} ms)`,
+      },
     );
   }
 
@@ -323,7 +329,11 @@ export interface DaemonClientOptions {
  * A client for the project's daemon, when its socket takes a connection within the bound; undefined otherwise.
  * (A stopped daemon's socket still takes connections: its client's first request finds out.)
  */
-export async function connectDaemon(root: string, socketPath: string, options: DaemonClientOptions = {}): Promise<DaemonClient | undefined> {
+export async function connectDaemon(
+  root: string,
+  socketPath: string,
+  options: DaemonClientOptions = {},
+): Promise<DaemonClient | undefined> {
   if (!existsSync(socketPath)) return undefined;
   if (!(await socketAnswers(socketPath, options.timeoutMs ?? daemonTimeoutMs()))) return undefined;
   return new DaemonClient(root, socketPath, options);

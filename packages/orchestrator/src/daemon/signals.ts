@@ -91,7 +91,8 @@ function readSignal(path: string): string {
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new SignalError('a symbolic link is not a signal: only regular files are read');
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP')
+      throw new SignalError('a symbolic link is not a signal: only regular files are read');
     throw error;
   }
   try {

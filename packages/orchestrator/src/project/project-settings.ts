@@ -33,7 +33,10 @@ function checkRemoteSettings(config: Record<string, unknown>): void {
   for (const key of ['queue', 'serveWorkers'] as const) {
     const value = config[key];
     if (value !== undefined && (typeof value !== 'string' || value.trim() === ''))
-      throw configError(`"${key}" must be a string`, key === 'queue' ? '"queue": "redis://127.0.0.1:6379"' : '"serveWorkers": "0.0.0.0:7420"');
+      throw configError(
+        `"${key}" must be a string`,
+        key === 'queue' ? '"queue": "redis://127.0.0.1:6379"' : '"serveWorkers": "0.0.0.0:7420"',
+      );
   }
   const workers = config.workers;
   if (workers === undefined) return;

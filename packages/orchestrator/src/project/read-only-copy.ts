@@ -16,8 +16,7 @@ export function readOnlyCopy(layout: ProjectLayout): { layout: ProjectLayout; re
     const to = join(dir, basename(from));
     if (copied.has(from)) return to;
     copied.add(from);
-    for (const suffix of ['', '-wal'])
-      if (existsSync(from + suffix)) copyFileSync(from + suffix, to + suffix, constants.COPYFILE_FICLONE);
+    for (const suffix of ['', '-wal']) if (existsSync(from + suffix)) copyFileSync(from + suffix, to + suffix, constants.COPYFILE_FICLONE);
     return to;
   };
   const copyLayout: ProjectLayout = {

@@ -44,7 +44,9 @@ export async function runPython(run: RunMessage, hooks: EngineHooks): Promise<Do
       }
       const name = progress.functionName;
       if (!run.functions.includes(name) && EXIT_FUNCTIONS.has(name)) {
-        progress = progress.resume({ exception: { type: 'SystemExit', message: exitMessage(toJson(progress.args) as unknown[]) } }) as Progress;
+        progress = progress.resume({
+          exception: { type: 'SystemExit', message: exitMessage(toJson(progress.args) as unknown[]) },
+        }) as Progress;
         continue;
       }
       if (!run.functions.includes(name)) {
@@ -81,7 +83,8 @@ export async function runPython(run: RunMessage, hooks: EngineHooks): Promise<Do
   } catch (error) {
     if (line !== '') hooks.log(line);
     const exit = exitOf(error);
-    if (exit?.status === 0) return { type: 'done', runId: run.runId, status: 'ok', value: 'null', cpuMs: Date.now() - started, heapBytes: 0 };
+    if (exit?.status === 0)
+      return { type: 'done', runId: run.runId, status: 'ok', value: 'null', cpuMs: Date.now() - started, heapBytes: 0 };
     return pythonFailure(run.runId, error, Date.now() - started, run.code, exit);
   }
 }
