@@ -34,7 +34,9 @@ export function healthAnswers(socketPath: string, timeoutMs: number): Promise<bo
       req.destroy();
       resolve(answered);
     };
-    timer = setTimeout(() => done(false), timeoutMs);
+    // a probe never keeps a process alive: the request it stands beside does, while it waits
+    timer = setTimeout(() => done(false), timeoutMs).unref();
+    req.on('socket', (socket) => socket.unref());
     req.on('error', () => done(false));
     req.end();
   });
