@@ -11,11 +11,6 @@ if (entry === undefined) {
   process.stderr.write('cairn: the command is not built yet; run `pnpm build` in the Cairn repository\n');
   process.exit(1);
 }
-// A reader that stops early (`cairn ls | head`) closes the pipe: that ends the command quietly, as in git.
-for (const stream of [process.stdout, process.stderr])
-  stream.on('error', (error) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
-  });
+// A stdout that fails (a reader that closed the pipe, a full disk) is handled by main (src/output-loss.ts).
 const { main } = await import(entry.href);
 process.exitCode = await main(process.argv.slice(2));

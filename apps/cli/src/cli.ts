@@ -2,6 +2,7 @@ import { CAIRN_VERSION } from '@cairn/orchestrator/version';
 import { Command, CommanderError, Option } from 'commander';
 import type { CommonOptions } from './context.js';
 import { wordsAfterDash } from './accept-arguments.js';
+import { setReadsOnly, watchOutputStreams } from './output-loss.js';
 import type { ProjectUse } from './project-root.js';
 import type { Action } from './run-command.js';
 
@@ -71,6 +72,12 @@ const AGENT_WRITES: Record<string, 'all' | 'named'> = {
   restore: 'named',
 };
 
+/**
+ * The commands that only read (by command path): they read a project on a read-only file system as it is, and a
+ * stdout that fails ends them at once (see output-loss.ts); any other command finishes its work first.
+ */
+const READS_ONLY = new Set(['list-agents', 'status', 'diff', 'log', 'events', 'inbox list', 'inbox log', 'models', 'air check']);
+
 /** The command's path below `cairn` (`spawn`, `inbox list`, `air check`). */
 function commandPath(command: Command): string {
   const names: string[] = [];
@@ -112,10 +119,11 @@ function withSpawnOptions(command: Command): Command {
     .option('--bytes <n>', 'bytes the agent may write')
     .option('--calls <n>', 'tool calls the agent may make')
     .option('--repairs <n>', 'repair rounds the model gets')
-    .option('--scope <path>', 'only let the agent write under this path (repeatable)', (value: string, previous: string[] = []) => [
-      ...previous,
-      value,
-    ]);
+    .option(
+      '--scope <path>',
+      'only let the agent write under this path, from the current folder (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    );
 }
 
 /** Builds the program: every command, its options as data, help generated from them. */
@@ -163,7 +171,7 @@ function buildProgram(run: (load: Load, options: CommonOptions, ...args: unknown
       .command('diff')
       .description("the agent's proposal as a git-style diff")
       .argument('<id>', 'the agent')
-      .argument('[paths...]', 'only these paths')
+      .argument('[paths...]', 'only these paths (from the current folder, as git reads them)')
       .option('--no-pager', 'never page the output'),
   ).action((id, paths, flags) => run(commands.diff, flags, id, paths, flags));
   const checks = program.command('checks').description('checks: tests and linters run on a proposal in a sealed view of the project');
@@ -194,7 +202,10 @@ function buildProgram(run: (load: Load, options: CommonOptions, ...args: unknown
       .command('accept')
       .description('merge the proposal (or some paths) into your working tree, three-way; several agents in turn')
       .argument('<id>', 'the agent')
-      .argument('[more...]', 'more agents to accept in turn (cairn accept A B C), or paths of the one agent (only these)')
+      .argument(
+        '[more...]',
+        'more agents to accept in turn (cairn accept A B C), or paths of the one agent (only these, from the current folder as git reads them)',
+      )
       .option('--force', "take the agent's side of conflicts, and accept without waiting for its automatic checks or though they failed")
       .option('--partial', 'apply what merges cleanly even when other paths conflict')
       .option('--keep-going', 'with several agents: go on with the next when one does not go in')
@@ -315,6 +326,7 @@ left queued are printed); 2 for a usage error.`,
 
 /** Runs the cairn command line; resolves to the exit code (0 ok, 1 failure, 2 usage). */
 export async function main(argv: readonly string[]): Promise<number> {
+  watchOutputStreams();
   const json = argv.includes('--json');
   let code = 0;
   let usage = '';
@@ -344,8 +356,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   const program = buildProgram(run, argv);
   program.hook('preAction', (_program, command) => {
-    use = PROJECT_USE[commandPath(command)] ?? 'open';
+    use = PROJECT_USE[commandPath(command)] ?? (READS_ONLY.has(commandPath(command)) ? 'read' : 'open');
     agentWrites = AGENT_WRITES[commandPath(command)];
+    setReadsOnly(READS_ONLY.has(commandPath(command)));
   });
   program.exitOverride();
   program.configureOutput({

@@ -1,5 +1,6 @@
 import type { Project, ProjectOptions } from '@cairn/orchestrator';
 import { type CairnApi, connectDaemon, projectLayout, type SyncSummary } from '@cairn/orchestrator/client';
+import { onReadOnlyFileSystem } from './project-root.js';
 
 /** The API a command uses: the running daemon's, or the project opened in this process. */
 export interface Connection {
@@ -21,11 +22,16 @@ export interface Connection {
  */
 export async function connect(root: string, options: { runs?: boolean; sync?: boolean } = {}): Promise<Connection> {
   const layout = projectLayout(root);
-  const client = await connectDaemon(layout.root, layout.socketPath);
+  const client = await connectDaemon(layout.root, layout.socketPath, { pidPath: layout.pidPath });
   if (client !== undefined) return { api: client, daemon: true, close: () => client.close() };
   const scope: ProjectOptions['queue'] = options.runs === false ? 'none' : 'own';
   // the project's databases and agents are loaded only when no daemon answers
   const { openProject } = await import('@cairn/orchestrator/project');
+  // a project on a read-only file system is read as it is (only commands that read get this far with one)
+  if (onReadOnlyFileSystem(layout.root)) {
+    const project = openProject(layout.root, { readOnly: true });
+    return { api: project, daemon: false, project, close: () => project.close() };
+  }
   const project = openProject(layout.root, { queue: scope });
   const close = () => project.close();
   // the agent's sandbox boots while this process brings stable.db up to date

@@ -1,5 +1,6 @@
 import pc from 'picocolors';
 import type { CairnEvent } from '@cairn/orchestrator/client';
+import { stdoutLost } from './output-loss.js';
 import { forTerminal } from './render/terminal-text.js';
 
 /** How a command prints: for people (colour only on a TTY, never with NO_COLOR), or NDJSON with `--json`. */
@@ -46,7 +47,10 @@ export function createOutput(options: { json: boolean; debug: boolean; color?: b
     cyan: colors.cyan,
     magenta: colors.magenta,
   };
-  const write = (stream: NodeJS.WriteStream, text: string) => stream.write(text + '\n');
+  // once stdout has failed, what is left for it is dropped (see output-loss.ts)
+  const write = (stream: NodeJS.WriteStream, text: string) => {
+    if (stream !== process.stdout || stdoutLost() === undefined) stream.write(text + '\n');
+  };
   // what people read on a terminal shows control characters instead of obeying them (agents write much of it)
   const show = (stream: NodeJS.WriteStream, text: string) => write(stream, stream.isTTY === true ? forTerminal(text) : text);
   return {

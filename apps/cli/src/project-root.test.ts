@@ -394,6 +394,9 @@ describe('odd projects', () => {
     });
     writeFileSync(join(repo, '.cairn', 'config.json'), '[]');
     expect(oneLineError(await cairn(['review', id, '--as', 'bob'], repo), 1)).toBe('.cairn/config.json must hold a JSON object');
+    // a config.json that is not an object is refused by spawn too, before the manifest is read
+    expect(oneLineError(await cairn(['spawn', '--code', 'fix.js', 'y'], repo), 1)).toBe('.cairn/config.json must hold a JSON object');
+    writeFileSync(join(repo, '.cairn', 'config.json'), '{}');
     writeFileSync(join(repo, '.cairn', 'manifest.air.json'), '[1');
     expect(oneLineError(await cairn(['spawn', '--code', 'fix.js', 'y'], repo), 1)).toMatch(/^\.cairn\/manifest\.air\.json is not valid: /);
     expect(readFileSync(join(repo, 'src/a.js'), 'utf8')).toBe('var a = 1;\n');

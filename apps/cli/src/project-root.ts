@@ -1,9 +1,13 @@
-import { accessSync, constants, existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { accessSync, constants, existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, sep } from 'node:path';
 import { absolutePath, CommandError, currentFolder, UsageError } from './context.js';
 
-/** How a command uses its project: creates it, needs one already started, or works on any folder without creating anything. */
-export type ProjectUse = 'create' | 'open' | 'any';
+/**
+ * How a command uses its project: creates it, needs one already started, needs one already started and only
+ * reads it (so works on a read-only file system too), or works on any folder without creating anything.
+ */
+export type ProjectUse = 'create' | 'open' | 'read' | 'any';
 
 /** Where a command's project is, and whether Cairn was started there (`.agentfs/` exists). */
 export interface ProjectPlace {
@@ -52,6 +56,20 @@ export type AgentWrites = 'all' | { agent: string } | 'none';
  */
 export function checkProject(place: ProjectPlace, use: ProjectUse, writes: AgentWrites = 'all'): void {
   if (use === 'any') return;
+  const wide = tooWide(place.root);
+  if (wide !== undefined)
+    throw new CommandError(
+      'CAIRN_PROJECT',
+      `${place.root} cannot be a project: ${wide}`,
+      "run Cairn in a project's own folder (cd into it, or give --project DIR)",
+    );
+  const bare = bareRepositoryAt(place.root);
+  if (bare !== undefined)
+    throw new CommandError(
+      'CAIRN_PROJECT',
+      `${place.root} cannot be a project: ${bare === place.root ? 'it is' : `it is inside ${bare},`} a bare git repository, which has no working tree (its files are git's own: agents would write into hooks/ and config)`,
+      `run Cairn in a clone with a working tree: \`git clone ${bare} DIR\`, then cd DIR`,
+    );
   const agentfs = join(place.root, '.agentfs');
   const settings = join(place.root, '.cairn');
   if (place.started && !isFolder(agentfs))
@@ -70,7 +88,7 @@ export function checkProject(place: ProjectPlace, use: ProjectUse, writes: Agent
           'move the folder aside, then run the command again',
         );
     }
-  if (use === 'open' && !place.started)
+  if ((use === 'open' || use === 'read') && !place.started)
     throw new CommandError(
       'CAIRN_NOT_A_PROJECT',
       `not a Cairn project: ${place.root}`,
@@ -85,6 +103,8 @@ export function checkProject(place: ProjectPlace, use: ProjectUse, writes: Agent
   const targets = place.started ? [{ path: agentfs, folder: true }, ...databasesIn(agentfs, writes)] : [{ path: place.root, folder: true }];
   for (const { path, folder } of targets) {
     const why = unwritable(path, folder);
+    // a command that only reads reads a project on a read-only file system as it is
+    if (why === READ_ONLY_FILE_SYSTEM && use === 'read') continue;
     if (why !== undefined)
       throw new CommandError(
         'CAIRN_PROJECT',
@@ -115,6 +135,42 @@ function databasesIn(agentfs: string, writes: AgentWrites): { path: string; fold
   return out;
 }
 
+/**
+ * Why a folder is too wide to be a project, or undefined: the root of the file system, or a home folder (or a
+ * folder above one), where SSH keys, cloud credentials and tokens sit and everything would be imported.
+ */
+function tooWide(root: string): string | undefined {
+  const real = realPath(root);
+  if (dirname(real) === real) return 'it is the root of the file system';
+  const home = realPath(homedir());
+  // a HOME of `/` (some services run so) is no home folder to protect
+  if (dirname(home) === home) return undefined;
+  if (home === real) return 'it is your home folder, where SSH keys, credentials and tokens sit';
+  if (home.startsWith(real + sep)) return `it holds your home folder ${home}, where SSH keys, credentials and tokens sit`;
+  return undefined;
+}
+
+/**
+ * The bare git repository this folder is (or is inside), or undefined: a folder holding `HEAD`, `objects/`
+ * and `refs/` as git's own, with no `.git` (a working tree's `.git` folder holds them too, and is no project).
+ */
+function bareRepositoryAt(root: string): string | undefined {
+  for (let dir = root; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, '.git'))) return undefined;
+    const head = lstatSync(join(dir, 'HEAD'), { throwIfNoEntry: false });
+    if (head?.isFile() === true && isFolder(join(dir, 'objects')) && isFolder(join(dir, 'refs'))) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 /** What an agent id can look like where it names a database file. */
 const AGENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -126,6 +182,13 @@ function isFolder(path: string): boolean {
   }
 }
 
+const READ_ONLY_FILE_SYSTEM = 'the file system is read-only';
+
+/** True when the project's `.agentfs/` is on a read-only file system: it can be read, but not brought up to date. */
+export function onReadOnlyFileSystem(root: string): boolean {
+  return unwritable(join(root, '.agentfs'), true) === READ_ONLY_FILE_SYSTEM;
+}
+
 /** Why this file or folder cannot be written to, or undefined when it can; `folder` when the caller knows what it is. */
 export function unwritable(path: string, folder = isFolder(path)): string | undefined {
   try {
@@ -135,6 +198,6 @@ export function unwritable(path: string, folder = isFolder(path)): string | unde
     const code = (error as NodeJS.ErrnoException).code;
     // gone since it was listed (a database's -wal and -shm files come and go as processes close it)
     if (code === 'ENOENT') return undefined;
-    return code === 'EROFS' ? 'the file system is read-only' : 'permission denied';
+    return code === 'EROFS' ? READ_ONLY_FILE_SYSTEM : 'permission denied';
   }
 }

@@ -1,8 +1,9 @@
 import { isUtf8 } from 'node:buffer';
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { SpawnOptions } from '@cairn/orchestrator/client';
 import { absolutePath, UsageError } from './context.js';
+import { projectPathOf } from './path-argument.js';
 
 /** The spawn options of `spawn` and `queue`: the program file, language, model, limits, budgets, scope. */
 export interface SpawnFlags {
@@ -24,26 +25,12 @@ export interface SpawnFlags {
   modelTimeoutMs?: string;
 }
 
-/** Turns spawn flags into the orchestrator's options, reading `--code FILE`. */
-export function spawnOptionsOf(flags: SpawnFlags): SpawnOptions {
+/** Turns spawn flags into the orchestrator's options, reading `--code FILE`; `--scope` paths are read from the current folder, as git reads paths. */
+export function spawnOptionsOf(flags: SpawnFlags, root: string): SpawnOptions {
   const options: SpawnOptions = {};
   if (flags.code !== undefined) {
     const path = absolutePath(flags.code);
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(path);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const why =
-        code === 'ENOENT'
-          ? 'no such file'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : code === 'EISDIR'
-              ? 'it is a folder'
-              : (error as Error).message;
-      throw new UsageError(`cannot read the program ${flags.code}: ${why}`, 'give --code the path of a .js or .py file');
-    }
+    const bytes = readProgram(path, flags.code);
     if (!isUtf8(bytes) || bytes.includes(0))
       throw new UsageError(`the program ${flags.code} is not text (UTF-8)`, 'give --code the path of a .js or .py file');
     options.code = bytes.toString('utf8');
@@ -70,7 +57,9 @@ export function spawnOptionsOf(flags: SpawnFlags): SpawnOptions {
   setNumber(budgets, 'repairs', flags.repairs, '--repairs');
   if (Object.keys(limits).length > 0) options.limits = limits;
   if (Object.keys(budgets).length > 0) options.budgets = budgets;
-  if (flags.scope !== undefined && flags.scope.length > 0) options.scope = flags.scope;
+  const scope = (flags.scope ?? []).map((path) => projectPathOf(root, path));
+  // a scope that names the project's folder itself is the whole project
+  if (scope.length > 0 && !scope.includes('')) options.scope = scope;
   const model: NonNullable<SpawnOptions['modelOptions']> = {};
   setNumber(model, 'contextTokens', flags.contextTokens, '--context-tokens');
   setNumber(model, 'maxOutputTokens', flags.maxOutputTokens, '--max-output-tokens');
@@ -79,6 +68,49 @@ export function spawnOptionsOf(flags: SpawnFlags): SpawnOptions {
   setNumber(model, 'timeoutMs', flags.modelTimeoutMs, '--model-timeout-ms');
   if (Object.keys(model).length > 0) options.modelOptions = model;
   return options;
+}
+
+/** The largest program `--code` reads. */
+const MAX_PROGRAM_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The bytes of a program file: a regular file (a FIFO, a device or a folder is refused, never waited on or read
+ * without end) of at most `MAX_PROGRAM_BYTES`.
+ */
+function readProgram(path: string, given: string): Buffer {
+  const refuse = (why: string) => new UsageError(`cannot read the program ${given}: ${why}`, 'give --code the path of a .js or .py file');
+  let fd: number;
+  try {
+    // non-blocking: opening a FIFO with no writer would otherwise wait for one
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw refuse(
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'it is a folder'
+            : (error as Error).message,
+    );
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (stats.isDirectory()) throw refuse('it is a folder');
+    if (!stats.isFile()) throw refuse(`it is ${stats.isFIFO() ? 'a FIFO' : stats.isSocket() ? 'a socket' : 'a device'}, not a file`);
+    if (stats.size > MAX_PROGRAM_BYTES) throw refuse(`it is larger than ${MAX_PROGRAM_BYTES >> 20} MiB`);
+    const bytes = Buffer.alloc(stats.size);
+    let read = 0;
+    while (read < bytes.length) {
+      const n = readSync(fd, bytes, read, bytes.length - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return bytes.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function setNumber<K extends string>(target: Partial<Record<K, number>>, key: K, raw: string | undefined, flag: string): void {

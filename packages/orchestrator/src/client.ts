@@ -17,3 +17,4 @@ export { cairnHomeDir, ensurePrivateDir, projectLayout, type ProjectLayout } fro
 export { processAlive } from '@cairn/agentfs/process-alive';
 export { checkQueueUrl } from './remote/redis-connection.js';
 export { loadQueueSettings, type QueueSettings } from './remote/queue-settings.js';
+export { checkProjectSettings, SETTINGS_SECTIONS } from './project/project-settings.js';

@@ -90,8 +90,11 @@ function visit(node: unknown, fn: (node: Node) => void): void {
   }
 }
 
+/** `import sys`, the one import a program may make (for `sys.exit`). */
+const SYS_IMPORT = /^\s*import\s+sys\s*(#.*)?$/;
+
 /**
- * Checks a Python agent program for what the sandbox forbids: `import` and `from … import`. Syntax is
+ * Checks a Python agent program for what the sandbox forbids: `import` and `from … import` (but `import sys`). Syntax is
  * checked by the interpreter in the child process (a syntax error ends the run as `rejected`), so no
  * parser of untrusted text runs in the host.
  */
@@ -108,7 +111,7 @@ export function checkPythonProgram(code: string): CheckResult {
       inTriple = undefined;
     }
     const statement = /^(\s*)(import\s|from\s+[\w.]+\s+import\b)/.exec(rest);
-    if (statement && rest === text) {
+    if (statement && rest === text && !SYS_IMPORT.test(rest)) {
       problems.push({
         kind: 'forbidden',
         message: '"import" is not available: the tool functions are already defined (read_file, write_file, …)',

@@ -208,6 +208,28 @@ describe('python engine (Monty)', () => {
     expect(failed).toMatchObject({ status: 'error', error: { name: 'ZeroDivisionError', line: 2 } });
   });
 
+  it('ends as Python does on SystemExit, sys.exit, exit and quit: 0 is a normal end, any other status an error that gives it', async () => {
+    const three = await sandbox.run({
+      engine: 'python',
+      code: 'log("before")\nraise SystemExit(3)\nlog("after")',
+      functions: { log: () => null },
+    });
+    expect(three).toMatchObject({ status: 'error', error: { name: 'SystemExit', message: 'the program exited with status 3', line: 2 } });
+    expect(three.calls.map((c) => c.name)).toEqual(['log']);
+    for (const code of ['raise SystemExit(0)', 'raise SystemExit', 'import sys\nsys.exit()', 'exit()', 'x = 1\nquit(0)\nx = 2'])
+      expect(await sandbox.run({ engine: 'python', code }), code).toMatchObject({ status: 'ok', value: null });
+    expect(await sandbox.run({ engine: 'python', code: 'def f():\n    exit(4)\nf()' })).toMatchObject({
+      status: 'error',
+      error: { name: 'SystemExit', message: 'the program exited with status 4' },
+    });
+    expect(await sandbox.run({ engine: 'python', code: 'import sys\nsys.exit("no input")' })).toMatchObject({
+      status: 'error',
+      error: { message: 'the program exited with status 1: no input' },
+    });
+    const caught = 'try:\n    raise SystemExit(5)\nexcept SystemExit as e:\n    r = "caught " + str(e)\nr';
+    expect(await sandbox.run({ engine: 'python', code: caught })).toMatchObject({ status: 'ok', value: 'caught 5' });
+  });
+
   it('limits: time, memory, calls; imports and syntax errors are rejected', async () => {
     expect((await sandbox.run({ engine: 'python', code: 'while True:\n    pass', limits: { cpuMs: 300 } })).status).toBe('timeout');
     expect((await sandbox.run({ engine: 'python', code: 'x = [1]\nwhile True:\n    x = x + x', limits: { memoryMb: 16 } })).status).toBe(

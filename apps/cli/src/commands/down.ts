@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { connectDaemon, processAlive, projectLayout, readPidFile } from '@cairn/orchestrator/client';
+import { connectDaemon, isCairnError, processAlive, projectLayout, readPidFile } from '@cairn/orchestrator/client';
 import { daemonHoldsProject } from '@cairn/orchestrator/daemon-lock';
 import type { CommandContext } from '../context.js';
 
@@ -10,12 +10,12 @@ export async function downCommand(ctx: CommandContext): Promise<number> {
   const { out } = ctx;
   const layout = projectLayout(ctx.root);
   const pidFile = readPidFile(layout.pidPath);
-  const client = await connectDaemon(layout.root, layout.socketPath);
+  const client = await connectDaemon(layout.root, layout.socketPath, { pidPath: layout.pidPath });
   if (client === undefined) {
     if (pidFile !== undefined && daemonHoldsProject(layout) && processAlive(pidFile.pid)) {
       // a daemon still importing the project holds it but does not answer yet: ask it to stop
       process.kill(pidFile.pid, 'SIGTERM');
-      return awaitExit(ctx, pidFile.pid);
+      return awaitExit(ctx, pidFile.pid, STOP_TIMEOUT_MS);
     }
     if (pidFile !== undefined) {
       rmSync(layout.pidPath, { force: true });
@@ -28,21 +28,40 @@ export async function downCommand(ctx: CommandContext): Promise<number> {
     out.line(`no daemon runs for ${layout.root}`);
     return 0;
   }
-  const health = await client.health();
-  await client.shutdown();
-  await client.close();
-  return awaitExit(ctx, health.pid);
+  let pid: number;
+  try {
+    pid = (await client.health()).pid;
+    await client.shutdown();
+  } catch (error) {
+    // a daemon that does not answer (stopped with SIGSTOP, or stuck) is asked to stop by signal
+    const unanswering = isCairnError(error) && error.code === 'CAIRN_DAEMON' && pidFile !== undefined && processAlive(pidFile.pid);
+    if (!unanswering || !daemonHoldsProject(layout)) throw error;
+    process.kill(pidFile.pid, 'SIGCONT');
+    process.kill(pidFile.pid, 'SIGTERM');
+    return awaitExit(ctx, pidFile.pid, UNANSWERING_STOP_MS, 'it did not answer, so it was sent SIGTERM');
+  } finally {
+    await client.close();
+  }
+  return awaitExit(ctx, pid, STOP_TIMEOUT_MS);
 }
 
-async function awaitExit(ctx: CommandContext, pid: number): Promise<number> {
+/** How long a daemon that did not answer is given to stop after SIGTERM. */
+const UNANSWERING_STOP_MS = 10_000;
+
+async function awaitExit(ctx: CommandContext, pid: number, timeoutMs: number, how?: string): Promise<number> {
   const { out } = ctx;
-  const deadline = Date.now() + STOP_TIMEOUT_MS;
+  const deadline = Date.now() + timeoutMs;
   while (processAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   if (processAlive(pid)) {
-    out.error('CAIRN_DAEMON', `the daemon (pid ${pid}) did not stop in time`, `stop it with \`kill ${pid}\``);
+    const stuck = how !== undefined;
+    out.error(
+      'CAIRN_DAEMON',
+      `the daemon (pid ${pid}) did not stop in time${stuck ? ` (${how})` : ''}`,
+      stuck ? `end it with \`kill -9 ${pid}\`` : `stop it with \`kill ${pid}\``,
+    );
     return 1;
   }
   out.result(true, { stopped: true, pid });
-  out.line(`stopped the daemon (pid ${pid})`);
+  out.line(`stopped the daemon (pid ${pid})${how === undefined ? '' : `: ${how}`}`);
   return 0;
 }

@@ -5,7 +5,7 @@ import { describeEvent } from '../render/events.js';
 /** `cairn events [--agent ID]`: follows the daemon's event stream until interrupted. */
 export async function eventsCommand(ctx: CommandContext, flags: { agent?: string }): Promise<number> {
   const layout = projectLayout(ctx.root);
-  const client = await connectDaemon(layout.root, layout.socketPath);
+  const client = await connectDaemon(layout.root, layout.socketPath, { pidPath: layout.pidPath });
   if (client === undefined) throw needsDaemon('following events');
   const stream = await client.subscribe(flags.agent === undefined ? {} : { agentId: flags.agent });
   const stop = () => void stream.return?.();

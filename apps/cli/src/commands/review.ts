@@ -3,6 +3,7 @@ import { splitAcceptWords } from '../accept-arguments.js';
 import { connect } from '../connect.js';
 import type { CommandContext } from '../context.js';
 import type { Output } from '../output.js';
+import { projectPathsOf } from '../path-argument.js';
 import { renderAccept, renderUndo } from '../render/accept.js';
 import { itemOf, renderAcceptQueue } from '../render/accept-queue.js';
 import { describeEvent } from '../render/events.js';
@@ -30,11 +31,16 @@ export async function acceptCommand(
   try {
     const known = more.length === 0 ? new Set<string>() : new Set((await conn.api.agents()).map((agent) => agent.id));
     const { ids, paths } = splitAcceptWords([id, ...more], afterDash, known, ctx.root);
+    // paths as git reads them: from the current folder
+    const selected = projectPathsOf(ctx.root, paths);
     const force = flags.force === true;
     const partial = flags.partial === true;
     const progress = await followAccepts(conn.api, ids, ctx.out);
     if (ids.length === 1) {
-      const outcome = await progress.until(conn.api.accept(id, { ...(paths.length === 0 ? {} : { paths }), force, partial }), () => [id]);
+      const outcome = await progress.until(
+        conn.api.accept(id, { ...(selected === undefined ? {} : { paths: selected }), force, partial }),
+        () => [id],
+      );
       ctx.out.result(outcome.ok, {
         applied: outcome.applied,
         conflicts: outcome.conflicts,

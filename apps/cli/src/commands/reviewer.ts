@@ -17,7 +17,7 @@ export interface ReviewFlags extends SpawnFlags {
  */
 export async function reviewCommand(ctx: CommandContext, id: string, flags: ReviewFlags): Promise<number> {
   const { out } = ctx;
-  const options: ReviewOptions = spawnOptionsOf(flags);
+  const options: ReviewOptions = spawnOptionsOf(flags, ctx.root);
   if (flags.as !== undefined) options.as = flags.as;
   const conn = await connect(ctx.root, { runs: true, sync: true });
   try {

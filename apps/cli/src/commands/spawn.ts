@@ -28,7 +28,7 @@ export async function spawnCommand(
 ): Promise<number> {
   const { out } = ctx;
   const task = taskOf(words);
-  const options = spawnOptionsOf(flags);
+  const options = spawnOptionsOf(flags, ctx.root);
   const conn = await connect(ctx.root, { runs: mode === 'spawn', sync: true });
   try {
     if (conn.synced !== undefined) noteSkipped(out, conn.synced);

@@ -254,3 +254,51 @@ describe('a daemon that drops a request', () => {
     }
   });
 });
+
+describe('a daemon that is slow, or does not answer', () => {
+  /** A daemon on its own socket: `/health` answers as `health` says, `/agents` after `agentsMs` (never when undefined). */
+  async function slow(name: string, health: boolean, agentsMs: number | undefined) {
+    const socketPath = join(dir, `${name}.sock`);
+    const daemon = createServer((req, res) => {
+      if (req.url === '/health' && !health) return;
+      if (req.url === '/health') return void res.end(JSON.stringify({ ok: true }));
+      if (agentsMs !== undefined) setTimeout(() => res.end(JSON.stringify([AGENT])), agentsMs);
+    });
+    await new Promise<void>((resolve) => daemon.listen(socketPath, resolve));
+    const slowClient = new DaemonClient('/the/project', socketPath, { timeoutMs: 300 });
+    return {
+      client: slowClient,
+      close: async () => {
+        await slowClient.close();
+        daemon.closeAllConnections();
+        await new Promise((resolve) => daemon.close(resolve));
+      },
+    };
+  }
+
+  it('a request longer than any bound is waited for while a second request is answered', async () => {
+    const { client: patient, close } = await slow('patient', true, 2500);
+    try {
+      expect((await patient.agents()).map((a) => a.id)).toEqual(['a1b2']);
+    } finally {
+      await close();
+    }
+  });
+
+  it('a daemon whose socket takes connections but answers nothing is given up on, with CAIRN_DAEMON', async () => {
+    const { client: frozen, close } = await slow('frozen', false, undefined);
+    try {
+      const started = Date.now();
+      await expect(frozen.agents()).rejects.toMatchObject({
+        code: 'CAIRN_DAEMON',
+        message: expect.stringMatching(/does not answer: a request waited [\d.]+ s, and a second request got no answer in 0.3 s$/),
+        hint: expect.stringContaining('CAIRN_DAEMON_TIMEOUT_MS'),
+      });
+      expect(Date.now() - started).toBeLessThan(30_000);
+      const stream = await frozen.subscribe().catch((e: unknown) => e);
+      expect(stream).toMatchObject({ code: 'CAIRN_DAEMON' });
+    } finally {
+      await close();
+    }
+  });
+});

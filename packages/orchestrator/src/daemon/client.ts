@@ -30,7 +30,9 @@ import type {
 } from '../api/types.js';
 import { answeredError, readAnswer } from './daemon-answer.js';
 import { readEventStream } from './event-stream.js';
-import { socketAnswers } from './socket-probe.js';
+import { healthAnswers, socketAnswers } from './socket-probe.js';
+import { answeredInTime, daemonTimeoutMs } from './daemon-watch.js';
+import { readPidFile } from './pid-file.js';
 import { EVENT_STREAM, requestTarget, WIRE, type WireRoute } from './wire.js';
 import type { DaemonHealth } from './wire-schemas.js';
 import { readBody, requestOverSocket, type SocketAnswer, socketAgent } from './socket-http.js';
@@ -44,12 +46,14 @@ export class DaemonClient implements CairnApi {
   readonly root: string;
   readonly socketPath: string;
   private readonly connections: Agent;
+  private readonly options: DaemonClientOptions;
   private closed = false;
 
-  constructor(root: string, socketPath: string) {
+  constructor(root: string, socketPath: string, options: DaemonClientOptions = {}) {
     this.root = root;
     this.socketPath = socketPath;
     this.connections = socketAgent();
+    this.options = options;
   }
 
   /** Who the daemon is, and that it answers. */
@@ -188,16 +192,35 @@ export class DaemonClient implements CairnApi {
     };
   }
 
-  /** Opens the event stream and resolves once the daemon has started sending it: nothing after this is missed. */
+  /**
+   * Opens the event stream and resolves once the daemon has started sending it: nothing after this is missed.
+   * A stream may be silent for long; after twice the probe's bound of silence the daemon is probed, and one that
+   * does not answer ends the stream with `CAIRN_DAEMON`.
+   */
   async subscribe(options: EventOptions = {}): Promise<AsyncIterator<CairnEvent>> {
     const controller = new AbortController();
-    const response = await this.exchange(EVENT_STREAM.method, requestTarget(EVENT_STREAM.path, EVENT_STREAM.request(options)), controller);
-    if (response.statusCode >= 400)
-      throw answeredError(response.statusCode, await this.readText(response), `${EVENT_STREAM.method} ${EVENT_STREAM.path}`);
-    return readEventStream(response.body, options.until, () => {
-      controller.abort();
-      response.body.destroy();
+    const stream = await this.watched(QUIET_MS, async (signal) => {
+      signal.addEventListener('abort', () => controller.abort(), { once: true });
+      const response = await this.exchange(
+        EVENT_STREAM.method,
+        requestTarget(EVENT_STREAM.path, EVENT_STREAM.request(options)),
+        controller.signal,
+      );
+      if (response.statusCode >= 400)
+        throw answeredError(response.statusCode, await this.readText(response), `${EVENT_STREAM.method} ${EVENT_STREAM.path}`);
+      return readEventStream(response.body, options.until, () => {
+        controller.abort();
+        response.body.destroy();
+      });
     });
+    return {
+      next: () =>
+        this.watched(STREAM_QUIET_FACTOR * (this.options.timeoutMs ?? daemonTimeoutMs()), async (signal) => {
+          signal.addEventListener('abort', () => void stream.return?.(), { once: true });
+          return stream.next();
+        }),
+      return: async () => (await stream.return?.()) ?? { value: undefined, done: true },
+    };
   }
 
   async close(): Promise<void> {
@@ -210,19 +233,49 @@ export class DaemonClient implements CairnApi {
   private async send<A extends readonly unknown[], R>(route: WireRoute<A, R>, ...args: A): Promise<R> {
     const wire = route.request(...args);
     const what = `${route.method} ${route.path}`;
-    const response = await this.exchange(route.method, requestTarget(route.path, wire), undefined, wire.body);
-    const text = await this.readText(response);
-    if (response.statusCode >= 400) throw answeredError(response.statusCode, text, what);
+    const { statusCode, text } = await this.watched(QUIET_MS, async (signal) => {
+      const response = await this.exchange(route.method, requestTarget(route.path, wire), signal, wire.body);
+      return { statusCode: response.statusCode, text: await this.readText(response) };
+    });
+    if (statusCode >= 400) throw answeredError(statusCode, text, what);
     return readAnswer(route.response, text, what);
   }
 
-  private async exchange(method: 'GET' | 'POST', target: string, controller?: AbortController, body?: object): Promise<SocketAnswer> {
+  private async exchange(method: 'GET' | 'POST', target: string, signal?: AbortSignal, body?: object): Promise<SocketAnswer> {
     if (this.closed) throw new CairnError('CAIRN_CLOSED', 'the client is closed');
     try {
-      return await requestOverSocket(this.connections, this.socketPath, method, target, body, controller?.signal);
+      return await requestOverSocket(this.connections, this.socketPath, method, target, body, signal);
     } catch (cause) {
       throw await this.unreachable(cause);
     }
+  }
+
+  /** Runs a request watched for a daemon that stopped answering (see `answeredInTime`). */
+  private watched<T>(quietMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const timeoutMs = this.options.timeoutMs ?? daemonTimeoutMs();
+    return answeredInTime(work, {
+      quietMs,
+      probe: () => healthAnswers(this.socketPath, timeoutMs),
+      unanswered: (waitedMs) => this.notAnswering(waitedMs, timeoutMs),
+    });
+  }
+
+  /** The error for a daemon that is there (its socket takes connections) but answers nothing: stopped, or stuck. */
+  private notAnswering(waitedMs: number, timeoutMs: number): CairnError {
+    const pid = this.options.pidPath === undefined ? undefined : readPidFile(this.options.pidPath)?.pid;
+    const who = pid === undefined ? `the daemon at ${this.socketPath}` : `the daemon (pid ${pid})`;
+    const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+    const stop =
+      pid === undefined
+        ? 'stop it with `cairn down`, or end its process'
+        : `\`cairn down\` stops it (or \`kill ${pid}\`, then \`kill -9 ${pid}\` if it stays); one stopped with Ctrl-Z or SIGSTOP goes on after \`kill -CONT ${pid}\``;
+    return new CairnError(
+      'CAIRN_DAEMON',
+      `${who} does not answer: a request waited ${seconds(waitedMs)}, and a second request got no answer in ${seconds(timeoutMs)}`,
+      {
+        hint: `${stop}; without a daemon, commands run by themselves (CAIRN_DAEMON_TIMEOUT_MS sets how long a daemon is given, now ${timeoutMs} ms)`,
+      },
+    );
   }
 
   private async readText(response: SocketAnswer): Promise<string> {
@@ -265,9 +318,29 @@ async function stillAnswers(socketPath: string): Promise<boolean> {
 /** How long a daemon that dropped a request is given to finish going away before its socket is tried again. */
 const GONE_SETTLE_MS = 200;
 
-/** A client for the project's daemon, when one answers on its socket; undefined otherwise. */
-export async function connectDaemon(root: string, socketPath: string): Promise<DaemonClient | undefined> {
+/** How long a request goes without an answer before the daemon is probed. */
+const QUIET_MS = 1000;
+/** The same for the event stream, which may be silent for long by right: this many times the probe's bound. */
+const STREAM_QUIET_FACTOR = 2;
+
+/** Options of a daemon client. */
+export interface DaemonClientOptions {
+  /** The daemon's pid file, to name its process when it does not answer. */
+  pidPath?: string;
+  /** How long the daemon is given to answer a probe (ms; default `CAIRN_DAEMON_TIMEOUT_MS`, else 5 s). */
+  timeoutMs?: number;
+}
+
+/**
+ * A client for the project's daemon, when its socket takes a connection within the bound; undefined otherwise.
+ * (A stopped daemon's socket still takes connections: its client's first request finds out.)
+ */
+export async function connectDaemon(
+  root: string,
+  socketPath: string,
+  options: DaemonClientOptions = {},
+): Promise<DaemonClient | undefined> {
   if (!existsSync(socketPath)) return undefined;
-  if (!(await socketAnswers(socketPath))) return undefined;
-  return new DaemonClient(root, socketPath);
+  if (!(await socketAnswers(socketPath, options.timeoutMs ?? daemonTimeoutMs()))) return undefined;
+  return new DaemonClient(root, socketPath, options);
 }

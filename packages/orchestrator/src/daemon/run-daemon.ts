@@ -7,6 +7,7 @@ import { ensurePrivateDir, projectLayout, type ProjectLayout } from '../workspac
 import { openProject, type ProjectOptions } from '../project/open-project.js';
 import type { Project } from '../project/project.js';
 import type { SyncSummary } from '../api/types.js';
+import { checkProjectSettings } from '../project/project-settings.js';
 import { serveApi, type DaemonServer } from './server.js';
 import { watchSignals, type SignalWatcher } from './signals.js';
 import { guardProject, type ProjectGuard } from './project-guard.js';
@@ -57,6 +58,8 @@ export interface DaemonOptions extends Omit<ProjectOptions, 'queue'> {
  */
 export async function startDaemon(root: string, options: DaemonOptions = {}): Promise<RunningDaemon> {
   const layout = projectLayout(root, options.cairnHome);
+  // a wrong setting is refused before the daemon starts, not found the day it is read
+  checkProjectSettings(layout);
   const lock = await claimDaemon(layout);
   const startedAt = new Date().toISOString();
   const pidFile: DaemonPidFile = { pid: process.pid, socket: layout.socketPath, root: layout.root, startedAt };

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, type Stats, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { watch } from 'chokidar';
 import { isCairnError } from '../api/errors.js';
@@ -47,8 +47,11 @@ async function handle(api: CairnApi, dir: string, name: string, report: (event: 
   const path = join(dir, name);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
-  } catch {
+    text = readSignal(path);
+  } catch (error) {
+    // gone before it was read, or unreadable: nothing to carry out
+    if (!(error instanceof SignalError)) return;
+    refuse(dir, name, error.message, report);
     return;
   }
   try {
@@ -57,17 +60,65 @@ async function handle(api: CairnApi, dir: string, name: string, report: (event: 
   } catch (error) {
     const reason =
       isCairnError(error) || error instanceof SignalError ? error.message : `could not carry out the signal: ${(error as Error).message}`;
-    try {
-      renameSync(path, join(dir, FAILED_SIGNALS, name));
-      writeFileSync(join(dir, FAILED_SIGNALS, `${name}.reason`), reason + '\n');
-    } catch {
-      rmSync(path, { force: true });
-    }
-    report({ type: 'error', time: new Date().toISOString(), code: 'signal', message: `signal ${name}: ${reason}` });
+    refuse(dir, name, reason, report);
   }
 }
 
+/** Moves a signal that was not carried out to `failed/`, with a `.reason` file beside it, and says so. */
+function refuse(dir: string, name: string, reason: string, report: (event: CairnEvent) => void): void {
+  const path = join(dir, name);
+  try {
+    renameSync(path, join(dir, FAILED_SIGNALS, name));
+    writeFileSync(join(dir, FAILED_SIGNALS, `${name}.reason`), reason + '\n');
+  } catch {
+    rmSync(path, { force: true });
+  }
+  report({ type: 'error', time: new Date().toISOString(), code: 'signal', message: `signal ${name}: ${reason}` });
+}
+
 class SignalError extends Error {}
+
+/** The largest signal read (a task, or JSON with a program in it). */
+const MAX_SIGNAL_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A signal's text, read without ever waiting: opened non-blocking and without following a symbolic link, so a
+ * FIFO, a device or a link in the signals folder can never stall the daemon; only a regular file of at most
+ * `MAX_SIGNAL_BYTES` is read, anything else is refused with `SignalError`.
+ */
+function readSignal(path: string): string {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP')
+      throw new SignalError('a symbolic link is not a signal: only regular files are read');
+    throw error;
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw new SignalError(`only regular files are read as signals, and this is ${kindOf(stats)}`);
+    if (stats.size > MAX_SIGNAL_BYTES) throw new SignalError(`the signal is larger than ${MAX_SIGNAL_BYTES >> 20} MiB`);
+    const buffer = Buffer.alloc(stats.size);
+    let read = 0;
+    while (read < buffer.length) {
+      const n = readSync(fd, buffer, read, buffer.length - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buffer.subarray(0, read).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  if (stats.isDirectory()) return 'a folder';
+  return 'not a regular file';
+}
 
 async function carryOut(api: CairnApi, name: string, text: string): Promise<void> {
   const match = /^(spawn|queue|accept|reject)-(.+)$/.exec(name);

@@ -2,12 +2,45 @@ import type { CapGrantJson, DefPolicyNode, ManifestNode, PolicyRule } from '@cai
 import type { AgentBudgets } from '../api/types.js';
 import type { CheckSpec } from '../checks/check-settings.js';
 
+/**
+ * Where secrets sit, never read or written by agents: `.env*`, and what a home folder (or a project that copied
+ * some of it) keeps credentials in — SSH and GnuPG keys, cloud and cluster credentials, the GitHub CLI's
+ * token, registry and package-index tokens, netrc, private key files by their usual names. A name without a
+ * `/` (a trailing one aside) matches at any depth, and so does a nested path led by `**`.
+ */
+export const SECRET_PATTERNS: readonly string[] = [
+  '.env*',
+  '.ssh/',
+  '.gnupg/',
+  '.aws/',
+  '.azure/',
+  '.kube/',
+  '.password-store/',
+  '**/.config/gh/',
+  '**/.config/gcloud/',
+  '**/.docker/config.json',
+  '**/.cargo/credentials*',
+  '**/.gem/credentials',
+  '**/.terraform.d/credentials*',
+  '.netrc',
+  '_netrc',
+  '.git-credentials',
+  '.npmrc',
+  '.pypirc',
+  '.pgpass',
+  '.vault-token',
+  'id_rsa*',
+  'id_dsa*',
+  'id_ecdsa*',
+  'id_ed25519*',
+];
+
 /** Paths no agent may write by default: version control, Cairn's own files, secrets, CI configuration. */
 export const PROTECTED_WRITE_PATTERNS: readonly string[] = [
   '.git/',
   '.agentfs/',
   '.cairn/',
-  '.env*',
+  ...SECRET_PATTERNS,
   '.github/workflows/',
   '.gitlab-ci.yml',
   '.circleci/',
@@ -19,7 +52,7 @@ export const PROTECTED_WRITE_PATTERNS: readonly string[] = [
 ];
 
 /** Paths no agent may read by default: Cairn's own files and secrets. */
-export const PROTECTED_READ_PATTERNS: readonly string[] = ['.git/', '.agentfs/', '.cairn/', '.env*'];
+export const PROTECTED_READ_PATTERNS: readonly string[] = ['.git/', '.agentfs/', '.cairn/', ...SECRET_PATTERNS];
 
 /** The grant names every agent holds. */
 export const FS_GRANT = 'fs';

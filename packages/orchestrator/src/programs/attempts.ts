@@ -145,6 +145,8 @@ export function failureOf(result: ProgramRunResult, limits: RunLimits): AgentFai
   const where = error?.line === undefined ? '' : ` (line ${error.line}${error.column === undefined ? '' : `, column ${error.column}`})`;
   switch (result.status) {
     case 'error': {
+      // a Python program that exited with a status other than 0 (the sandbox words it: "the program exited with status 3")
+      if (error?.name === 'SystemExit') return { code: 'program-error', message: `${firstLine(error.message)}${where}` };
       const failure: AgentFailure = {
         code: 'program-error',
         message: `the program failed: ${error?.name ?? 'Error'}: ${firstLine(error?.message ?? '')}${where}`,

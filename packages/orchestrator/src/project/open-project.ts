@@ -25,9 +25,10 @@ import type { ModelClient } from '../model/model-types.js';
 import { AcceptQueue } from '../review/accept-queue.js';
 import { recoverPendingWrites } from '../review/complete-operation.js';
 import { syncProject } from '../sync/sync.js';
-import { projectLayout } from '../workspace/layout.js';
+import { projectLayout, type ProjectLayout } from '../workspace/layout.js';
 import { Project, type ProjectParts } from './project.js';
 import { openStable, prepareAgentfsDir, requireDirectory } from './project-files.js';
+import { readOnlyCopy } from './read-only-copy.js';
 import { observeRecords } from './record-observers.js';
 import { CheckService } from '../agents/check-service.js';
 import { CheckResultStore } from '../checks/check-results.js';
@@ -53,6 +54,11 @@ export interface ProjectOptions {
   signer?: ReceiptSigner;
   /** Runs queued agents elsewhere instead of in this process's pool (a coordinator feeding workers). */
   dispatch?: (core: ProjectCore) => AgentDispatch;
+  /**
+   * Only read the project (one on a read-only file system): its databases are read from a copy in the temp
+   * folder (see `readOnlyCopy`), nothing is recovered or run, and nothing is written to the project.
+   */
+  readOnly?: boolean;
 }
 
 /** Where queued agents go when they do not run in this process: at most `slots` at once, each by `run`. */
@@ -72,8 +78,21 @@ export function openProject(root: string, options: ProjectOptions = {}): Project
 
 /** The services of an opened project, wired: what `openProject` puts behind its facade. */
 export function wireProject(root: string, options: ProjectOptions = {}): ProjectParts {
+  requireDirectory(resolve(root));
   const layout = projectLayout(resolve(root), options.cairnHome);
-  requireDirectory(layout.root);
+  if (options.readOnly !== true) return wireOn(layout, options);
+  const copy = readOnlyCopy(layout);
+  try {
+    return wireOn(copy.layout, options, copy.release);
+  } catch (error) {
+    copy.release();
+    throw error;
+  }
+}
+
+/** Wires the services on a layout (the project's, or a read-only copy's, which `release` removes). */
+function wireOn(layout: ProjectLayout, options: ProjectOptions, release?: () => void): ProjectParts {
+  const readOnly = release !== undefined;
   prepareAgentfsDir(layout);
   const poolSize = checkPoolSize(options.poolSize ?? 3);
   const clock = options.clock ?? Date.now;
@@ -109,7 +128,7 @@ export function wireProject(root: string, options: ProjectOptions = {}): Project
   const dispatch = options.dispatch?.(core);
   const scheduler = new Scheduler(
     dispatch?.slots ?? poolSize,
-    options.queue ?? 'own',
+    readOnly ? 'none' : (options.queue ?? 'own'),
     () => store.queued().map((a) => a.id),
     dispatch === undefined ? (id) => runAgent(core, id) : (id) => dispatch.run(id),
   );
@@ -128,11 +147,26 @@ export function wireProject(root: string, options: ProjectOptions = {}): Project
     if (event.type === 'check.finished') checkInbox.noteChecks(event.agentId);
   });
   const observers = observeRecords(core, inbox, checks);
-  recoverPendingWrites(core);
-  recoverOrphans(core);
+  // a read-only view shows the project as it is: what a killed process left is finished by the next one that may write
+  if (!readOnly) {
+    recoverPendingWrites(core);
+    recoverOrphans(core);
+  }
   if (core.rerunsInterrupted) checks.resumeInterrupted();
   scheduler.kick();
-  return { core, bus, scheduler, commands, inbox, checks, accepts, observers, person, closeSandbox: async () => sandbox?.close() };
+  return {
+    core,
+    bus,
+    scheduler,
+    commands,
+    inbox,
+    checks,
+    accepts,
+    observers,
+    person,
+    closeSandbox: async () => sandbox?.close(),
+    ...(release === undefined ? {} : { release }),
+  };
 }
 
 /** An edit synced, or an accept or undo that wrote the working tree: every proposal's check results no longer hold. */

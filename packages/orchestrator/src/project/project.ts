@@ -45,6 +45,7 @@ import { undoAccepts } from '../review/undo.js';
 import { syncProject } from '../sync/sync.js';
 import { type ProjectWatcher, watchProject } from '../sync/watcher.js';
 import type { ProjectLayout } from '../workspace/layout.js';
+import { checkProjectSettings } from './project-settings.js';
 import type { RecordObservers } from './record-observers.js';
 
 /** The services `openProject` wires for a project, which the facade calls. */
@@ -59,6 +60,8 @@ export interface ProjectParts {
   observers: RecordObservers;
   person: Actor;
   closeSandbox(): Promise<void>;
+  /** Lets go of what the project was opened on, once its databases are closed (a read-only copy). */
+  release?(): void;
 }
 
 /** A project opened in this process: the orchestrator's API, run in-process. Made by `openProject`. */
@@ -86,11 +89,15 @@ export class Project implements CairnApi {
   }
 
   async spawn(task: string, options?: SpawnOptions): Promise<AgentInfo> {
-    return this.open() && this.parts.commands.create(task, options, true);
+    this.open();
+    checkProjectSettings(this.layout);
+    return this.parts.commands.create(task, options, true);
   }
 
   async queue(task: string, options?: SpawnOptions): Promise<AgentInfo> {
-    return this.open() && this.parts.commands.create(task, options, false);
+    this.open();
+    checkProjectSettings(this.layout);
+    return this.parts.commands.create(task, options, false);
   }
 
   async agents(filter: AgentFilter = {}): Promise<AgentInfo[]> {
@@ -269,6 +276,7 @@ export class Project implements CairnApi {
     await this.parts.closeSandbox();
     this.core.store.close();
     this.core.stable.close();
+    this.parts.release?.();
   }
 
   private withChecks(info: AgentInfo): AgentInfo {

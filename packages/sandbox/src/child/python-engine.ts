@@ -2,12 +2,15 @@ import { Monty, MontyComplete, MontyNameLookup, type MontySnapshot } from '@pyda
 import type { DoneMessage, RunMessage } from '../protocol.js';
 import type { EngineHooks } from './js-engine.js';
 import { stripHostPaths } from './js-engine.js';
+import { EXIT_FUNCTIONS, exitMessage, exitStatusOf, rewriteExits } from './python-exit.js';
 
 type Progress = MontySnapshot | MontyNameLookup | MontyComplete;
 
 /**
  * Runs a Python program with Monty: the program is a module whose last expression is its value (or the
- * variable `result`); tool functions are called through Monty's start/resume loop, one call at a time.
+ * variable `result`); tool functions are called through Monty's start/resume loop, one call at a time. A
+ * program that exits (`SystemExit`, `sys.exit`, `exit`, `quit`) ends as Python's would: status 0 is a normal
+ * end, any other an `error` named `SystemExit` that gives the status.
  */
 export async function runPython(run: RunMessage, hooks: EngineHooks): Promise<DoneMessage> {
   const { limits } = run;
@@ -27,7 +30,7 @@ export async function runPython(run: RunMessage, hooks: EngineHooks): Promise<Do
   const remainingSecs = () => Math.max(0.001, (limits.wallMs - (Date.now() - started)) / 1000);
   const monitored = () => ({ maxDurationSecs: Math.min(limits.cpuMs / 1000, remainingSecs()), maxMemory: limits.memoryMb * 1024 * 1024 });
   try {
-    const monty = new Monty(run.code, { inputs: ['input'], scriptName: 'program.py' });
+    const monty = new Monty(rewriteExits(run.code), { inputs: ['input'], scriptName: 'program.py' });
     let progress: Progress = monty.start({
       inputs: { input: JSON.parse(run.input) },
       limits: monitored(),
@@ -40,6 +43,12 @@ export async function runPython(run: RunMessage, hooks: EngineHooks): Promise<Do
         continue;
       }
       const name = progress.functionName;
+      if (!run.functions.includes(name) && EXIT_FUNCTIONS.has(name)) {
+        progress = progress.resume({
+          exception: { type: 'SystemExit', message: exitMessage(toJson(progress.args) as unknown[]) },
+        }) as Progress;
+        continue;
+      }
       if (!run.functions.includes(name)) {
         progress = progress.resume({ exception: { type: 'NameError', message: `name '${name}' is not defined` } }) as Progress;
         continue;
@@ -73,18 +82,30 @@ export async function runPython(run: RunMessage, hooks: EngineHooks): Promise<Do
     return { type: 'done', runId: run.runId, status: 'ok', value, cpuMs: Date.now() - started, heapBytes: 0 };
   } catch (error) {
     if (line !== '') hooks.log(line);
-    return pythonFailure(run.runId, error, Date.now() - started, run.code);
+    const exit = exitOf(error);
+    if (exit?.status === 0)
+      return { type: 'done', runId: run.runId, status: 'ok', value: 'null', cpuMs: Date.now() - started, heapBytes: 0 };
+    return pythonFailure(run.runId, error, Date.now() - started, run.code, exit);
   }
 }
 
-function pythonFailure(runId: number, error: unknown, ms: number, code: string): DoneMessage {
+/** The exit a `SystemExit` that ended the program stands for; undefined for any other error. */
+function exitOf(error: unknown): { status: number; text?: string } | undefined {
+  const exception = (error as { exception?: { typeName?: string; message?: string } }).exception;
+  return exception?.typeName === 'SystemExit' ? exitStatusOf(exception.message ?? '') : undefined;
+}
+
+function pythonFailure(runId: number, error: unknown, ms: number, code: string, exit?: { status: number; text?: string }): DoneMessage {
   const e = error as {
     exception?: { typeName?: string; message?: string };
     message?: string;
     traceback?: () => { line: number; column: number }[];
   };
   const typeName = e.exception?.typeName ?? 'Error';
-  const message = stripHostPaths(e.exception?.message ?? e.message ?? String(error));
+  const message =
+    exit === undefined
+      ? stripHostPaths(e.exception?.message ?? e.message ?? String(error))
+      : `the program exited with status ${exit.status}${exit.text === undefined ? '' : `: ${stripHostPaths(exit.text)}`}`;
   const status =
     typeName === 'TimeoutError' ? 'timeout' : typeName === 'MemoryError' ? 'memory' : typeName === 'SyntaxError' ? 'rejected' : 'error';
   const done: DoneMessage = { type: 'done', runId, status, error: { name: typeName, message }, cpuMs: ms, heapBytes: 0 };
