@@ -8,6 +8,26 @@ const TEST_JS =
 const writes = (path: string, content: string) =>
   `await write_file(${JSON.stringify(path)}, ${JSON.stringify(content)});\nawait submit_result('wrote ${path}', [${JSON.stringify(path)}]);\n`;
 
+/** Serves HTTP on 127.0.0.1 and on localhost, fetches from each, and exits 0 only when both answered. */
+const SERVE_JS = `const http = require('node:http');
+const serve = (host) => new Promise((resolve) => {
+  const server = http.createServer((_, res) => res.end('hello'));
+  server.on('error', (e) => resolve(e.code));
+  server.listen(0, host, () => {
+    http.get({ host, port: server.address().port }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => server.close(() => resolve(body)));
+    }).on('error', (e) => server.close(() => resolve(e.code)));
+  });
+});
+(async () => {
+  const answers = [await serve('127.0.0.1'), await serve('localhost')];
+  console.log(answers.join(' '));
+  process.exit(answers.every((a) => a === 'hello') ? 0 : 1);
+})();
+`;
+
 let project: CliProject;
 beforeEach(() => {
   project = makeCliProject({
@@ -66,6 +86,25 @@ describe('cairn checks', () => {
     expect((await project.run(['accept', good])).code).toBe(0);
     expect((await project.run(['accept', bad, '--force'])).code).toBe(0);
     expect(readFileSync(join(project.root, 'value.txt'), 'utf8')).toBe('bad\n');
+  });
+
+  it('passes a check that serves HTTP on localhost in its sealed view; one that reaches outside fails at once', async () => {
+    project.write('serve.js', SERVE_JS);
+    const reach =
+      "require('net').connect(80, '10.255.255.1').on('connect', () => process.exit(0)).on('error', (e) => { console.log(e.code); process.exit(3); })";
+    project.write(
+      '.cairn/config.json',
+      JSON.stringify({ checks: { http: ['node', 'serve.js'], outside: { command: ['node', '-e', reach], timeoutMs: 30_000 } } }),
+    );
+    const id = await spawn('good.js');
+    const run = await project.run(['checks', id]);
+    expect(run.stdout).toMatch(/✓ http\s+passed/);
+    expect((await project.run(['checks', id, 'http', '--no-pager'])).stdout).toContain('hello hello');
+    const outside = resultOf(await project.run(['checks', id, 'outside', '--json'])) as { check: { sealed: boolean }; output: string };
+    if (!outside.check.sealed) return;
+    expect(run.stdout).toMatch(/✓ http\s+passed.*overlay, sealed|✓ http\s+passed.*copy, sealed/);
+    expect(run.stdout).toMatch(/✗ outside\s+failed \(exit 3\)/);
+    expect(outside.output).toBe('ENETUNREACH\n');
   });
 
   it('gives one clear line for a check that hangs, a missing program, and a network call', async () => {
