@@ -15,8 +15,9 @@ export interface Connection {
 
 /**
  * Connects to the project's daemon if one answers, else opens the project here; `runs: false` when this
- * process must not run the agents it creates (`cairn queue` leaves them for `cairn up`), `runs: true` when it
- * is about to run one (its sandbox then starts at once); `sync` when the command needs stable.db current and
+ * process must run nothing of its own accord — neither the agents it creates (`cairn queue` leaves them for
+ * `cairn up`) nor the checks a sync makes stale (the commands that show proposals) — `runs: true` when it is
+ * about to run an agent (its sandbox then starts at once); `sync` when the command needs stable.db current and
  * no daemon's watcher keeps it so.
  */
 export async function connect(root: string, options: { runs?: boolean; sync?: boolean } = {}): Promise<Connection> {

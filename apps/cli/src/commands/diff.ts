@@ -5,7 +5,7 @@ import { page, paintDiff } from '../render/diff.js';
 
 /** `cairn diff <id> [paths…]`: the proposal as a git-style diff, coloured and paged on a terminal. */
 export async function diffCommand(ctx: CommandContext, id: string, paths: readonly string[], flags: { pager?: boolean }): Promise<number> {
-  const conn = await connect(ctx.root);
+  const conn = await connect(ctx.root, { runs: false, sync: true });
   try {
     const diff = await conn.api.diff(id, paths.length === 0 ? undefined : paths);
     const checks = await conn.api.checks(id);

@@ -5,7 +5,8 @@ import type { Paint } from '../output.js';
 
 /** `cairn inbox [--all]`: the review threads, pending and decided (and processed ones with `--all`). */
 export async function inboxCommand(ctx: CommandContext, flags: { all?: boolean }): Promise<number> {
-  const conn = await connect(ctx.root);
+  // a sync that makes check results stale rewrites the threads' Checks sections before they are listed
+  const conn = await connect(ctx.root, { runs: false, sync: true });
   try {
     const threads = await conn.api.inbox({ all: flags.all === true });
     ctx.out.result(true, { threads });

@@ -8,7 +8,7 @@ export async function listCommand(ctx: CommandContext, flags: { state?: string }
   const states = flags.state === undefined ? undefined : flags.state.split(',').map((s) => s.trim());
   for (const state of states ?? [])
     if (!AGENT_STATES.includes(state as AgentState)) throw new UsageError(`unknown state "${state}"`, `one of ${AGENT_STATES.join(', ')}`);
-  const conn = await connect(ctx.root);
+  const conn = await connect(ctx.root, { runs: false, sync: true });
   try {
     const agents = await conn.api.agents(states === undefined ? {} : { state: states as AgentState[] });
     ctx.out.result(true, { agents });

@@ -75,6 +75,36 @@ describe('automatic checks', () => {
     await expect(project.accept(id)).rejects.toMatchObject({ message: expect.stringContaining('test failed (exit 1)') });
   });
 
+  it('only go stale where a process shows the project (no daemon), and run again once a daemon opens it', async () => {
+    const id = await reviewing(writes('other.txt', 'x\n'));
+    expect((await settled(id))[0]?.status).toBe('passed');
+    temp.write('value.txt', 'bad now\n');
+    const shows = temp.open({ queue: 'none' });
+    expect((await shows.sync()).updated).toBe(1);
+    expect(await shows.checks(id)).toEqual([expect.objectContaining({ status: 'stale' })]);
+    await shows.close();
+    expect(await project.checks(id)).toEqual([expect.objectContaining({ status: 'stale' })]);
+
+    await project.close();
+    project = temp.open({ queue: 'all' });
+    expect(await settled(id)).toEqual([expect.objectContaining({ status: 'failed', exitCode: 1 })]);
+  });
+
+  it('go stale when stopped in a process that does not run every agent, and run again once a daemon opens', async () => {
+    const tag = `62${Math.floor(Math.random() * 100000)}`;
+    temp.write('.cairn/config.json', JSON.stringify({ checks: { test: { command: ['sh', '-c', `sleep ${tag}`] } } }));
+    const id = await reviewing(writes('other.txt', 'x\n'));
+    while (!running(`sleep ${tag}`)) await new Promise((resolve) => setTimeout(resolve, 50));
+    await project.stopChecks();
+    expect(running(`sleep ${tag}`)).toBe(false);
+    expect(await project.checks(id)).toEqual([expect.objectContaining({ status: 'stale' })]);
+
+    temp.write('.cairn/config.json', JSON.stringify(CONFIG));
+    await project.close();
+    project = temp.open({ queue: 'all' });
+    expect(await settled(id)).toEqual([expect.objectContaining({ name: 'test', status: 'passed' })]);
+  });
+
   it('go stale when the working tree moved while nothing watched it, once a watcher (cairn up) imports it', async () => {
     const id = await reviewing(writes('other.txt', 'x\n'));
     expect((await settled(id))[0]?.status).toBe('passed');

@@ -13,24 +13,41 @@ import { withOverlayOf } from './proposal-reader.js';
 /** Runs a check (the sealed runner; a test may pass another). */
 export type SealedRunner = typeof runSealed;
 
+/** How a project's checks behave in this process. */
+export interface CheckServiceOptions {
+  /**
+   * Whether a move of the working tree runs the reviewing agents' automatic checks again here (default true).
+   * False in a process that only shows the project: their results go stale, for a process that runs to take up.
+   */
+  rerunOnMove?: boolean;
+  runner?: SealedRunner;
+}
+
 /**
  * The project's checks on proposals: the automatic ones run in the background when a proposal reaches
  * `reviewing`, at most `slots` at once (the pool's size); any can be run on demand. Results are kept per agent
  * and per check, for the exact proposal they ran on; a revision or a move of the working tree makes them
- * stale, and the automatic ones run again.
+ * stale, and the automatic ones run again (on a move, only where the process runs checks of its own accord).
  */
 export class CheckService {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
   private readonly inflight = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
+  /** The agents whose checks this process started. */
+  private readonly started = new Set<string>();
+  private readonly runner: SealedRunner;
+  private readonly rerunOnMove: boolean;
 
   constructor(
     private readonly core: ProjectCore,
     private readonly results: CheckResultStore,
     private readonly slots: number,
-    private readonly runner: SealedRunner = runSealed,
-  ) {}
+    options: CheckServiceOptions = {},
+  ) {
+    this.runner = options.runner ?? runSealed;
+    this.rerunOnMove = options.rerunOnMove ?? true;
+  }
 
   /** The declared checks (`.cairn/config.json`, read afresh). */
   specs(): CheckSpec[] {
@@ -135,13 +152,16 @@ export class CheckService {
     if (this.results.markStale(agentId, this.core.clock()) > 0) this.finishedEvents(agentId);
   }
 
-  /** The working tree moved under every proposal: reviewing agents' results go stale and their automatic checks run again. */
+  /**
+   * The working tree moved under every proposal: reviewing agents' results go stale, and their automatic checks
+   * run again unless this process only shows the project.
+   */
   workingTreeMoved(): void {
     for (const agentId of this.results.agentsWithResults()) {
       const record = this.core.store.get(agentId);
       if (record?.state !== 'reviewing') continue;
       this.proposalMoved(record.id);
-      this.proposalReady(record);
+      if (this.rerunOnMove) this.proposalReady(record);
     }
   }
 
@@ -150,18 +170,42 @@ export class CheckService {
     while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
   }
 
-  /** Kills the checks running or waiting and resolves once they are gone; their results stay `pending` (see `resumeInterrupted`). */
-  async stop(): Promise<void> {
+  /**
+   * Kills the checks running or waiting and resolves once they are gone. Their results stay `pending` (see
+   * `resumeInterrupted`), or, with `stale`, go stale (a process that does not run every agent, interrupted).
+   */
+  async stop(options: { stale?: boolean } = {}): Promise<void> {
     this.stopping.abort();
     await this.idle();
+    if (options.stale !== true) return;
+    for (const agentId of this.started) if (this.results.markPendingStale(agentId, this.core.clock()) > 0) this.finishedEvents(agentId);
   }
 
   /**
-   * Results left `pending` by a process that stopped or died mid-run belong to no run: the agent's results go
-   * stale, and a reviewing agent's automatic checks run again.
+   * Catches up when a process that runs every agent opens the project. Results left `pending` by a process that
+   * stopped or died mid-run belong to no run, and stale automatic ones (the working tree moved while no such
+   * process ran, or a run was stopped) hold for nothing: the agent's results go stale, and a reviewing agent's
+   * automatic checks run again.
    */
   resumeInterrupted(): void {
-    for (const agentId of this.results.agentsPending()) {
+    const due = new Set(this.results.agentsPending());
+    let auto: Set<string>;
+    try {
+      auto = new Set(
+        this.specs()
+          .filter((spec) => spec.auto)
+          .map((spec) => spec.name),
+      );
+    } catch {
+      auto = new Set();
+    }
+    for (const agentId of this.results.agentsStale())
+      if (
+        this.core.store.get(agentId)?.state === 'reviewing' &&
+        this.results.list(agentId).some((stored) => stored.info.status === 'stale' && auto.has(stored.info.name))
+      )
+        due.add(agentId);
+    for (const agentId of due) {
       const record = this.core.store.get(agentId);
       if (record === undefined) continue;
       this.proposalMoved(record.id);
@@ -172,6 +216,7 @@ export class CheckService {
   private async start(agentId: string, specs: readonly CheckSpec[]): Promise<void> {
     const changes = withOverlayOf(this.core, agentId, (overlay) => proposalOf(overlay));
     const ref = proposalRef(changes);
+    this.started.add(agentId);
     const now = this.core.clock();
     const runs = specs.map((spec) => {
       this.results.put(

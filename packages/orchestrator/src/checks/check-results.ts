@@ -47,8 +47,10 @@ export class CheckResultStore {
       list: db.prepare('SELECT * FROM cairn_check_results WHERE agent_id = ? ORDER BY rowid'),
       get: db.prepare('SELECT * FROM cairn_check_results WHERE agent_id = ? AND name = ?'),
       stale: db.prepare("UPDATE cairn_check_results SET status = 'stale', updated_at = ? WHERE agent_id = ? AND status != 'stale'"),
+      pendingStale: db.prepare("UPDATE cairn_check_results SET status = 'stale', updated_at = ? WHERE agent_id = ? AND status = 'pending'"),
       drop: db.prepare('DELETE FROM cairn_check_results WHERE agent_id = ? AND name = ?'),
       pending: db.prepare("SELECT DISTINCT agent_id FROM cairn_check_results WHERE status = 'pending'").pluck(),
+      staleOnes: db.prepare("SELECT DISTINCT agent_id FROM cairn_check_results WHERE status = 'stale'").pluck(),
       agents: db.prepare('SELECT DISTINCT agent_id FROM cairn_check_results').pluck(),
     };
   }
@@ -72,6 +74,11 @@ export class CheckResultStore {
     return this.statements.pending.all() as string[];
   }
 
+  /** The agents with a result `stale`. */
+  agentsStale(): string[] {
+    return this.statements.staleOnes.all() as string[];
+  }
+
   get(agentId: string, name: string): StoredCheck | undefined {
     const row = this.statements.get.get(agentId, name) as Row | undefined;
     return row === undefined ? undefined : fromRow(row);
@@ -80,6 +87,11 @@ export class CheckResultStore {
   /** Marks every result of an agent stale (the proposal or the project moved); returns how many changed. */
   markStale(agentId: string, now: number): number {
     return this.statements.stale.run(now, agentId).changes;
+  }
+
+  /** Marks an agent's `pending` results stale (their run was stopped); returns how many changed. */
+  markPendingStale(agentId: string, now: number): number {
+    return this.statements.pendingStale.run(now, agentId).changes;
   }
 
   remove(agentId: string, name: string): void {

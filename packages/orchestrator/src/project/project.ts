@@ -233,6 +233,14 @@ export class Project implements CairnApi {
     this.open().sandbox();
   }
 
+  /**
+   * Kills the checks this process runs and marks their results stale, so that a later run takes them up (a
+   * command interrupted while it waits for them: `cairn checks ID --run`, or a daemon when it opens).
+   */
+  async stopChecks(): Promise<void> {
+    await this.parts.checks.stop({ stale: true });
+  }
+
   /** Runs every queued agent (a daemon's scope), now and whenever one frees a slot. */
   startQueue(): void {
     this.parts.scheduler.kick();
