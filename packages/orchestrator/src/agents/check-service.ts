@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { CheckResultInfo } from '../api/types.js';
 import { CairnError } from '../api/errors.js';
 import { describeCheckStatus } from '../api/check-words.js';
@@ -215,13 +216,14 @@ export class CheckService {
 
   private async start(agentId: string, specs: readonly CheckSpec[]): Promise<void> {
     const changes = withOverlayOf(this.core, agentId, (overlay) => proposalOf(overlay));
-    const ref = proposalRef(changes);
+    // a run of its own: a later run of the same proposal (the working tree moved) supersedes this one
+    const ref = `${proposalRef(changes)} ${randomUUID()}`;
     this.started.add(agentId);
     const now = this.core.clock();
     const runs = specs.map((spec) => {
       this.results.put(
         agentId,
-        { info: { name: spec.name, status: 'pending', auto: spec.auto, updatedAt: this.now() }, proposalRef: ref, output: Buffer.alloc(0) },
+        { info: { name: spec.name, status: 'pending', auto: spec.auto, updatedAt: this.now() }, runRef: ref, output: Buffer.alloc(0) },
         now,
       );
       const done = this.limited(() => this.execute(agentId, spec, changes, ref));
@@ -234,7 +236,7 @@ export class CheckService {
 
   private async execute(agentId: string, spec: CheckSpec, changes: readonly ProposedFile[], ref: string): Promise<void> {
     const due = this.results.get(agentId, spec.name);
-    if (due === undefined || due.proposalRef !== ref || due.info.status !== 'pending') return;
+    if (due === undefined || due.runRef !== ref || due.info.status !== 'pending') return;
     this.core.emit({ type: 'check.started', time: this.now(), agentId, name: spec.name });
     let run: SealedRun;
     try {
@@ -263,7 +265,11 @@ export class CheckService {
     if (this.stopping.signal.aborted) return;
     const current = this.results.get(agentId, spec.name);
     // superseded meanwhile (a revision, a move of the project, a newer run): this result belongs to nothing
-    if (current === undefined || current.proposalRef !== ref || current.info.status !== 'pending') return;
+    if (current === undefined || current.runRef !== ref || current.info.status !== 'pending') {
+      // marked stale by another process: whoever here waits for this run learns that it ended so
+      if (current?.runRef === ref) this.core.emit({ type: 'check.finished', time: this.now(), agentId, result: current.info });
+      return;
+    }
     const info: CheckResultInfo = {
       name: spec.name,
       status: run.status,
@@ -278,7 +284,7 @@ export class CheckService {
     };
     if (run.exitCode !== undefined) info.exitCode = run.exitCode;
     if (run.error !== undefined) info.error = run.error;
-    this.results.put(agentId, { info, proposalRef: ref, output: run.output }, this.core.clock());
+    this.results.put(agentId, { info, runRef: ref, output: run.output }, this.core.clock());
     this.core.emit({ type: 'check.finished', time: this.now(), agentId, result: info });
   }
 
