@@ -1,5 +1,6 @@
 import type { Project, ProjectOptions } from '@cairn/orchestrator';
-import { type CairnApi, connectDaemon, projectLayout, type SyncSummary } from '@cairn/orchestrator/client';
+import { type CairnApi, connectDaemon, isCairnError, projectLayout, type SyncSummary } from '@cairn/orchestrator/client';
+import { describeSystemError } from './system-error.js';
 
 /** The API a command uses: the running daemon's, or the project opened in this process. */
 export interface Connection {
@@ -10,6 +11,8 @@ export interface Connection {
   project?: Project;
   /** What bringing stable.db up to date did, when this process did it (`sync`, without a daemon). */
   synced?: SyncSummary;
+  /** Why stable.db could not be brought up to date (`sync: 'or-warn'`): the command goes on without it. */
+  unsynced?: { message: string; hint?: string | undefined };
   close(): Promise<void>;
 }
 
@@ -18,9 +21,9 @@ export interface Connection {
  * process must run nothing of its own accord — neither the agents it creates (`cairn queue` leaves them for
  * `cairn up`) nor the checks a sync makes stale (the commands that show proposals) — `runs: true` when it is
  * about to run an agent (its sandbox then starts at once); `sync` when the command needs stable.db current and
- * no daemon's watcher keeps it so.
+ * no daemon's watcher keeps it so (`or-warn`: a command that only shows goes on when Cairn refuses the sync).
  */
-export async function connect(root: string, options: { runs?: boolean; sync?: boolean } = {}): Promise<Connection> {
+export async function connect(root: string, options: { runs?: boolean; sync?: boolean | 'or-warn' } = {}): Promise<Connection> {
   const layout = projectLayout(root);
   const client = await connectDaemon(layout.root, layout.socketPath);
   if (client !== undefined) return { api: client, daemon: true, close: () => client.close() };
@@ -31,10 +34,12 @@ export async function connect(root: string, options: { runs?: boolean; sync?: bo
   const close = () => project.close();
   // the agent's sandbox boots while this process brings stable.db up to date
   if (options.runs === true) project.prepareToRun();
-  if (options.sync !== true) return { api: project, daemon: false, project, close };
+  if (options.sync === undefined || options.sync === false) return { api: project, daemon: false, project, close };
   try {
     return { api: project, daemon: false, project, synced: await project.sync(), close };
   } catch (error) {
+    const words = options.sync !== 'or-warn' ? undefined : isCairnError(error) ? error : describeSystemError(error);
+    if (words !== undefined) return { api: project, daemon: false, project, unsynced: { message: words.message, hint: words.hint }, close };
     await close();
     throw error;
   }

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { type CheckResultInfo, projectLayout } from '@cairn/orchestrator/client';
 import { connect } from '../connect.js';
+import { noteUnsynced } from '../render/unsynced.js';
 import type { CommandContext } from '../context.js';
 import { renderCheckLine, renderChecks } from '../render/checks.js';
 import { page } from '../render/diff.js';
@@ -17,7 +18,8 @@ export async function checksCommand(
   flags: { run?: boolean; pager?: boolean },
 ): Promise<number> {
   const { out } = ctx;
-  const conn = await connect(ctx.root, { runs: false, sync: true });
+  const conn = await connect(ctx.root, { runs: false, sync: 'or-warn' });
+  noteUnsynced(ctx.out, conn);
   try {
     if (id === undefined) {
       const agents = (await conn.api.agents()).filter((agent) => agent.checks !== undefined && agent.checks.length > 0);

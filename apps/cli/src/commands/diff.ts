@@ -1,11 +1,13 @@
 import { connect } from '../connect.js';
+import { noteUnsynced } from '../render/unsynced.js';
 import type { CommandContext } from '../context.js';
 import { renderChecks } from '../render/checks.js';
 import { page, paintDiff } from '../render/diff.js';
 
 /** `cairn diff <id> [paths…]`: the proposal as a git-style diff, coloured and paged on a terminal. */
 export async function diffCommand(ctx: CommandContext, id: string, paths: readonly string[], flags: { pager?: boolean }): Promise<number> {
-  const conn = await connect(ctx.root, { runs: false, sync: true });
+  const conn = await connect(ctx.root, { runs: false, sync: 'or-warn' });
+  noteUnsynced(ctx.out, conn);
   try {
     const diff = await conn.api.diff(id, paths.length === 0 ? undefined : paths);
     const checks = await conn.api.checks(id);

@@ -1,5 +1,6 @@
 import { AGENT_STATES, type AgentState } from '@cairn/orchestrator/client';
 import { connect } from '../connect.js';
+import { noteUnsynced } from '../render/unsynced.js';
 import { UsageError, type CommandContext } from '../context.js';
 import { renderAgentTable } from '../render/agents.js';
 
@@ -8,7 +9,8 @@ export async function listCommand(ctx: CommandContext, flags: { state?: string }
   const states = flags.state === undefined ? undefined : flags.state.split(',').map((s) => s.trim());
   for (const state of states ?? [])
     if (!AGENT_STATES.includes(state as AgentState)) throw new UsageError(`unknown state "${state}"`, `one of ${AGENT_STATES.join(', ')}`);
-  const conn = await connect(ctx.root, { runs: false, sync: true });
+  const conn = await connect(ctx.root, { runs: false, sync: 'or-warn' });
+  noteUnsynced(ctx.out, conn);
   try {
     const agents = await conn.api.agents(states === undefined ? {} : { state: states as AgentState[] });
     ctx.out.result(true, { agents });
