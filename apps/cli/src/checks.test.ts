@@ -178,6 +178,35 @@ describe('cairn checks', () => {
     expect((await project.run(['ls'])).stdout).toMatch(new RegExp(`${id}\\s+reviewing.*\\bstale\\b`));
   });
 
+  it('spawn without a daemon ends, saying so, when another command makes the check it waits for stale', async () => {
+    project.write('gate.txt', 'wait\n');
+    project.write(
+      '.cairn/config.json',
+      JSON.stringify({ checks: { gated: ['sh', '-c', 'while grep -q wait gate.txt; do sleep 0.05; done'] } }),
+    );
+    const child = spawnProcess(process.execPath, [CAIRN_BIN, 'spawn', '--code', 'good.js', 'change something'], {
+      cwd: project.root,
+      env: { ...process.env, CAIRN_HOME: project.home, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const hang = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    try {
+      while (!output.includes('run here until they finish') && child.exitCode === null)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      project.write('value.txt', 'edited by hand\n');
+      expect((await project.run(['ls'])).stdout).toMatch(/\bstale\b/);
+      project.write('gate.txt', 'go\n');
+      expect(await exited).toBe(0);
+    } finally {
+      clearTimeout(hang);
+    }
+    expect(output).toMatch(/\n {2}… gated\s+stale/);
+  });
+
   it('spawn --wait with a daemon returns once the agent is reviewing, saying which checks run on there', async () => {
     const tag = `71${Math.floor(Math.random() * 100000)}`;
     project.write('.cairn/config.json', JSON.stringify({ checks: { slow: ['sh', '-c', `sleep ${tag}`] } }));

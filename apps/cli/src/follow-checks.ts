@@ -41,8 +41,9 @@ async function runningChecks(api: CairnApi): Promise<RunningCheck[]> {
   );
 }
 
+/** A result that ends a run: its outcome, or stale (the working tree moved while it ran). */
 function isOutcome(result: CheckResultInfo): boolean {
-  return result.status !== 'pending' && result.status !== 'stale';
+  return result.status !== 'pending';
 }
 
 function includes(running: readonly RunningCheck[], agentId: string, name: string): boolean {
