@@ -36,11 +36,24 @@ export async function connect(root: string, options: { runs?: boolean; sync?: bo
   if (options.runs === true) project.prepareToRun();
   if (options.sync === undefined || options.sync === false) return { api: project, daemon: false, project, close };
   try {
-    return { api: project, daemon: false, project, synced: await project.sync(), close };
+    return { api: project, daemon: false, project, close, ...(await syncHere(project, options.sync)) };
   } catch (error) {
-    const words = options.sync !== 'or-warn' ? undefined : isCairnError(error) ? error : describeSystemError(error);
-    if (words !== undefined) return { api: project, daemon: false, project, unsynced: { message: words.message, hint: words.hint }, close };
     await close();
     throw error;
+  }
+}
+
+/** Brings stable.db up to date now, for a connection opened without `sync`, as `sync: 'or-warn'` does (nothing with a daemon). */
+export async function catchUp(conn: Connection): Promise<void> {
+  if (conn.project !== undefined) Object.assign(conn, await syncHere(conn.project, 'or-warn'));
+}
+
+async function syncHere(project: Project, mode: true | 'or-warn'): Promise<Pick<Connection, 'synced' | 'unsynced'>> {
+  try {
+    return { synced: await project.sync() };
+  } catch (error) {
+    const words = mode !== 'or-warn' ? undefined : isCairnError(error) ? error : describeSystemError(error);
+    if (words === undefined) throw error;
+    return { unsynced: { message: words.message, hint: words.hint } };
   }
 }
