@@ -178,6 +178,32 @@ describe('cairn checks', () => {
     expect((await project.run(['ls'])).stdout).toMatch(new RegExp(`${id}\\s+reviewing.*\\bstale\\b`));
   });
 
+  it('spawn without a daemon waits only for its own checks, not for those a killed command left pending', async () => {
+    const tag = `73${Math.floor(Math.random() * 100000)}`;
+    project.write('.cairn/config.json', JSON.stringify({ checks: { slow: ['sh', '-c', `sleep ${tag}; exit 0`] } }));
+    const killed = spawnProcess(process.execPath, [CAIRN_BIN, 'spawn', '--code', 'good.js', 'change something'], {
+      cwd: project.root,
+      env: { ...process.env, CAIRN_HOME: project.home, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    killed.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const gone = new Promise((resolve) => killed.on('close', resolve));
+    while (!output.includes('run here until they finish') && killed.exitCode === null)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    killed.kill('SIGKILL');
+    await gone;
+    const left = /spawned (\w+)/.exec(output)?.[1];
+    expect((await project.run(['ls'])).stdout).toMatch(new RegExp(`${left}.*… 1`));
+
+    project.write('.cairn/config.json', JSON.stringify({ checks: { slow: ['true'] } }));
+    const run = await project.run(['spawn', '--code', 'good.js', 'change something else']);
+    expect(run.code, run.stderr).toBe(0);
+    const id = /spawned (\w+)/.exec(run.stdout)?.[1];
+    expect(run.stdout).toContain(`checks of ${id} run here until they finish (no daemon runs them; Ctrl-C stops them): slow\n`);
+    expect(run.stdout).toMatch(/\n {2}✓ slow\s+passed/);
+  });
+
   it('spawn without a daemon ends, saying so, when another command makes the check it waits for stale', async () => {
     project.write('gate.txt', 'wait\n');
     project.write(

@@ -65,9 +65,9 @@ export async function spawnCommand(
     try {
       const settled = await followAgent(ctx, conn.api.agent.bind(conn.api), stream, agent, follow);
       const code = finish(ctx, settled);
-      if (runsHere && settled.state === 'reviewing') {
+      if (conn.project !== undefined && runsHere && settled.state === 'reviewing') {
         checking = true;
-        await followChecks(out, conn.api, stream);
+        await followChecks(out, conn.project, stream);
       } else if (conn.daemon) noteChecksRunOn(ctx, settled);
       const final = await conn.api.agent(agent.id);
       out.result(final.state !== 'failed', { agent: final });

@@ -37,6 +37,8 @@ export class CheckService {
   private readonly stopping = new AbortController();
   /** The agents whose checks this process started. */
   private readonly started = new Set<string>();
+  /** The runs this process has started and not yet ended, by their mark and name. */
+  private readonly runsHere = new Map<string, { agentId: string; name: string }>();
   private readonly runner: SealedRunner;
   private readonly rerunOnMove: boolean;
 
@@ -166,6 +168,11 @@ export class CheckService {
     }
   }
 
+  /** The checks this process runs or holds waiting for a slot. */
+  running(): { agentId: string; name: string }[] {
+    return [...this.runsHere.values()];
+  }
+
   /** Resolves when no check is running or waiting. */
   async idle(): Promise<void> {
     while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
@@ -227,8 +234,13 @@ export class CheckService {
         now,
       );
       const done = this.limited(() => this.execute(agentId, spec, changes, ref));
+      const key = `${ref}\n${spec.name}`;
+      this.runsHere.set(key, { agentId, name: spec.name });
       this.inflight.add(done);
-      void done.finally(() => this.inflight.delete(done));
+      void done.finally(() => {
+        this.runsHere.delete(key);
+        this.inflight.delete(done);
+      });
       return done;
     });
     await Promise.all(runs);

@@ -233,6 +233,16 @@ export class Project implements CairnApi {
     this.open().sandbox();
   }
 
+  /** The checks this process runs or holds waiting for a slot (without a daemon, a command waits for them as it closes). */
+  runningChecks(): { agentId: string; name: string }[] {
+    return this.parts.checks.running();
+  }
+
+  /** Resolves when this process runs no check any more. */
+  async checksIdle(): Promise<void> {
+    await this.parts.checks.idle();
+  }
+
   /**
    * Kills the checks this process runs and marks their results stale, so that a later run takes them up (a
    * command interrupted while it waits for them: `cairn checks ID --run`, or a daemon when it opens).
