@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { type CheckResultInfo, projectLayout } from '@cairn/orchestrator/client';
 import { connect } from '../connect.js';
+import { noteUnsynced } from '../render/unsynced.js';
 import type { CommandContext } from '../context.js';
 import { renderCheckLine, renderChecks } from '../render/checks.js';
 import { page } from '../render/diff.js';
@@ -17,7 +18,8 @@ export async function checksCommand(
   flags: { run?: boolean; pager?: boolean },
 ): Promise<number> {
   const { out } = ctx;
-  const conn = await connect(ctx.root);
+  const conn = await connect(ctx.root, { runs: false, sync: 'or-warn' });
+  noteUnsynced(ctx.out, conn);
   try {
     if (id === undefined) {
       const agents = (await conn.api.agents()).filter((agent) => agent.checks !== undefined && agent.checks.length > 0);
@@ -34,7 +36,11 @@ export async function checksCommand(
       const { result, output } = await conn.api.checkOutput(id, name);
       out.result(result.status === 'passed', { agentId: id, check: result, output });
       if (out.json) return result.status === 'passed' ? 0 : 1;
-      const header = [renderCheckLine(result, out.paint), ...explain(result).map((line) => out.paint.dim(line))];
+      const stale =
+        result.status === 'stale'
+          ? [`stale: ran on an older working tree or proposal; \`cairn checks ${id} ${name} --run\` runs it again`]
+          : [];
+      const header = [renderCheckLine(result, out.paint), ...[...stale, ...explain(result)].map((line) => out.paint.dim(line))];
       page(`${header.join('\n')}\n${output}`, out, flags.pager !== false);
       return result.status === 'passed' ? 0 : 1;
     }
@@ -46,6 +52,13 @@ export async function checksCommand(
       out.line(renderCheckLine(check, out.paint, Math.max(4, ...checks.map((c) => c.name.length))));
       for (const line of explain(check)) out.line(out.paint.dim(`    ${line}`));
     }
+    const stale = checks.filter((check) => check.status === 'stale').length;
+    if (stale > 0)
+      out.line(
+        out.paint.dim(
+          `stale: ran on an older working tree or proposal; \`cairn checks ${id} --run\` runs ${stale === 1 ? 'it' : 'them'} again`,
+        ),
+      );
     return passed ? 0 : 1;
   } finally {
     await conn.close();

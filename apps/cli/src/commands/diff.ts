@@ -1,4 +1,5 @@
 import { connect } from '../connect.js';
+import { noteUnsynced } from '../render/unsynced.js';
 import type { CommandContext } from '../context.js';
 import { projectPathsOf } from '../path-argument.js';
 import { renderChecks } from '../render/checks.js';
@@ -7,7 +8,8 @@ import { page, paintDiff } from '../render/diff.js';
 /** `cairn diff <id> [paths…]`: the proposal as a git-style diff, coloured and paged on a terminal; paths as git reads them. */
 export async function diffCommand(ctx: CommandContext, id: string, paths: readonly string[], flags: { pager?: boolean }): Promise<number> {
   const selected = projectPathsOf(ctx.root, paths);
-  const conn = await connect(ctx.root);
+  const conn = await connect(ctx.root, { runs: false, sync: 'or-warn' });
+  noteUnsynced(ctx.out, conn);
   try {
     const diff = await conn.api.diff(id, selected);
     const checks = await conn.api.checks(id);

@@ -1,11 +1,14 @@
 import type { InboxResult, InboxThread } from '@cairn/orchestrator/client';
 import { connect } from '../connect.js';
+import { noteUnsynced } from '../render/unsynced.js';
 import { UsageError, type CommandContext } from '../context.js';
 import type { Paint } from '../output.js';
 
 /** `cairn inbox [--all]`: the review threads, pending and decided (and processed ones with `--all`). */
 export async function inboxCommand(ctx: CommandContext, flags: { all?: boolean }): Promise<number> {
-  const conn = await connect(ctx.root);
+  // a sync that makes check results stale rewrites the threads' Checks sections before they are listed
+  const conn = await connect(ctx.root, { runs: false, sync: 'or-warn' });
+  noteUnsynced(ctx.out, conn);
   try {
     const threads = await conn.api.inbox({ all: flags.all === true });
     ctx.out.result(true, { threads });

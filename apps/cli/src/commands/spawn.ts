@@ -2,6 +2,7 @@ import type { AgentInfo, CairnEvent } from '@cairn/orchestrator/client';
 import { connect } from '../connect.js';
 import { taskOf, type CommandContext } from '../context.js';
 import { spawnOptionsOf, type SpawnFlags } from '../spawn-flags.js';
+import { followChecks } from '../follow-checks.js';
 import { describeEvent } from '../render/events.js';
 import { changedFilesInWords } from '../render/changed-files.js';
 import { noteSkipped } from '../render/skipped.js';
@@ -16,9 +17,10 @@ const SETTLED_STATES = new Set(['reviewing', 'failed', 'rejected', 'accepted', '
 
 /**
  * `cairn spawn` / `cairn queue`: creates the agent and prints its id at once. With a daemon the agent runs
- * there; `--wait` follows its events until it submits or fails. Without a daemon, `spawn` runs the agent in
- * this process (it stays until the agent is done, as it would be interrupted otherwise) and `queue` only
- * records it for `cairn up` to run.
+ * there; `--wait` follows its events until it submits or fails, and says which checks run on there. Without a
+ * daemon, `spawn` runs the agent in this process (it stays until the agent is done, as it would be interrupted
+ * otherwise), then the checks its proposal started, showing each as it finishes; `queue` only records the agent
+ * for `cairn up` to run.
  */
 export async function spawnCommand(
   ctx: CommandContext,
@@ -42,15 +44,36 @@ export async function spawnCommand(
       out.result(true, { agent });
       return 0;
     }
+    let checking = false;
     const leave = () => {
-      out.note(interruptedNote(agent.id, conn.daemon));
-      process.exit(130);
+      if (!checking || conn.project === undefined) {
+        out.note(interruptedNote(agent.id, conn.daemon));
+        process.exit(130);
+      }
+      // the agent is done: only the checks stop, their results left stale for a later run
+      void conn.project
+        .stopChecks()
+        .catch(() => undefined)
+        .finally(() => {
+          out.note(
+            `interrupted: the checks stopped (their results are stale); ${agent.id} is reviewing — \`cairn checks ${agent.id} --run\` runs them again`,
+          );
+          process.exit(130);
+        });
     };
     process.once('SIGINT', leave);
     try {
-      const final = await followAgent(ctx, conn.api.agent.bind(conn.api), stream, agent, follow);
-      return finish(ctx, final);
+      const settled = await followAgent(ctx, conn.api.agent.bind(conn.api), stream, agent, follow);
+      const code = finish(ctx, settled);
+      if (conn.project !== undefined && runsHere && settled.state === 'reviewing') {
+        checking = true;
+        await followChecks(out, conn.project, stream);
+      } else if (conn.daemon) noteChecksRunOn(ctx, settled);
+      const final = await conn.api.agent(agent.id);
+      out.result(final.state !== 'failed', { agent: final });
+      return code;
     } finally {
+      await stream.return?.();
       process.off('SIGINT', leave);
     }
   } finally {
@@ -65,7 +88,7 @@ function interruptedNote(id: string, daemon: boolean): string {
     : `interrupted: ${id} ran in this command and stops with it; the next cairn command records it as failed (interrupted)`;
 }
 
-/** Follows one agent's events until it settles, printing progress (when asked) and passing events to JSON output. */
+/** Follows one agent's events until it settles, printing progress (when asked) and passing events to JSON output; the stream is left open. */
 async function followAgent(
   ctx: CommandContext,
   fetch: (id: string) => Promise<AgentInfo>,
@@ -74,27 +97,30 @@ async function followAgent(
   show: boolean,
 ): Promise<AgentInfo> {
   const { out } = ctx;
-  try {
-    const current = await fetch(agent.id);
-    if (SETTLED_STATES.has(current.state)) return current;
-    for (let next = await stream.next(); next.done !== true; next = await stream.next()) {
-      const event = next.value;
-      if (!('agentId' in event) || event.agentId !== agent.id) continue;
-      out.event(event);
-      if ((show && event.type !== 'agent.queued') || event.type === 'error') out.note(`  ${describeEvent(event, out.paint)}`);
-      if (SETTLED.has(event.type)) break;
-      // an error of Cairn's own may come instead of the event that settles the agent: ask where it stands
-      if (event.type === 'error' && SETTLED_STATES.has((await fetch(agent.id)).state)) break;
-    }
-  } finally {
-    await stream.return?.();
+  const current = await fetch(agent.id);
+  if (SETTLED_STATES.has(current.state)) return current;
+  for (let next = await stream.next(); next.done !== true; next = await stream.next()) {
+    const event = next.value;
+    if (!('agentId' in event) || event.agentId !== agent.id) continue;
+    out.event(event);
+    if ((show && event.type !== 'agent.queued') || event.type === 'error') out.note(`  ${describeEvent(event, out.paint)}`);
+    if (SETTLED.has(event.type)) break;
+    // an error of Cairn's own may come instead of the event that settles the agent: ask where it stands
+    if (event.type === 'error' && SETTLED_STATES.has((await fetch(agent.id)).state)) break;
   }
   return fetch(agent.id);
 }
 
+/** With a daemon, the checks of a proposal run on there after `spawn --wait` returns: which, and where to look. */
+function noteChecksRunOn(ctx: CommandContext, agent: AgentInfo): void {
+  const running = (agent.checks ?? []).filter((check) => check.status === 'pending').map((check) => check.name);
+  if (running.length > 0)
+    ctx.out.line(ctx.out.paint.dim(`  checks ${running.join(', ')} run on in the daemon: \`cairn checks ${agent.id}\` shows them`));
+}
+
+/** The agent's outcome in words (its JSON result comes once its checks are followed); the exit code. */
 function finish(ctx: CommandContext, agent: AgentInfo): number {
   const { out } = ctx;
-  out.result(agent.state !== 'failed', { agent });
   if (agent.state === 'reviewing') {
     out.line(
       `${out.paint.bold(agent.id)} is ${out.paint.yellow('reviewing')}: ${agent.summary ?? ''} (${changedFilesInWords(agent.changes ?? [])})`,

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { type AgentInfo, type AgentState, projectLayout, type SkippedEntryInfo } from '@cairn/orchestrator/client';
 import { connect } from '../connect.js';
+import { noteUnsynced } from '../render/unsynced.js';
 import type { CommandContext } from '../context.js';
 import type { Output } from '../output.js';
 import { renderAgentDetail } from '../render/agents.js';
@@ -9,7 +10,8 @@ import { shortPath } from '../render/skipped.js';
 /** `cairn status <id>`: the agent in full, with its recent events; without an id, the project's. */
 export async function statusCommand(ctx: CommandContext, id: string | undefined): Promise<number> {
   if (id === undefined) return projectStatus(ctx);
-  const conn = await connect(ctx.root);
+  const conn = await connect(ctx.root, { runs: false, sync: 'or-warn' });
+  noteUnsynced(ctx.out, conn);
   try {
     const agent = await conn.api.agent(id);
     const history = await conn.api.history(id, 15);
@@ -24,7 +26,8 @@ export async function statusCommand(ctx: CommandContext, id: string | undefined)
 /** The project at a glance: its agents by state, whether a daemon runs, and what the import leaves out. */
 async function projectStatus(ctx: CommandContext): Promise<number> {
   const { out } = ctx;
-  const conn = await connect(ctx.root, { sync: true });
+  const conn = await connect(ctx.root, { runs: false, sync: 'or-warn' });
+  noteUnsynced(ctx.out, conn);
   let agents: AgentInfo[];
   let skipped: SkippedEntryInfo[];
   try {

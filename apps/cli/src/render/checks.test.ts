@@ -13,11 +13,12 @@ describe('the CHECKS cell of cairn ls', () => {
     expect(checksCell(agent(stale))).toEqual({ text: 'stale', status: 'none' });
   });
 
-  it('shows automatic checks that are stale or pending as running', () => {
+  it('shows pending automatic checks as running, and stale ones as stale (nothing runs them without a daemon)', () => {
     expect(checksCell(agent([check('test', 'stale', true), check('lint', 'pending', true), check('net', 'stale', false)]))).toEqual({
-      text: '… 2',
+      text: '… 1',
       status: 'pending',
     });
+    expect(checksCell(agent([check('test', 'stale', true), check('lint', 'passed', true)]))).toEqual({ text: 'stale', status: 'pending' });
     expect(checksCell(agent([check('test', 'failed', true), check('lint', 'pending', true)]))).toEqual({
       text: '✗ test',
       status: 'failed',

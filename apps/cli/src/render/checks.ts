@@ -28,8 +28,9 @@ export function renderChecks(checks: readonly CheckResultInfo[], paint: Paint, i
 }
 
 /**
- * The CHECKS column of `cairn ls`: `✓ 2`, `✗ test`, `… 1` (running, or stale and about to run again), `stale`,
- * or nothing without checks. An on-demand check's stale result runs again only when asked, so it counts for nothing.
+ * The CHECKS column of `cairn ls`: `✓ 2`, `✗ test`, `… 1` (running or due), `stale` (an automatic check ran on
+ * an older working tree or proposal and has not run again: without a daemon nothing runs it until asked), or
+ * nothing without checks. An on-demand check's stale result runs again only when asked, so it counts for nothing.
  */
 export function checksCell(agent: Pick<AgentInfo, 'checks'>): { text: string; status: 'passed' | 'failed' | 'pending' | 'none' } {
   const all = agent.checks ?? [];
@@ -38,7 +39,8 @@ export function checksCell(agent: Pick<AgentInfo, 'checks'>): { text: string; st
   if (checks.length === 0) return { text: 'stale', status: 'none' };
   const failed = checks.filter((c) => c.status === 'failed' || c.status === 'timed-out' || c.status === 'error');
   if (failed.length > 0) return { text: `✗ ${failed.map((c) => c.name).join(',')}`, status: 'failed' };
-  const pending = checks.filter((c) => c.status === 'pending' || c.status === 'stale');
+  const pending = checks.filter((c) => c.status === 'pending');
   if (pending.length > 0) return { text: `… ${pending.length}`, status: 'pending' };
+  if (checks.some((c) => c.status === 'stale')) return { text: 'stale', status: 'pending' };
   return { text: `✓ ${checks.length}`, status: 'passed' };
 }

@@ -75,6 +75,61 @@ describe('automatic checks', () => {
     await expect(project.accept(id)).rejects.toMatchObject({ message: expect.stringContaining('test failed (exit 1)') });
   });
 
+  it('only go stale where a process shows the project (no daemon), and run again once a daemon opens it', async () => {
+    const id = await reviewing(writes('other.txt', 'x\n'));
+    expect((await settled(id))[0]?.status).toBe('passed');
+    temp.write('value.txt', 'bad now\n');
+    const shows = temp.open({ queue: 'none' });
+    expect((await shows.sync()).updated).toBe(1);
+    expect(await shows.checks(id)).toEqual([expect.objectContaining({ status: 'stale' })]);
+    await shows.close();
+    expect(await project.checks(id)).toEqual([expect.objectContaining({ status: 'stale' })]);
+
+    await project.close();
+    project = temp.open({ queue: 'all' });
+    expect(await settled(id)).toEqual([expect.objectContaining({ status: 'failed', exitCode: 1 })]);
+  });
+
+  it('go stale when stopped in a process that does not run every agent, and run again once a daemon opens', async () => {
+    const tag = `62${Math.floor(Math.random() * 100000)}`;
+    temp.write('.cairn/config.json', JSON.stringify({ checks: { test: { command: ['sh', '-c', `sleep ${tag}`] } } }));
+    const id = await reviewing(writes('other.txt', 'x\n'));
+    while (!running(`sleep ${tag}`)) await new Promise((resolve) => setTimeout(resolve, 50));
+    await project.stopChecks();
+    expect(running(`sleep ${tag}`)).toBe(false);
+    expect(await project.checks(id)).toEqual([expect.objectContaining({ status: 'stale' })]);
+
+    temp.write('.cairn/config.json', JSON.stringify(CONFIG));
+    await project.close();
+    project = temp.open({ queue: 'all' });
+    expect(await settled(id)).toEqual([expect.objectContaining({ name: 'test', status: 'passed' })]);
+  });
+
+  it('keep the result of the run on the moved tree, not of the earlier run it superseded that ends first', async () => {
+    // each run waits on a gate file of its own (by what it found), so the test says which ends first
+    const gated =
+      'grep -q good value.txt; r=$?; g=gate-new.txt; [ $r = 0 ] && g=gate-old.txt; while grep -q wait $g; do sleep 0.05; done; exit $r';
+    temp.write('gate-old.txt', 'wait\n');
+    temp.write('gate-new.txt', 'wait\n');
+    temp.write('.cairn/config.json', JSON.stringify({ checks: { test: { command: ['sh', '-c', gated], timeoutMs: 120_000 } } }));
+    const waiting = () =>
+      execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+        .split('\n')
+        .filter((line) => line.startsWith(`sh -c ${gated}`)).length;
+    const until = async (done: () => boolean) => {
+      while (!done()) await new Promise((resolve) => setTimeout(resolve, 50));
+    };
+    const id = await reviewing(writes('other.txt', 'x\n'));
+    await until(() => waiting() === 1);
+    temp.write('value.txt', 'bad now\n');
+    await project.sync();
+    await until(() => waiting() === 2);
+    temp.write('gate-old.txt', 'go\n');
+    await until(() => waiting() === 1);
+    temp.write('gate-new.txt', 'go\n');
+    expect(await settled(id)).toEqual([expect.objectContaining({ status: 'failed', exitCode: 1 })]);
+  });
+
   it('go stale when the working tree moved while nothing watched it, once a watcher (cairn up) imports it', async () => {
     const id = await reviewing(writes('other.txt', 'x\n'));
     expect((await settled(id))[0]?.status).toBe('passed');

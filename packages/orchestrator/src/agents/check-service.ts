@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { CheckResultInfo } from '../api/types.js';
 import { CairnError } from '../api/errors.js';
 import { type CheckSpec, loadCheckSettings } from '../checks/check-settings.js';
@@ -13,12 +14,23 @@ import { withOverlayOf } from './proposal-reader.js';
 /** Runs a check (the sealed runner; a test may pass another). */
 export type SealedRunner = typeof runSealed;
 
+/** How a project's checks behave in this process. */
+export interface CheckServiceOptions {
+  /**
+   * Whether a move of the working tree runs the reviewing agents' automatic checks again here (default true).
+   * False in a process that only shows the project: their results go stale, for a process that runs to take up.
+   */
+  rerunOnMove?: boolean;
+  runner?: SealedRunner;
+}
+
 /**
  * The project's checks on proposals: the automatic ones run in the background when a proposal reaches
  * `reviewing`, at most `slots` at once (the pool's size); any can be run on demand. A check sees the project as
  * accepting the proposal now would leave it (each changed file merged onto the working tree as it is). Results
  * are kept per agent and per check, for the exact proposal they ran on; a revision or a move of the working tree
- * makes them stale, and the automatic ones run again.
+ * makes them stale, and the automatic ones run again (on a move, only where the process runs checks of its own
+ * accord).
  */
 export class CheckService {
   private active = 0;
@@ -26,13 +38,22 @@ export class CheckService {
   private readonly inflight = new Set<Promise<void>>();
   private readonly inflightFor = new Map<string, Set<Promise<void>>>();
   private readonly stopping = new AbortController();
+  /** The agents whose checks this process started. */
+  private readonly started = new Set<string>();
+  /** The runs this process has started and not yet ended, by their mark and name. */
+  private readonly runsHere = new Map<string, { agentId: string; name: string }>();
+  private readonly runner: SealedRunner;
+  private readonly rerunOnMove: boolean;
 
   constructor(
     private readonly core: ProjectCore,
     private readonly results: CheckResultStore,
     private readonly slots: number,
-    private readonly runner: SealedRunner = runSealed,
-  ) {}
+    options: CheckServiceOptions = {},
+  ) {
+    this.runner = options.runner ?? runSealed;
+    this.rerunOnMove = options.rerunOnMove ?? true;
+  }
 
   /** The declared checks (`.cairn/config.json`, read afresh). */
   specs(): CheckSpec[] {
@@ -146,14 +167,22 @@ export class CheckService {
     if (this.results.markStale(agentId, this.core.clock()) > 0) this.finishedEvents(agentId);
   }
 
-  /** The working tree moved under every proposal: reviewing agents' results go stale and their automatic checks run again. */
+  /**
+   * The working tree moved under every proposal: reviewing agents' results go stale, and their automatic checks
+   * run again unless this process only shows the project.
+   */
   workingTreeMoved(): void {
     for (const agentId of this.results.agentsWithResults()) {
       const record = this.core.store.get(agentId);
       if (record?.state !== 'reviewing') continue;
       this.proposalMoved(record.id);
-      this.proposalReady(record);
+      if (this.rerunOnMove) this.proposalReady(record);
     }
+  }
+
+  /** The checks this process runs or holds waiting for a slot. */
+  running(): { agentId: string; name: string }[] {
+    return [...this.runsHere.values()];
   }
 
   /** Resolves when no check is running or waiting. */
@@ -161,18 +190,42 @@ export class CheckService {
     while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
   }
 
-  /** Kills the checks running or waiting and resolves once they are gone; their results stay `pending` (see `resumeInterrupted`). */
-  async stop(): Promise<void> {
+  /**
+   * Kills the checks running or waiting and resolves once they are gone. Their results stay `pending` (see
+   * `resumeInterrupted`), or, with `stale`, go stale (a process that does not run every agent, interrupted).
+   */
+  async stop(options: { stale?: boolean } = {}): Promise<void> {
     this.stopping.abort();
     await this.idle();
+    if (options.stale !== true) return;
+    for (const agentId of this.started) if (this.results.markPendingStale(agentId, this.core.clock()) > 0) this.finishedEvents(agentId);
   }
 
   /**
-   * Results left `pending` by a process that stopped or died mid-run belong to no run: the agent's results go
-   * stale, and a reviewing agent's automatic checks run again.
+   * Catches up when a process that runs every agent opens the project. Results left `pending` by a process that
+   * stopped or died mid-run belong to no run, and stale automatic ones (the working tree moved while no such
+   * process ran, or a run was stopped) hold for nothing: the agent's results go stale, and a reviewing agent's
+   * automatic checks run again.
    */
   resumeInterrupted(): void {
-    for (const agentId of this.results.agentsPending()) {
+    const due = new Set(this.results.agentsPending());
+    let auto: Set<string>;
+    try {
+      auto = new Set(
+        this.specs()
+          .filter((spec) => spec.auto)
+          .map((spec) => spec.name),
+      );
+    } catch {
+      auto = new Set();
+    }
+    for (const agentId of this.results.agentsStale())
+      if (
+        this.core.store.get(agentId)?.state === 'reviewing' &&
+        this.results.list(agentId).some((stored) => stored.info.status === 'stale' && auto.has(stored.info.name))
+      )
+        due.add(agentId);
+    for (const agentId of due) {
       const record = this.core.store.get(agentId);
       if (record === undefined) continue;
       this.proposalMoved(record.id);
@@ -182,20 +235,25 @@ export class CheckService {
 
   private async start(agentId: string, specs: readonly CheckSpec[]): Promise<void> {
     const changes = withOverlayOf(this.core, agentId, (overlay) => mergedProposalOf(overlay));
-    const ref = proposalRef(changes);
+    // a run of its own: a later run of the same proposal (the working tree moved) supersedes this one
+    const ref = `${proposalRef(changes)} ${randomUUID()}`;
+    this.started.add(agentId);
     const now = this.core.clock();
     const runs = specs.map((spec) => {
       this.results.put(
         agentId,
-        { info: { name: spec.name, status: 'pending', auto: spec.auto, updatedAt: this.now() }, proposalRef: ref, output: Buffer.alloc(0) },
+        { info: { name: spec.name, status: 'pending', auto: spec.auto, updatedAt: this.now() }, runRef: ref, output: Buffer.alloc(0) },
         now,
       );
       const done = this.limited(() => this.execute(agentId, spec, changes, ref));
+      const key = `${ref}\n${spec.name}`;
+      this.runsHere.set(key, { agentId, name: spec.name });
       this.inflight.add(done);
       const mine = this.inflightFor.get(agentId) ?? new Set<Promise<void>>();
       this.inflightFor.set(agentId, mine.add(done));
       void done
         .finally(() => {
+          this.runsHere.delete(key);
           this.inflight.delete(done);
           mine.delete(done);
           if (mine.size === 0 && this.inflightFor.get(agentId) === mine) this.inflightFor.delete(agentId);
@@ -208,7 +266,7 @@ export class CheckService {
 
   private async execute(agentId: string, spec: CheckSpec, changes: readonly ProposedFile[], ref: string): Promise<void> {
     const due = this.results.get(agentId, spec.name);
-    if (due === undefined || due.proposalRef !== ref || due.info.status !== 'pending') return;
+    if (due === undefined || due.runRef !== ref || due.info.status !== 'pending') return;
     this.core.emit({ type: 'check.started', time: this.now(), agentId, name: spec.name });
     let run: SealedRun;
     try {
@@ -237,7 +295,11 @@ export class CheckService {
     if (this.stopping.signal.aborted) return;
     const current = this.results.get(agentId, spec.name);
     // superseded meanwhile (a revision, a move of the project, a newer run): this result belongs to nothing
-    if (current === undefined || current.proposalRef !== ref || current.info.status !== 'pending') return;
+    if (current === undefined || current.runRef !== ref || current.info.status !== 'pending') {
+      // marked stale by another process: whoever here waits for this run learns that it ended so
+      if (current?.runRef === ref) this.core.emit({ type: 'check.finished', time: this.now(), agentId, result: current.info });
+      return;
+    }
     const info: CheckResultInfo = {
       name: spec.name,
       status: run.status,
@@ -252,7 +314,7 @@ export class CheckService {
     };
     if (run.exitCode !== undefined) info.exitCode = run.exitCode;
     if (run.error !== undefined) info.error = run.error;
-    this.results.put(agentId, { info, proposalRef: ref, output: run.output }, this.core.clock());
+    this.results.put(agentId, { info, runRef: ref, output: run.output }, this.core.clock());
     this.core.emit({ type: 'check.finished', time: this.now(), agentId, result: info });
   }
 

@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSealed, type SealedRun, type ViewChoice } from './sealed-run.js';
@@ -33,7 +33,37 @@ beforeAll(() => {
   writeFileSync(join(root, '.agentfs', 'stable.db'), 'stable');
   writeFileSync(join(root, '.agentfs', 'receipt.key'), 'receipt-secret');
   writeFileSync(join(outside, '.ssh', 'id_ed25519'), 'secret-key\n');
+  writeFileSync(join(root, 'probe.cjs'), PROBE);
 });
+
+/** A program that serves HTTP on each address it is given and fetches from itself, then reaches for addresses outside. */
+const PROBE = `const http = require('node:http');
+const net = require('node:net');
+const serve = (host) => new Promise((resolve) => {
+  const server = http.createServer((_, res) => res.end('hello'));
+  server.on('error', (e) => resolve(e.code));
+  server.listen(0, host, () => {
+    http.get({ host, port: server.address().port }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => server.close(() => resolve(body)));
+    }).on('error', (e) => server.close(() => resolve(e.code)));
+  });
+});
+const reach = (host) => new Promise((resolve) => {
+  const socket = net.connect({ host, port: 80 });
+  socket.on('connect', () => { socket.destroy(); resolve('connected'); });
+  socket.on('error', (e) => resolve(e.code));
+});
+(async () => {
+  const [local, outside] = process.argv.slice(2).map((list) => list.split(',').filter(Boolean));
+  for (const host of local) console.log('serve ' + host + ' ' + (await serve(host)));
+  for (const host of outside) console.log('reach ' + host + ' ' + (await reach(host)));
+})();
+`;
+
+/** Whether this machine's loopback has ::1 (IPv6 may be turned off). */
+const hasIpv6Loopback = Object.values(networkInterfaces()).some((addresses) => addresses?.some((a) => a.address === '::1'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 /** Every file under `dir` with its content hash: the working tree before and after a check must agree. */
@@ -148,6 +178,17 @@ describe.each(['auto', 'copy', 'unsealed'] as const)('a check in the %s view', (
     } finally {
       server.close();
     }
+  });
+
+  it('has a working loopback: an HTTP server on 127.0.0.1, ::1 or localhost answers; sealed, nothing outside has a route', async () => {
+    const local = ['127.0.0.1', 'localhost', ...(hasIpv6Loopback ? ['::1'] : [])];
+    const outside = view === 'unsealed' ? [] : ['1.1.1.1', '10.255.255.1'];
+    const run = await check(view, `node probe.cjs ${local.join(',')} ${outside.join(',')},`);
+    expect(run.status, run.text).toBe('passed');
+    for (const host of local) expect(run.text).toContain(`serve ${host} hello\n`);
+    if (!run.sealed) return;
+    expect(run.why).not.toMatch(/loopback/);
+    for (const host of outside) expect(run.text).toContain(`reach ${host} ENETUNREACH\n`);
   });
 
   it('kills the whole process tree on timeout, daemons included', async () => {

@@ -8,6 +8,7 @@ import { checkTempFolder } from './check-temp.js';
 import { checkEnvironment, programFolders } from './check-env.js';
 import { findSecretFiles } from './hidden-files.js';
 import { proposedPathProblem, type ProposedFile } from './proposed-file.js';
+import { hostsWithLocalhost } from './loopback-hosts.js';
 import { layOutRoot } from './root-skeleton.js';
 import { SEAL_SCRIPT } from './sealed-script.js';
 import { killMarkedProcesses } from './survivors.js';
@@ -32,7 +33,7 @@ export interface SealedRun {
   /** From the start until the command was about to run in its view. */
   readyMs?: number;
   view: CheckView;
-  /** Run in user, mount, pid and network namespaces (no network, nothing of the user's outside the project). */
+  /** Run in user, mount, pid and network namespaces (no network but the loopback, nothing of the user's outside the project). */
   sealed: boolean;
   /** Why this view: the mode and, for a fallback, what the kernel refused. */
   why: string;
@@ -71,7 +72,10 @@ interface Attempt {
 const SCRATCH_BYTES = 512 * 1024 * 1024;
 const STOPPED = 'stopped: Cairn closed while it ran';
 const PID_MAX = 4096;
-const UNSHARE = ['--user', '--map-root-user', '--mount', '--net', '--pid', '--fork', '--kill-child'];
+/** The user namespace first, the others once it maps its root, so the network namespace's loopback belongs to it. */
+const unshareArgs = (unshare: string) => ['--user', '--map-root-user', unshare, '--mount', '--net', '--pid', '--fork', '--kill-child'];
+const LOOPBACK_DOWN =
+  'the loopback is down: sysfs could not be mounted in the namespace and neither `ip` nor `ifconfig` brought it up, so nothing listening on localhost can be reached';
 
 /** What the machine refused before (by `unshare` program), so later checks go straight to what works; a refusal
  * that comes from one project's path is not remembered. */
@@ -154,6 +158,9 @@ async function runNamespaced(
     return { refused: 'the project path holds "," or ":", which an overlay mount cannot name', thisProjectOnly: true };
   const removeList = join(base, 'remove.txt');
   writeFileSync(removeList, [...removed, ...findSecretFiles(request.root)].join('\n'));
+  const hosts = hostsWithLocalhost();
+  const hostsFile = hosts === undefined ? '' : join(base, 'hosts');
+  if (hosts !== undefined) writeFileSync(hostsFile, hosts);
   const home = homedir();
   const env = checkEnvironment('/tmp/home', '/tmp');
   const newRoot = join(base, 'root');
@@ -165,9 +172,10 @@ async function runNamespaced(
   } catch (error) {
     return { refused: `the new root could not be laid out: ${(error as Error).message}`, thisProjectOnly: true };
   }
+  const unshare = request.unshare ?? 'unshare';
   const child = spawn(
-    request.unshare ?? 'unshare',
-    [...UNSHARE, 'sh', '-c', SEAL_SCRIPT, 'cairn-check', 'env', '-i', ...pairs(env), ...request.command],
+    unshare,
+    [...unshareArgs(unshare), 'sh', '-c', SEAL_SCRIPT, 'cairn-check', 'env', '-i', ...pairs(env), ...request.command],
     {
       detached: true,
       // fd 4: held open by this process alone, so the check dies with it (see SEAL_SCRIPT)
@@ -184,6 +192,7 @@ async function runNamespaced(
         CAIRN_SEAL_NEWROOT: newRoot,
         CAIRN_SEAL_SIZE: String(request.scratchBytes ?? SCRATCH_BYTES),
         CAIRN_SEAL_PIDS: String(request.maxProcesses ?? PID_MAX),
+        CAIRN_SEAL_HOSTS: hostsFile,
         CAIRN_SEAL_PATH: env.PATH ?? '',
         CAIRN_SEAL_PROGRAM: request.command[0] ?? '',
       },
@@ -193,6 +202,7 @@ async function runNamespaced(
   let setup = '';
   let readyAt: number | undefined;
   let missing = false;
+  let loopbackDown = false;
   let unshareErrors = '';
   child.stdout?.on('data', (chunk: Buffer) => output.add(chunk));
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -202,17 +212,20 @@ async function runNamespaced(
     setup += chunk.toString('utf8');
     if (readyAt === undefined && /(^|\n)ready\n/.test(setup)) readyAt = clock();
     if (/(^|\n)missing\n/.test(setup)) missing = true;
+    if (/(^|\n)loopback-down\n/.test(setup)) loopbackDown = true;
   });
   const ended = await awaitEnd(child, request.timeoutMs, undefined, request.signal);
   const durationMs = clock() - started;
-  const why = fallbackWhy ?? 'overlay of the proposal on the working tree, in user, mount, pid and network namespaces';
+  const views = fallbackWhy ?? 'overlay of the proposal on the working tree, in user, mount, pid and network namespaces';
+  const why = loopbackDown ? `${views}; ${LOOPBACK_DOWN}` : views;
   if (ended.spawnError !== undefined) return { refused: `unshare could not start: ${ended.spawnError.message}`, noNamespaces: true };
   if (ended.stopped) return { run: errorRun(STOPPED, view, true, why, durationMs) };
   if (missing) return { run: errorRun(`command not found: ${request.command[0]}`, view, true, why, durationMs) };
   if (readyAt === undefined) {
     if (ended.timedOut)
       return { run: { ...errorRun('the view was not ready before the timeout', view, true, why, durationMs), status: 'timed-out' } };
-    const message = lastLine(unshareErrors) ?? lastLine(setup.replace(/(^|\n)ready\n/, '')) ?? `setup ended with ${ended.code}`;
+    const message =
+      lastLine(unshareErrors) ?? lastLine(setup.replace(/(^|\n)(ready|loopback-down)\n/g, '$1')) ?? `setup ended with ${ended.code}`;
     return { refused: message, noNamespaces: unshareErrors.includes('unshare') };
   }
   return { run: finished(ended, output, view, true, why, durationMs, readyAt - started) };

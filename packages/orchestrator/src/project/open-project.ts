@@ -39,7 +39,10 @@ export interface ProjectOptions {
   cairnHome?: string;
   /** Agents running at once in this process (default 3). */
   poolSize?: number;
-  /** `all`: run every queued agent (a daemon); `own` (default): only those this process created; `none`: none. */
+  /**
+   * `all`: run every queued agent (a daemon); `own` (default): only those this process created; `none`: none,
+   * and no check starts here of its own accord (a move of the working tree marks results stale, nothing more).
+   */
   queue?: QueueScope;
   /** Ollama's address (default: `OLLAMA_HOST`, or `http://127.0.0.1:11434`). */
   ollamaHost?: string;
@@ -134,7 +137,8 @@ function wireOn(layout: ProjectLayout, options: ProjectOptions, release?: () => 
   );
   const person = currentPerson();
   const commands = new AgentCommands(core, scheduler, person);
-  const checks = new CheckService(core, new CheckResultStore(store.database), poolSize);
+  // a process that runs no agent only shows the project: a move it syncs leaves the checks for one that runs
+  const checks = new CheckService(core, new CheckResultStore(store.database), poolSize, { rerunOnMove: options.queue !== 'none' });
   const catchUp = async () => {
     const summary = await syncProject(core);
     if (summary.added + summary.updated + summary.removed > 0) checks.workingTreeMoved();

@@ -250,6 +250,24 @@ export class Project implements CairnApi {
     this.open().sandbox();
   }
 
+  /** The checks this process runs or holds waiting for a slot (without a daemon, a command waits for them as it closes). */
+  runningChecks(): { agentId: string; name: string }[] {
+    return this.parts.checks.running();
+  }
+
+  /** Resolves when this process runs no check any more. */
+  async checksIdle(): Promise<void> {
+    await this.parts.checks.idle();
+  }
+
+  /**
+   * Kills the checks this process runs and marks their results stale, so that a later run takes them up (a
+   * command interrupted while it waits for them: `cairn checks ID --run`, or a daemon when it opens).
+   */
+  async stopChecks(): Promise<void> {
+    await this.parts.checks.stop({ stale: true });
+  }
+
   /** Runs every queued agent (a daemon's scope), now and whenever one frees a slot. */
   startQueue(): void {
     this.parts.scheduler.kick();
