@@ -1,7 +1,7 @@
 import { AGENT_STATES, type AgentState } from '@cairn/orchestrator/client';
 import { connect } from '../connect.js';
 import { UsageError, type CommandContext } from '../context.js';
-import { renderAgentTable } from '../render/agents.js';
+import { renderAgentTable, renderWaiting } from '../render/agents.js';
 
 /** `cairn list-agents` (`ls`): one line per agent. */
 export async function listCommand(ctx: CommandContext, flags: { state?: string }): Promise<number> {
@@ -13,6 +13,7 @@ export async function listCommand(ctx: CommandContext, flags: { state?: string }
     const agents = await conn.api.agents(states === undefined ? {} : { state: states as AgentState[] });
     ctx.out.result(true, { agents });
     for (const line of renderAgentTable(agents, ctx.out.paint)) ctx.out.line(line);
+    for (const line of renderWaiting(agents, ctx.out.paint)) ctx.out.line(line);
     return 0;
   } finally {
     await conn.close();

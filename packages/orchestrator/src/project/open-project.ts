@@ -29,6 +29,7 @@ import { openStable, prepareAgentfsDir, requireDirectory } from './project-files
 import { observeRecords } from './record-observers.js';
 import { CheckService } from '../agents/check-service.js';
 import { CheckResultStore } from '../checks/check-results.js';
+import type { CheckRunner } from '../run/check-adapter.js';
 
 /** Options of `openProject`. */
 export interface ProjectOptions {
@@ -51,6 +52,8 @@ export interface ProjectOptions {
   signer?: ReceiptSigner;
   /** Runs queued agents elsewhere instead of in this process's pool (a coordinator feeding workers). */
   dispatch?: (core: ProjectCore) => AgentDispatch;
+  /** Runs agents' `run_check` (default: a sealed view over the working tree). */
+  runCheck?: CheckRunner;
 }
 
 /** Where queued agents go when they do not run in this process: at most `slots` at once, each by `run`. */
@@ -103,6 +106,7 @@ export function wireProject(root: string, options: ProjectOptions = {}): Project
     emit,
     lifecycle: new AgentLifecycle(store, emit, clock),
     decisions,
+    ...(options.runCheck === undefined ? {} : { runCheck: options.runCheck }),
   };
   const dispatch = options.dispatch?.(core);
   const scheduler = new Scheduler(
