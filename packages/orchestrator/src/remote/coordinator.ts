@@ -292,14 +292,26 @@ export class Coordinator implements AgentDispatch {
    * worker took it, and the project says so). A reject stops following it (the worker's result is then never read).
    */
   private async follow(id: string): Promise<'settled' | 'here'> {
-    const run = this.core.running.start(id);
+    // registered as running here only while a worker has it: a reject then stops following it; a queued agent
+    // is rejected as any queued agent is, and its job taken off the queue
+    let held: { signal: AbortSignal; end: () => void } | undefined;
     const wakeOnStop = () => {
       const jobId = this.core.store.get(id)?.remoteJob?.id;
       if (jobId !== undefined) this.waiting.get(jobId)?.();
     };
-    run.signal.addEventListener('abort', wakeOnStop);
+    const hold = (running: boolean): AbortSignal | undefined => {
+      if (running && held === undefined) {
+        held = this.core.running.start(id);
+        held.signal.addEventListener('abort', wakeOnStop);
+      } else if (!running && held !== undefined && !held.signal.aborted) {
+        held.signal.removeEventListener('abort', wakeOnStop);
+        held.end();
+        held = undefined;
+      }
+      return held?.signal;
+    };
     try {
-      return await this.followJob(id, run.signal);
+      return await this.followJob(id, hold);
     } catch (error) {
       // the agent moved under it (a reject while its result was read): that move stands; say what happened
       const message = `following agent ${id}'s job: ${(error as Error).message}`;
@@ -308,22 +320,24 @@ export class Coordinator implements AgentDispatch {
       await new Promise((resolve) => setTimeout(resolve, this.options.pollMs ?? 1000));
       return 'settled';
     } finally {
-      run.signal.removeEventListener('abort', wakeOnStop);
-      run.end();
+      held?.signal.removeEventListener('abort', wakeOnStop);
+      held?.end();
       // an agent that settled leaves no upload behind (one still on the queue is followed again by the next coordinator)
       if (!this.onQueue(this.core.store.get(id))) dropDeadUploads(this.dirs.uploads, (agent) => agent !== id);
     }
   }
 
-  private async followJob(id: string, signal: AbortSignal): Promise<'settled' | 'here'> {
+  /** `hold(running)` registers the agent as running in this process while it is, and says whether a stop was asked. */
+  private async followJob(id: string, hold: (running: boolean) => AbortSignal | undefined): Promise<'settled' | 'here'> {
     while (!this.stopped) {
-      if (signal.aborted) {
-        const worker = this.core.store.get(id)?.worker;
+      const record = this.core.store.get(id);
+      const signal = hold(record?.state === 'running');
+      if (signal?.aborted === true) {
+        const worker = record?.worker;
         const message = `stopped while it ran${worker === undefined ? '' : ` on worker ${worker}`}: ${(signal.reason as Error).message}`;
         failRemoteAgent(this.core, id, { code: 'stopped', message });
         return 'settled';
       }
-      const record = this.core.store.get(id);
       if (record === undefined || record.remoteJob === undefined) return 'settled';
       if (!this.onQueue(record)) {
         // moved by someone else while its job waits (a reject of a queued agent): the job leaves the queue
@@ -354,7 +368,8 @@ export class Coordinator implements AgentDispatch {
         );
         continue;
       }
-      if (state === 'active') this.taken(record, job);
+      // registered as running in the same tick as it moves, so a reject from then on stops it here
+      if (state === 'active') hold(this.taken(record, job).state === 'running');
       else if (state === 'completed' || state === 'failed') {
         // the job as read before its state may predate its end: read it again for the result
         const ended = await this.queue.getJob(jobId).catch(() => undefined);
@@ -364,7 +379,7 @@ export class Coordinator implements AgentDispatch {
         }
         // a run so quick that its taking was never seen
         const taken = this.taken(record, ended);
-        if (taken.state !== 'running') continue;
+        if (hold(taken.state === 'running')?.aborted !== false) continue;
         if (state === 'completed') {
           if ((await this.settle(taken, ended)) === 'requeued') continue;
           return 'settled';
