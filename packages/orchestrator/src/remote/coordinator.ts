@@ -125,6 +125,7 @@ export class Coordinator implements AgentDispatch {
   /** How a worker is started for this coordinator, for the hint of an agent no worker takes. */
   private workerCommand: string | undefined;
 
+
   constructor(
     private readonly core: ProjectCore,
     private readonly options: CoordinatorOptions,
@@ -443,6 +444,7 @@ export class Coordinator implements AgentDispatch {
     } catch {
       return undefined;
     }
+    // a job's progress repeats its claim: `verifyText` checks each signature once
     if (key === undefined || !verifyText(key, claimSigningText(job.id!, run, record.tokenHash), claim)) return undefined;
     return { run, worker };
   }

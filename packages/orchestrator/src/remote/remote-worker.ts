@@ -40,6 +40,9 @@ export interface WorkerOptions {
 /** The default of `graceMs`. */
 export const STOP_GRACE_MS = 120_000;
 
+/** How often at most a job's progress is reported. */
+const PROGRESS_EVERY_MS = 500;
+
 /** How long a worker that stops waits for Redis (handing a job back, closing) before it goes anyway. */
 const REDIS_GRACE_MS = 3000;
 
@@ -152,7 +155,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     name: options.name,
     concurrency: options.concurrency,
     lockDuration,
-    stalledInterval: lockDuration,
+    // checked twice a lock's life: a dead worker's job waits again between a half and one and a half lock durations after
+    stalledInterval: Math.max(1000, Math.round(lockDuration / 2)),
     maxStalledCount: 1,
   });
   // Redis away: said once, then the connection retries quietly (with backoff) until it answers again
@@ -282,6 +286,16 @@ async function runJob(job: Job, context: JobContext, signal: AbortSignal): Promi
     return job.updateProgress(progress as never).catch(() => undefined);
   };
   await report('taken');
+  // how far the agent got, twice a second at most (each report is a write to Redis and news to the coordinator)
+  let last = 'taken';
+  let due: NodeJS.Timeout | undefined;
+  const reportSoon = (type: string) => {
+    last = type;
+    due ??= setTimeout(() => {
+      due = undefined;
+      void report(last);
+    }, PROGRESS_EVERY_MS);
+  };
   let snapshotPath: string;
   try {
     snapshotPath = await context.snapshots.get(data.snapshot);
@@ -302,7 +316,7 @@ async function runJob(job: Job, context: JobContext, signal: AbortSignal): Promi
       signal,
       onEvent: (event) => {
         events++;
-        void report(event.type);
+        reportSoon(event.type);
       },
     });
     if (signal.aborted) throw new Error('the worker left the agent');
@@ -329,6 +343,7 @@ async function runJob(job: Job, context: JobContext, signal: AbortSignal): Promi
     const { calls, wallMs, repairs } = record.spent;
     return { state: 'reviewing', worker: options.name, attempt: run, summary: record.summary ?? '', calls, wallMs, repairs, runs: record.runs };
   } finally {
+    clearTimeout(due);
     rmSync(dir, { recursive: true, force: true });
   }
 }

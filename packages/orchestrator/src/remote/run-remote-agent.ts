@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { constants, copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runAgent } from '../agents/agent-runner.js';
 import type { AgentRecord } from '../agents/agent-store.js';
@@ -39,7 +39,8 @@ export interface RemoteRun {
  */
 export async function runRemoteAgent(run: RemoteRun): Promise<{ record: AgentRecord; database: string; tokenHash: string }> {
   mkdirSync(join(run.dir, '.agentfs'), { recursive: true, mode: 0o700 });
-  copyFileSync(run.snapshotPath, join(run.dir, '.agentfs', 'stable.db'));
+  // a clone where the file system shares blocks (btrfs, XFS), else a copy: the job's stable.db is its own
+  copyFileSync(run.snapshotPath, join(run.dir, '.agentfs', 'stable.db'), constants.COPYFILE_FICLONE);
   const parts = wireProject(run.dir, {
     cairnHome: run.home,
     queue: 'none',
