@@ -144,3 +144,42 @@ describe.skipIf(!hasRedis)('queued agents and the workers that take them', () =>
     }
   });
 });
+
+describe.skipIf(!hasRedis)('queued agents while Redis is stopped', () => {
+  let cluster: WorkerCluster;
+
+  beforeAll(async () => {
+    cluster = await startCluster({ workers: ['r1'], upFlags: ['--worker-wait-ms', '2000'] });
+  });
+
+  afterAll(async () => {
+    await cluster?.close();
+  });
+
+  it('says the queue does not answer (ls, spawn --wait), nothing hangs, and the agents run once Redis is back', async () => {
+    const worker = cluster.startWorker('r1');
+    try {
+      await worker.waitFor((line) => line.type === 'result');
+      await cluster.redis.pause();
+      const queued = await cluster.queueProgram('queued while redis is away', program('away'));
+      writeFileSync(join(cluster.base, 'away.js'), program('away-2'));
+      const spawned = await cluster.cairn(['spawn', 'spawned while redis is away', '--code', join(cluster.base, 'away.js'), '--wait', '--json']);
+      expect(spawned.code, spawned.stdout).toBe(1);
+      const said = resultOf(spawned) as { agent: { id: string; state: string }; waiting: { reason: string; hint: string } };
+      const reason = `the queue at ${cluster.redis.url} does not answer, so no worker can take it`;
+      expect([said.agent.state, said.waiting.reason]).toEqual(['queued', reason]);
+      expect(said.waiting.hint).toMatch(/^start Redis again/);
+      await cluster.waitForStates([queued], ['queued']);
+      for (let i = 0; i < 100 && (await cluster.status(queued)).reason !== reason; i++) await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await cluster.cairn(['ls'])).stdout).toContain(`2 queued (${queued}, ${said.agent.id}): ${reason}\n`);
+      await cluster.redis.resume();
+      const agents = await cluster.waitForStates([queued, said.agent.id], ['reviewing', 'failed']);
+      expect(agents.map((a) => [a.state, a.worker, a.reason])).toEqual([
+        ['reviewing', 'r1', undefined],
+        ['reviewing', 'r1', undefined],
+      ]);
+    } finally {
+      await worker.stop();
+    }
+  });
+});

@@ -9,6 +9,7 @@ import { tokenHash } from './capability-token.js';
 import { dropDeadUploads } from './dead-uploads.js';
 import { offerJob } from './job-offer.js';
 import { WORKER_WAIT_MS, type WithoutWorkers } from './queue-settings.js';
+import { redactedUrl } from './queue-probe.js';
 import { redisConnection } from './redis-connection.js';
 import {
   agentOfJobId,
@@ -66,6 +67,25 @@ async function closeQueue(followers: Promise<unknown>[], events: QueueEvents, qu
   }
 }
 
+/** How long a read of the queue may take before Redis is taken for away (its command still runs once it is back). */
+const QUEUE_ANSWER_MS = 5000;
+
+/** Redis did not answer in time. */
+class QueueAway extends Error {}
+
+/** `work`, unless Redis takes longer than `QUEUE_ANSWER_MS` to answer (`QueueAway`). */
+async function answered<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new QueueAway('the queue does not answer')), QUEUE_ANSWER_MS))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** How many of an agent's jobs may be lost from the queue (with Redis) before it fails: one is put there again. */
 const LOSSES_ALLOWED = 1;
 
@@ -74,6 +94,8 @@ const ATTEMPTS_PAST_UNTRUSTED = 4;
 
 /** How a queued agent's reason begins while the coordinator says no worker takes it. */
 const NO_WORKER = 'no trusted worker';
+/** How it begins while the queue does not answer. */
+const NO_QUEUE = 'the queue at ';
 
 /** Options of a coordinator. */
 export interface CoordinatorOptions {
@@ -193,7 +215,7 @@ export class Coordinator implements AgentDispatch {
       return refuse(`the upload's signature does not verify with worker ${claims.worker}'s enrolled key`);
     let job: Job | undefined;
     try {
-      job = await this.queue.getJob(jobId);
+      job = await answered(this.queue.getJob(jobId));
     } catch (error) {
       return { ok: false, status: 503, message: `the queue does not answer: ${(error as Error).message}` };
     }
@@ -274,7 +296,12 @@ export class Coordinator implements AgentDispatch {
     else this.core.store.update(record.id, patch, ['queued']);
     // finished jobs stay a week, long enough for a coordinator that was down to read them
     const keep = { age: 7 * 24 * 3600 };
-    await this.queue.add('agent', data, { jobId, attempts: 1, removeOnComplete: keep, removeOnFail: keep });
+    try {
+      await answered(this.queue.add('agent', data, { jobId, attempts: 1, removeOnComplete: keep, removeOnFail: keep }));
+    } catch (error) {
+      // Redis away: the job goes on the queue once it is back (else it is found lost, and put there again)
+      if (!(error instanceof QueueAway)) throw error;
+    }
     this.log(record.id, `on the queue as job ${jobId} (snapshot ${snapshot.hash.slice(0, 12)})`);
   }
 
@@ -349,9 +376,11 @@ export class Coordinator implements AgentDispatch {
       let job: Job | undefined;
       let state: string;
       try {
-        job = await this.queue.getJob(jobId);
-        state = job === undefined ? 'lost' : await job.getState();
+        job = await answered(this.queue.getJob(jobId));
+        state = job === undefined ? 'lost' : await answered(job.getState());
       } catch {
+        // Redis away: a queued agent says so past the wait (and runs here under run-here); a running one waits
+        if (record.state === 'queued' && (await this.withoutQueue(record)) === 'here') return 'here';
         await this.pause(jobId);
         continue;
       }
@@ -373,7 +402,7 @@ export class Coordinator implements AgentDispatch {
       if (state === 'active') hold(this.taken(record, job).state === 'running');
       else if (state === 'completed' || state === 'failed') {
         // the job as read before its state may predate its end: read it again for the result
-        const ended = await this.queue.getJob(jobId).catch(() => undefined);
+        const ended = await answered(this.queue.getJob(jobId)).catch(() => undefined);
         if (ended === undefined) {
           await this.pause(jobId);
           continue;
@@ -460,7 +489,8 @@ export class Coordinator implements AgentDispatch {
     const trusted = connected?.filter((name) => this.enrolled(name) && this.roster.untrusted(name) === undefined);
     if (trusted !== undefined && trusted.length > 0) {
       // a worker came: it takes the agent when it has a free slot
-      if (record.reason?.startsWith(NO_WORKER) === true) this.core.store.update(record.id, { reason: undefined }, ['queued']);
+      if (record.reason?.startsWith(NO_WORKER) === true || record.reason?.startsWith(NO_QUEUE) === true)
+        this.core.store.update(record.id, { reason: undefined }, ['queued']);
       return 'wait';
     }
     const runHere = this.options.withoutWorkers === 'run-here';
@@ -478,29 +508,49 @@ export class Coordinator implements AgentDispatch {
         ? ''
         : '; or let the coordinator run such agents itself: "withoutWorkers": "run-here" in .cairn/config.json, or `cairn up --without-workers run-here`',
     ].join('');
-    if (record.reason !== reason) {
-      this.core.store.update(record.id, { reason }, ['queued']);
-      this.core.emit({
-        type: 'agent.waiting',
-        time: new Date(this.core.clock()).toISOString(),
-        agentId: record.id,
-        reason,
-        hint,
-        then: runHere ? 'run-here' : 'wait',
-      });
-    }
+    this.say(record, reason, hint, runHere);
     if (!runHere || !(await this.withdraw(record))) return 'wait';
     // run here as an agent of this process: no job, no token
     this.core.store.update(record.id, { remoteJob: undefined, tokenHash: undefined }, ['queued']);
     return 'here';
   }
 
+  /**
+   * A queued agent whose queue does not answer (Redis away): past `workerWaitMs` its reason says so (once, with an
+   * `agent.waiting` event); under `run-here` it runs here, its job left behind (a worker that takes it once Redis
+   * is back has its upload refused: the job is no longer the agent's).
+   */
+  private async withoutQueue(record: AgentRecord): Promise<'wait' | 'here'> {
+    const bound = this.options.workerWaitMs ?? WORKER_WAIT_MS;
+    if (this.core.clock() - (record.remoteJob?.queuedAt ?? record.updatedAt) < bound) return 'wait';
+    const runHere = this.options.withoutWorkers === 'run-here';
+    const queue = redactedUrl(this.options.queue);
+    const reason = `${NO_QUEUE}${queue} does not answer, so no worker can take it${runHere ? '; it runs on the coordinator instead' : ''}`;
+    this.say(record, reason, `start Redis again (\`redis-cli -u ${queue} ping\` says whether it answers); queued agents then go to the workers`, runHere);
+    if (!runHere) return 'wait';
+    this.core.store.update(record.id, { remoteJob: undefined, tokenHash: undefined }, ['queued']);
+    return 'here';
+  }
+
+  /** Sets a queued agent's reason for waiting, and says it (`agent.waiting`) when it is new. */
+  private say(record: AgentRecord, reason: string, hint: string, runHere: boolean): void {
+    if (record.reason === reason) return;
+    this.core.store.update(record.id, { reason }, ['queued']);
+    this.core.emit({
+      type: 'agent.waiting',
+      time: new Date(this.core.clock()).toISOString(),
+      agentId: record.id,
+      reason,
+      hint,
+      then: runHere ? 'run-here' : 'wait',
+    });
+  }
+
   /** The names of the workers connected to the queue now (undefined when Redis cannot say), asked at most once a second. */
   private connectedWorkers(): Promise<string[] | undefined> {
     const now = this.core.clock();
     if (this.connected !== undefined && now - this.connected.at < WORKERS_FRESH_MS) return this.connected.names;
-    const names = this.queue
-      .getWorkers()
+    const names = answered(this.queue.getWorkers())
       .then((clients) => {
         const raw = clients.map((client) => String((client as { rawname?: unknown }).rawname ?? ''));
         if (clients.length > 0 && raw.every((name) => name === '')) return undefined;
@@ -524,8 +574,8 @@ export class Coordinator implements AgentDispatch {
     const jobId = record.remoteJob?.id;
     if (jobId === undefined) return true;
     try {
-      if ((await this.queue.remove(jobId)) === 1) return true;
-      return (await this.queue.getJob(jobId)) === undefined;
+      if ((await answered(this.queue.remove(jobId))) === 1) return true;
+      return (await answered(this.queue.getJob(jobId))) === undefined;
     } catch {
       return false;
     }
