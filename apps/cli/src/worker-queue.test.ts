@@ -46,10 +46,14 @@ describe.skipIf(!hasRedis)('queued agents and the workers that take them', () =>
     );
     const text = await cluster.cairn(['spawn', 'second', '--code', join(cluster.base, 'first.js'), '--wait']);
     expect(text.code).toBe(1);
-    expect(text.stdout).toMatch(/ is still queued: no trusted worker took it in 2 s, and none is connected to the queue\n {2}hint: start a worker/);
+    expect(text.stdout).toMatch(
+      / is still queued: no trusted worker took it in 2 s, and none is connected to the queue\n {2}hint: start a worker/,
+    );
     const second = /spawned ([0-9a-f]+): second/.exec(text.stdout)![1]!;
     const listed = await cluster.cairn(['ls']);
-    expect(listed.stdout).toMatch(/\n2 queued \([0-9a-f]+, [0-9a-f]+\): no trusted worker took it in 2 s, and none is connected to the queue\n/);
+    expect(listed.stdout).toMatch(
+      /\n2 queued \([0-9a-f]+, [0-9a-f]+\): no trusted worker took it in 2 s, and none is connected to the queue\n/,
+    );
     expect((await cluster.cairn(['status', id])).stdout).toMatch(/\nwaiting: {2}no trusted worker took it in 2 s/);
     expect((await cluster.cairn(['status'])).stdout).toMatch(/\nwaiting: {2}2 queued/);
     expect(eventsOf(cluster.coordinator, id).filter((e) => e.type === 'agent.waiting')).toEqual([
@@ -132,7 +136,10 @@ describe.skipIf(!hasRedis)('queued agents and the workers that take them', () =>
     writeFileSync(join(folder, 'README.md'), '# detached\n');
     const home = join(cluster.base, 'detached-home');
     const port = await freePort();
-    const up = await runCairn(['up', '--detach', '--queue', cluster.redis.url, '--serve-workers', `127.0.0.1:${port}`], { cwd: folder, home });
+    const up = await runCairn(['up', '--detach', '--queue', cluster.redis.url, '--serve-workers', `127.0.0.1:${port}`], {
+      cwd: folder,
+      home,
+    });
     try {
       expect(up.code, up.stderr).toBe(0);
       const token = readFileSync(join(folder, '.agentfs', 'remote', 'worker-token'), 'utf8').trim();
@@ -163,14 +170,22 @@ describe.skipIf(!hasRedis)('queued agents while Redis is stopped', () => {
       await cluster.redis.pause();
       const queued = await cluster.queueProgram('queued while redis is away', program('away'));
       writeFileSync(join(cluster.base, 'away.js'), program('away-2'));
-      const spawned = await cluster.cairn(['spawn', 'spawned while redis is away', '--code', join(cluster.base, 'away.js'), '--wait', '--json']);
+      const spawned = await cluster.cairn([
+        'spawn',
+        'spawned while redis is away',
+        '--code',
+        join(cluster.base, 'away.js'),
+        '--wait',
+        '--json',
+      ]);
       expect(spawned.code, spawned.stdout).toBe(1);
       const said = resultOf(spawned) as { agent: { id: string; state: string }; waiting: { reason: string; hint: string } };
       const reason = `the queue at ${cluster.redis.url} does not answer, so no worker can take it`;
       expect([said.agent.state, said.waiting.reason]).toEqual(['queued', reason]);
       expect(said.waiting.hint).toMatch(/^start Redis again/);
       await cluster.waitForStates([queued], ['queued']);
-      for (let i = 0; i < 100 && (await cluster.status(queued)).reason !== reason; i++) await new Promise((resolve) => setTimeout(resolve, 200));
+      for (let i = 0; i < 100 && (await cluster.status(queued)).reason !== reason; i++)
+        await new Promise((resolve) => setTimeout(resolve, 200));
       expect((await cluster.cairn(['ls'])).stdout).toContain(`2 queued (${queued}, ${said.agent.id}): ${reason}\n`);
       await cluster.redis.resume();
       const agents = await cluster.waitForStates([queued, said.agent.id], ['reviewing', 'failed']);

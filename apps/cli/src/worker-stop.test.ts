@@ -25,7 +25,10 @@ interface TextWorker {
 function descendants(pid: number): number[] {
   let children: number[];
   try {
-    children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     children = [];
   }
@@ -161,7 +164,9 @@ describe.skipIf(!hasRedis)('stopping a worker', () => {
     // long enough for many reconnections
     await new Promise((resolve) => setTimeout(resolve, 8000));
     expect(worker.output().match(/does not answer/g)).toHaveLength(1);
-    expect(worker.output()).toMatch(/the queue at redis:\/\/127\.0\.0\.1:\d+ does not answer \(.*ECONNREFUSED.*\); retrying quietly until it does\n/);
+    expect(worker.output()).toMatch(
+      /the queue at redis:\/\/127\.0\.0\.1:\d+ does not answer \(.*ECONNREFUSED.*\); retrying quietly until it does\n/,
+    );
     const asked = Date.now();
     worker.child.kill('SIGINT');
     expect(await worker.ended(15_000)).toBe(0);

@@ -52,7 +52,10 @@ describe.skipIf(!hasRedis)('uploads bound to the worker that took the run', () =
         body: expect.objectContaining({ refused: "the upload's signature does not verify with worker u1's enrolled key" }),
       });
       const stranger = await forge(`${id}-1`, 'mallory', Buffer.from('another forgery'));
-      expect([stranger.status, stranger.body.refused]).toEqual([403, 'worker mallory is not enrolled: its key is not listed in .cairn/config.json']);
+      expect([stranger.status, stranger.body.refused]).toEqual([
+        403,
+        'worker mallory is not enrolled: its key is not listed in .cairn/config.json',
+      ]);
       const evidence = join(cluster.root, '.agentfs', 'remote', 'evidence');
       expect(JSON.parse(readFileSync(join(evidence, `${id}-1.1.json`), 'utf8'))).toMatchObject({
         worker: 'u1',

@@ -42,7 +42,8 @@ export async function upCommand(ctx: CommandContext, given: UpFlags): Promise<nu
   if (given.detach !== undefined) flags.detach = given.detach;
   if (given.queue !== undefined) flags.queue = given.queue;
   if (given.serveWorkers !== undefined) flags.serveWorkers = given.serveWorkers;
-  if (given.workerWaitMs !== undefined) flags.workerWaitMs = checkFlag(() => checkWorkerWait(Number(given.workerWaitMs), '--worker-wait-ms'));
+  if (given.workerWaitMs !== undefined)
+    flags.workerWaitMs = checkFlag(() => checkWorkerWait(Number(given.workerWaitMs), '--worker-wait-ms'));
   if (given.withoutWorkers !== undefined)
     flags.withoutWorkers = checkFlag(() => checkWithoutWorkers(given.withoutWorkers, '--without-workers'));
   if (flags.serveWorkers !== undefined && flags.queue === undefined)

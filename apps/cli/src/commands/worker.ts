@@ -95,7 +95,10 @@ export async function workerCommand(ctx: CommandContext, flags: WorkerFlags): Pr
   process.once('SIGINT', leave);
   process.once('SIGTERM', leave);
   const { left } = await worker.stop();
-  if (left > 0) out.line(`left ${left} running agent${left === 1 ? '' : 's'} after ${graceSeconds} s: their jobs go back on the queue for another worker`);
+  if (left > 0)
+    out.line(
+      `left ${left} running agent${left === 1 ? '' : 's'} after ${graceSeconds} s: their jobs go back on the queue for another worker`,
+    );
   out.line('worker is down');
   const code = distrusted === undefined ? 0 : 1;
   // a queue whose Redis is away leaves its reconnection timers behind: the worker is down, and so is this process

@@ -56,7 +56,8 @@ export function renderAgentTable(agents: readonly AgentInfo[], paint: Paint, wid
 export function renderWaiting(agents: readonly AgentInfo[], paint: Paint): string[] {
   const byReason = new Map<string, string[]>();
   for (const agent of agents)
-    if (agent.state === 'queued' && agent.reason !== undefined) byReason.set(agent.reason, [...(byReason.get(agent.reason) ?? []), agent.id]);
+    if (agent.state === 'queued' && agent.reason !== undefined)
+      byReason.set(agent.reason, [...(byReason.get(agent.reason) ?? []), agent.id]);
   return [...byReason].map(([reason, ids]) => {
     const named = ids.length > 4 ? `${ids.slice(0, 4).join(', ')}, …` : ids.join(', ');
     return `${paint.yellow(`${ids.length} queued`)} (${named}): ${reason}`;

@@ -147,7 +147,6 @@ export class Coordinator implements AgentDispatch {
   /** How a worker is started for this coordinator, for the hint of an agent no worker takes. */
   private workerCommand: string | undefined;
 
-
   constructor(
     private readonly core: ProjectCore,
     private readonly options: CoordinatorOptions,
@@ -307,12 +306,19 @@ export class Coordinator implements AgentDispatch {
 
   /** Moves an agent a worker had back to `queued` (its job waits for another worker), saying why. */
   private backToQueued(id: string, patch: AgentPatch, why: string): void {
-    this.core.lifecycle.move(id, ['running'], 'queued', { owner: undefined, worker: undefined, ...patch }, 'put back on the queue', (_, time) => ({
-      type: 'agent.requeued',
-      time,
-      agentId: id,
-      reason: why,
-    }));
+    this.core.lifecycle.move(
+      id,
+      ['running'],
+      'queued',
+      { owner: undefined, worker: undefined, ...patch },
+      'put back on the queue',
+      (_, time) => ({
+        type: 'agent.requeued',
+        time,
+        agentId: id,
+        reason: why,
+      }),
+    );
   }
 
   /**
@@ -419,10 +425,14 @@ export class Coordinator implements AgentDispatch {
       } else {
         // waiting: for a worker, or again after the worker that had it stopped renewing its lock
         if (record.state === 'running')
-          this.backToQueued(id, { remoteJob: { id: jobId, attempt, queuedAt: this.core.clock(), ...(lost === 0 ? {} : { lost }) } }, [
-            `${record.worker === undefined ? 'the worker' : `worker ${record.worker}`} let go of job ${jobId} (it stopped renewing its lock);`,
-            'it waits for another worker',
-          ].join(' '));
+          this.backToQueued(
+            id,
+            { remoteJob: { id: jobId, attempt, queuedAt: this.core.clock(), ...(lost === 0 ? {} : { lost }) } },
+            [
+              `${record.worker === undefined ? 'the worker' : `worker ${record.worker}`} let go of job ${jobId} (it stopped renewing its lock);`,
+              'it waits for another worker',
+            ].join(' '),
+          );
         else if ((await this.withoutWorker(record)) === 'here') return 'here';
       }
       await this.pause(jobId);
@@ -526,7 +536,12 @@ export class Coordinator implements AgentDispatch {
     const runHere = this.options.withoutWorkers === 'run-here';
     const queue = redactedUrl(this.options.queue);
     const reason = `${NO_QUEUE}${queue} does not answer, so no worker can take it${runHere ? '; it runs on the coordinator instead' : ''}`;
-    this.say(record, reason, `start Redis again (\`redis-cli -u ${queue} ping\` says whether it answers); queued agents then go to the workers`, runHere);
+    this.say(
+      record,
+      reason,
+      `start Redis again (\`redis-cli -u ${queue} ping\` says whether it answers); queued agents then go to the workers`,
+      runHere,
+    );
     if (!runHere) return 'wait';
     this.core.store.update(record.id, { remoteJob: undefined, tokenHash: undefined }, ['queued']);
     return 'here';
@@ -604,7 +619,9 @@ export class Coordinator implements AgentDispatch {
     const reason = job.failedReason ?? 'the job failed';
     // the worker that had the job says its own upload was refused: the refusal kept names it
     const refused =
-      by !== undefined && reason.startsWith(UPLOAD_REFUSED) ? refusedUploadOf(this.dirs.evidence, jobId, job.attemptsStarted, by) : undefined;
+      by !== undefined && reason.startsWith(UPLOAD_REFUSED)
+        ? refusedUploadOf(this.dirs.evidence, jobId, job.attemptsStarted, by)
+        : undefined;
     if (by !== undefined && refused !== undefined) {
       this.roster.distrust(by, `${jobId}: ${refused.refused}`);
       failRemoteAgent(this.core, record.id, {

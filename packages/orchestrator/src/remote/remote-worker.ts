@@ -341,7 +341,16 @@ async function runJob(job: Job, context: JobContext, signal: AbortSignal): Promi
       throw new UnrecoverableError(`the coordinator does not trust worker ${options.name}: ${error.reason}`);
     }
     const { calls, wallMs, repairs } = record.spent;
-    return { state: 'reviewing', worker: options.name, attempt: run, summary: record.summary ?? '', calls, wallMs, repairs, runs: record.runs };
+    return {
+      state: 'reviewing',
+      worker: options.name,
+      attempt: run,
+      summary: record.summary ?? '',
+      calls,
+      wallMs,
+      repairs,
+      runs: record.runs,
+    };
   } finally {
     clearTimeout(due);
     rmSync(dir, { recursive: true, force: true });

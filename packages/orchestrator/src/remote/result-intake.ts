@@ -98,7 +98,12 @@ export function keepRefusedUpload(evidenceDir: string, body: string, jobId: stri
 }
 
 /** The refusal kept for an upload of `jobId`'s run `run` that names `worker`, if one was kept. */
-export function refusedUploadOf(evidenceDir: string, jobId: string, run: number, worker: string): { path: string; refused: string } | undefined {
+export function refusedUploadOf(
+  evidenceDir: string,
+  jobId: string,
+  run: number,
+  worker: string,
+): { path: string; refused: string } | undefined {
   let names: string[];
   try {
     names = readdirSync(evidenceDir);
