@@ -142,7 +142,9 @@ function buildProgram(run: (load: Load, options: CommonOptions, ...args: unknown
       .description("start the project's daemon: import, watch, serve, run the queue")
       .option('--detach', 'run in the background (pid and log files)')
       .option('--queue <url>', 'feed queued agents to workers through this Redis queue (redis://HOST:PORT) instead of the local pool')
-      .option('--serve-workers <addr>', 'serve snapshots to workers and take their results on HOST:PORT (with --queue)'),
+      .option('--serve-workers <addr>', 'serve snapshots to workers and take their results on HOST:PORT (with --queue)')
+      .option('--worker-wait-ms <ms>', 'how long a queued agent waits, no trusted worker connected, before that is said (default 60000)')
+      .option('--without-workers <then>', 'then: wait (leave it queued, the default) or run-here (run it in this daemon)'),
   ).action((flags) => run(commands.up, flags, flags));
   withCommon(program.command('down').description("stop the project's daemon (running agents finish first)")).action((flags) =>
     run(commands.down, flags),
@@ -302,7 +304,8 @@ left queued are printed); 2 for a usage error.`,
       .option('--coordinator <url>', "the coordinator's endpoint for workers, http://HOST:PORT (as `cairn up --serve-workers` prints it)")
       .option('--token <token>', 'the bearer token the coordinator printed')
       .option('--concurrency <n>', 'agents run at once (default 3)')
-      .option('--name <name>', "this worker's name, as enrolled (default: the host name)"),
+      .option('--name <name>', "this worker's name, as enrolled (default: the host name)")
+      .option('--grace <seconds>', 'on a stop, how long the running agents may take to finish before they are left (default 120)'),
   ).action((flags) => run(commands.worker, flags, flags));
   withCommon(
     worker

@@ -206,7 +206,9 @@ describe.skipIf(!hasRedis)('agents on workers fed by a Redis queue', () => {
     const told = await rogue.waitFor((line) => line.type === 'error');
     expect(told.message).toMatch(/the coordinator no longer trusts worker rogue \(.*signature does not verify.*\): it takes no more jobs/);
     expect(told.hint).toBe('a person at the coordinator clears it with `cairn worker trust rogue`');
-    expect((resultOf(await cairn(['status', nextId, '--json'])).agent as { state: string }).state).toBe('running');
+    // back on the queue, it is `queued` (no worker has it) until a trusted worker takes it
+    const [back] = await waitForStates([nextId], ['queued']);
+    expect(back!.worker).toBeUndefined();
     // a worker the coordinator does not trust is refused at its start, with the reason
     const again = await runCairn(
       ['worker', '--queue', redis.url, '--coordinator', endpoint.url, '--token', endpoint.bearer, '--name', 'rogue'],

@@ -16,5 +16,5 @@ export { decisionCarriedOut } from './inbox/outcomes.js';
 export { cairnHomeDir, ensurePrivateDir, projectLayout, type ProjectLayout } from './workspace/layout.js';
 export { processAlive } from '@cairn/agentfs/process-alive';
 export { checkQueueUrl } from './remote/redis-connection.js';
-export { loadQueueSettings, type QueueSettings } from './remote/queue-settings.js';
+export { checkWithoutWorkers, checkWorkerWait, loadQueueSettings, type QueueSettings } from './remote/queue-settings.js';
 export { checkProjectSettings, SETTINGS_SECTIONS } from './project/project-settings.js';

@@ -87,9 +87,9 @@ export { loadModelSettings, type ModelSettings } from './model/model-settings.js
 export { modelClientOptionsFor } from './model/client-options.js';
 
 // Workers on other machines: a coordinator's roster, and a worker fed by its queue.
-export { startWorker, type WorkerOptions, type RunningWorker } from './remote/remote-worker.js';
+export { STOP_GRACE_MS, startWorker, type WorkerOptions, type RunningWorker } from './remote/remote-worker.js';
 export { loadSigningKey, type SigningKey } from './remote/signing-key.js';
 export { checkQueueUrl } from './remote/redis-connection.js';
-export { loadQueueSettings, type QueueSettings } from './remote/queue-settings.js';
+export { checkWithoutWorkers, checkWorkerWait, loadQueueSettings, type QueueSettings } from './remote/queue-settings.js';
 export { workerRoster } from './remote/worker-trust.js';
 export type { RemoteOptions } from './daemon/run-daemon.js';

@@ -2,7 +2,7 @@ import { AGENT_STATES, type AgentInfo, type AgentState } from '@cairn/orchestrat
 import { catchUp, connect } from '../connect.js';
 import { noteUnsynced } from '../render/unsynced.js';
 import { UsageError, type CommandContext } from '../context.js';
-import { renderAgentTable } from '../render/agents.js';
+import { renderAgentTable, renderWaiting } from '../render/agents.js';
 
 /**
  * `cairn list-agents` (`ls`): one line per agent. Without a daemon it brings Cairn's copy up to date first when
@@ -24,6 +24,7 @@ export async function listCommand(ctx: CommandContext, flags: { state?: string }
     }
     ctx.out.result(true, { agents });
     for (const line of renderAgentTable(agents, ctx.out.paint)) ctx.out.line(line);
+    for (const line of renderWaiting(agents, ctx.out.paint)) ctx.out.line(line);
     return 0;
   } finally {
     await conn.close();

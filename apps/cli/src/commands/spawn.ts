@@ -63,7 +63,8 @@ export async function spawnCommand(
     };
     process.once('SIGINT', leave);
     try {
-      const settled = await followAgent(ctx, conn.api.agent.bind(conn.api), stream, agent, follow);
+      const { agent: settled, waiting } = await followAgent(ctx, conn.api.agent.bind(conn.api), stream, agent, follow);
+      if (waiting !== undefined) return stillQueued(ctx, settled, waiting);
       const code = finish(ctx, settled);
       if (conn.project !== undefined && runsHere && settled.state === 'reviewing') {
         checking = true;
@@ -88,27 +89,40 @@ function interruptedNote(id: string, daemon: boolean): string {
     : `interrupted: ${id} ran in this command and stops with it; the next cairn command records it as failed (interrupted)`;
 }
 
-/** Follows one agent's events until it settles, printing progress (when asked) and passing events to JSON output; the stream is left open. */
+/** A queued agent no trusted worker takes, as the coordinator said it (`agent.waiting`). */
+type Waiting = Extract<CairnEvent, { type: 'agent.waiting' }>;
+
+/**
+ * Follows one agent's events until it settles, printing progress (when asked) and passing events to JSON output;
+ * it stops following an agent left queued because no trusted worker takes it (`waiting`). The stream is left open.
+ */
 async function followAgent(
   ctx: CommandContext,
   fetch: (id: string) => Promise<AgentInfo>,
   stream: AsyncIterator<CairnEvent>,
   agent: AgentInfo,
   show: boolean,
-): Promise<AgentInfo> {
+): Promise<{ agent: AgentInfo; waiting?: Waiting }> {
   const { out } = ctx;
+  let waiting: Waiting | undefined;
   const current = await fetch(agent.id);
-  if (SETTLED_STATES.has(current.state)) return current;
+  if (SETTLED_STATES.has(current.state)) return { agent: current };
   for (let next = await stream.next(); next.done !== true; next = await stream.next()) {
     const event = next.value;
     if (!('agentId' in event) || event.agentId !== agent.id) continue;
     out.event(event);
     if ((show && event.type !== 'agent.queued') || event.type === 'error') out.note(`  ${describeEvent(event, out.paint)}`);
     if (SETTLED.has(event.type)) break;
+    // nothing waits for ever: an agent left queued for want of a worker is said, not waited for
+    if (event.type === 'agent.waiting' && event.then === 'wait') {
+      waiting = event;
+      break;
+    }
     // an error of Cairn's own may come instead of the event that settles the agent: ask where it stands
     if (event.type === 'error' && SETTLED_STATES.has((await fetch(agent.id)).state)) break;
   }
-  return fetch(agent.id);
+  const final = await fetch(agent.id);
+  return waiting === undefined || final.state !== 'queued' ? { agent: final } : { agent: final, waiting };
 }
 
 /** With a daemon, the checks of a proposal run on there after `spawn --wait` returns: which, and where to look. */
@@ -116,6 +130,16 @@ function noteChecksRunOn(ctx: CommandContext, agent: AgentInfo): void {
   const running = (agent.checks ?? []).filter((check) => check.status === 'pending').map((check) => check.name);
   if (running.length > 0)
     ctx.out.line(ctx.out.paint.dim(`  checks ${running.join(', ')} run on in the daemon: \`cairn checks ${agent.id}\` shows them`));
+}
+
+/** An agent left queued for want of a worker: why, what to do, and exit 1. */
+function stillQueued(ctx: CommandContext, agent: AgentInfo, waiting: Waiting): number {
+  const { out } = ctx;
+  out.result(false, { agent, waiting: { reason: waiting.reason, hint: waiting.hint } });
+  out.line(`${out.paint.bold(agent.id)} is ${out.paint.yellow('still queued')}: ${waiting.reason}`);
+  out.line(out.paint.dim(`  hint: ${waiting.hint}`));
+  out.line(out.paint.dim(`  it stays queued, and runs when a worker takes it: \`cairn status ${agent.id}\` shows where it stands`));
+  return 1;
 }
 
 /** The agent's outcome in words (its JSON result comes once its checks are followed); the exit code. */

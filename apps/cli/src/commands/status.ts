@@ -4,7 +4,7 @@ import { connect } from '../connect.js';
 import { noteUnsynced } from '../render/unsynced.js';
 import type { CommandContext } from '../context.js';
 import type { Output } from '../output.js';
-import { renderAgentDetail } from '../render/agents.js';
+import { renderAgentDetail, renderWaiting } from '../render/agents.js';
 import { shortPath } from '../render/skipped.js';
 
 /** `cairn status <id>`: the agent in full, with its recent events; without an id, the project's. */
@@ -45,6 +45,7 @@ async function projectStatus(ctx: CommandContext): Promise<number> {
     .map(([state, n]) => `${n} ${state}`)
     .join(', ');
   out.line(`agents:   ${summary === '' ? 'none yet' : summary}`);
+  for (const line of renderWaiting(agents, out.paint)) out.line(`waiting:  ${line}`);
   if (orphans.length > 0)
     out.line(
       `${out.paint.yellow('warning:')} ${orphans.length} agent database${orphans.length === 1 ? ' has' : 's have'} no record (${orphans.join(', ')}); \`cairn repair\` brings ${orphans.length === 1 ? 'it' : 'them'} back`,

@@ -8,8 +8,11 @@ import {
   readPidFile,
   socketAnswers,
   checkQueueUrl,
+  checkWithoutWorkers,
+  checkWorkerWait,
   loadQueueSettings,
   type CairnEvent,
+  type QueueSettings,
 } from '@cairn/orchestrator/client';
 import { daemonHoldsProject } from '@cairn/orchestrator/daemon-lock';
 import cliProgress from 'cli-progress';
@@ -18,15 +21,31 @@ import { describeEvent } from '../render/events.js';
 
 const DETACH_TIMEOUT_MS = 120_000;
 
+/** Flags of `cairn up`. */
+interface UpFlags {
+  detach?: boolean;
+  queue?: string;
+  serveWorkers?: string;
+  workerWaitMs?: string;
+  withoutWorkers?: string;
+}
+
 /**
  * `cairn up`: the project's daemon — imports the working tree (a progress bar on a terminal), watches it,
  * serves the API on its socket, processes file signals and runs the queue, until Ctrl-C, SIGTERM or
  * `cairn down`. `--detach` starts it in the background with its output in a log file, and returns once its
- * socket answers.
+ * socket answers (printing, for a coordinator, the command its workers run).
  */
-export async function upCommand(ctx: CommandContext, given: { detach?: boolean; queue?: string; serveWorkers?: string }): Promise<number> {
-  // the flags over `.cairn/config.json`'s `queue` and `serveWorkers`
-  const flags = { ...loadQueueSettings(projectLayout(ctx.root).configPath), ...definedOf(given) };
+export async function upCommand(ctx: CommandContext, given: UpFlags): Promise<number> {
+  // the flags over `.cairn/config.json`'s `queue`, `serveWorkers`, `workerWaitMs` and `withoutWorkers`
+  const flags: QueueSettings & { detach?: boolean } = { ...loadQueueSettings(projectLayout(ctx.root).configPath) };
+  if (given.detach !== undefined) flags.detach = given.detach;
+  if (given.queue !== undefined) flags.queue = given.queue;
+  if (given.serveWorkers !== undefined) flags.serveWorkers = given.serveWorkers;
+  if (given.workerWaitMs !== undefined)
+    flags.workerWaitMs = checkFlag(() => checkWorkerWait(Number(given.workerWaitMs), '--worker-wait-ms'));
+  if (given.withoutWorkers !== undefined)
+    flags.withoutWorkers = checkFlag(() => checkWithoutWorkers(given.withoutWorkers, '--without-workers'));
   if (flags.serveWorkers !== undefined && flags.queue === undefined)
     throw new UsageError('--serve-workers needs --queue', 'workers take jobs from a Redis queue: --queue redis://HOST:PORT');
   const remote =
@@ -35,6 +54,8 @@ export async function upCommand(ctx: CommandContext, given: { detach?: boolean; 
       : {
           queue: checkQueueUrl(flags.queue),
           ...(flags.serveWorkers === undefined ? {} : { serveWorkers: flags.serveWorkers }),
+          ...(flags.workerWaitMs === undefined ? {} : { workerWaitMs: flags.workerWaitMs }),
+          ...(flags.withoutWorkers === undefined ? {} : { withoutWorkers: flags.withoutWorkers }),
           ...tokenTtl(),
         };
   if (flags.detach === true) return detach(ctx, flags);
@@ -87,13 +108,10 @@ export async function upCommand(ctx: CommandContext, given: { detach?: boolean; 
   out.line(out.paint.dim(`  signals: ${layout.signalsDir}`));
   if (daemon.workers !== undefined) {
     out.line(`  agents go to workers through ${daemon.workers.queue}`);
-    if (daemon.workers.url !== undefined)
-      out.line(
-        `  start a worker: cairn worker --queue ${daemon.workers.queue} --coordinator ${daemon.workers.url} --token ${daemon.workers.bearer}`,
-      );
+    if (daemon.workers.url !== undefined) out.line(`  start a worker: ${workerCommand(daemon.workers)}`);
   }
   out.line(out.paint.dim('  Ctrl-C or `cairn down` stops it'));
-  tellStarterReady();
+  tellStarterReady(daemon.workers);
   const stop = () => void daemon.stop();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -106,8 +124,19 @@ export async function upCommand(ctx: CommandContext, given: { detach?: boolean; 
   return 0;
 }
 
-function definedOf<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+/** The command a worker runs to take this coordinator's agents. */
+function workerCommand(workers: { queue: string; url?: string; bearer: string }): string {
+  return `cairn worker --queue ${workers.queue} --coordinator ${workers.url ?? '?'} --token ${workers.bearer}`;
+}
+
+/** A flag's value checked as `.cairn/config.json`'s would be, refused as a usage error. */
+function checkFlag<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    const { message, hint } = error as { message: string; hint?: string };
+    throw new UsageError(message, hint);
+  }
 }
 
 /** `CAIRN_TOKEN_TTL_MS`: how long capability tokens last (tests shorten it). */
@@ -116,7 +145,7 @@ function tokenTtl(): { tokenTtlMs?: number } {
   return Number.isSafeInteger(value) && value > 0 ? { tokenTtlMs: value } : {};
 }
 
-async function detach(ctx: CommandContext, flags: { queue?: string; serveWorkers?: string }): Promise<number> {
+async function detach(ctx: CommandContext, flags: QueueSettings): Promise<number> {
   const { out } = ctx;
   const layout = projectLayout(ctx.root);
   ensurePrivateDir(layout.home);
@@ -129,6 +158,8 @@ async function detach(ctx: CommandContext, flags: { queue?: string; serveWorkers
   const remote = [
     ...(flags.queue === undefined ? [] : ['--queue', flags.queue]),
     ...(flags.serveWorkers === undefined ? [] : ['--serve-workers', flags.serveWorkers]),
+    ...(flags.workerWaitMs === undefined ? [] : ['--worker-wait-ms', String(flags.workerWaitMs)]),
+    ...(flags.withoutWorkers === undefined ? [] : ['--without-workers', flags.withoutWorkers]),
   ];
   const child = spawn(process.execPath, [bin, 'up', '--project', layout.root, ...remote], {
     detached: true,
@@ -145,11 +176,17 @@ async function detach(ctx: CommandContext, flags: { queue?: string; serveWorkers
     }),
   );
   child.unref();
-  const ready = await readyOf(child.stdio[READY_FD] as Readable);
+  const said = await readyOf(child.stdio[READY_FD] as Readable);
+  const ready = said !== undefined;
   if (ready && readPidFile(layout.pidPath)?.pid === child.pid && (await socketAnswers(layout.socketPath))) {
-    out.result(true, { pid: child.pid, socket: layout.socketPath, log: layout.logPath });
+    const workers = said.workers;
+    out.result(true, { pid: child.pid, socket: layout.socketPath, log: layout.logPath, ...(workers === undefined ? {} : { workers }) });
     out.line(`${out.paint.green('cairn is up')} in the background (pid ${child.pid})`);
     out.line(out.paint.dim(`  log: ${layout.logPath}`));
+    if (workers !== undefined) {
+      out.line(`  agents go to workers through ${workers.queue}`);
+      if (workers.url !== undefined) out.line(`  start a worker: ${workerCommand(workers)}`);
+    }
     out.line(out.paint.dim('  stop it with `cairn down`'));
     return 0;
   }
@@ -175,35 +212,52 @@ async function detach(ctx: CommandContext, flags: { queue?: string; serveWorkers
 const READY_FD_VARIABLE = 'CAIRN_READY_FD';
 const READY_FD = 3;
 
-/** Resolves true when the daemon says `ready` on the pipe, false when the pipe closes first or it takes too long. */
-function readyOf(pipe: Readable): Promise<boolean> {
+/** What a daemon says when it serves: for a coordinator, where its workers connect. */
+interface ReadyWord {
+  workers?: { queue: string; url?: string; bearer: string };
+}
+
+/**
+ * Resolves with what the daemon said with `ready` (a line: `ready` and JSON) on the pipe; undefined when the
+ * pipe closes first or it takes too long.
+ */
+function readyOf(pipe: Readable): Promise<ReadyWord | undefined> {
   return new Promise((resolve) => {
     let said = '';
-    const finish = (ready: boolean) => {
+    const finish = (ready: ReadyWord | undefined) => {
       clearTimeout(timer);
       pipe.removeAllListeners();
       pipe.on('error', () => undefined);
       pipe.destroy();
       resolve(ready);
     };
-    const timer = setTimeout(() => finish(false), DETACH_TIMEOUT_MS);
+    const timer = setTimeout(() => finish(undefined), DETACH_TIMEOUT_MS);
     pipe.setEncoding('utf8');
     pipe.on('data', (chunk: string) => {
       said += chunk;
-      if (said.includes('ready')) finish(true);
+      const line = /^ready ?(.*)\n/.exec(said);
+      if (line === null) return;
+      try {
+        finish(line[1] === '' ? {} : (JSON.parse(line[1]!) as ReadyWord));
+      } catch {
+        finish({});
+      }
     });
-    pipe.on('close', () => finish(false));
-    pipe.on('error', () => finish(false));
+    pipe.on('close', () => finish(undefined));
+    pipe.on('error', () => finish(undefined));
   });
 }
 
-/** Says `ready` to the `cairn up --detach` that started this daemon, on the descriptor it named; no-op otherwise. */
-function tellStarterReady(): void {
+/**
+ * Says `ready` (with where workers connect, for a coordinator) to the `cairn up --detach` that started this
+ * daemon, on the descriptor it named; no-op otherwise.
+ */
+function tellStarterReady(workers: ReadyWord['workers']): void {
   const fd = Number(process.env[READY_FD_VARIABLE]);
   delete process.env[READY_FD_VARIABLE];
   if (!Number.isSafeInteger(fd) || fd < 3) return;
   try {
-    writeSync(fd, 'ready\n');
+    writeSync(fd, `ready ${JSON.stringify(workers === undefined ? {} : { workers })}\n`);
     closeSync(fd);
   } catch {
     // the starter is gone (it timed out or was killed): nobody is waiting

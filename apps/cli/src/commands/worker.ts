@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { cairnHomeDir, checkQueueUrl, loadSigningKey, startWorker, workerRoster } from '@cairn/orchestrator';
+import { cairnHomeDir, checkQueueUrl, loadSigningKey, STOP_GRACE_MS, startWorker, workerRoster } from '@cairn/orchestrator';
 import { type CommandContext, UsageError } from '../context.js';
 
 interface WorkerFlags {
@@ -9,6 +9,7 @@ interface WorkerFlags {
   token?: string;
   concurrency?: string;
   name?: string;
+  grace?: string;
 }
 
 /** This machine's worker folder: its key, its snapshot cache, its jobs. */
@@ -28,8 +29,10 @@ function nameOf(flags: { name?: string }): string {
 }
 
 /**
- * `cairn worker`: takes agents from the coordinator's queue and runs them here, until Ctrl-C or SIGTERM (the
- * running agents finish first).
+ * `cairn worker`: takes agents from the coordinator's queue and runs them here, until Ctrl-C or SIGTERM: with no
+ * agent running it stops at once (whatever state Redis is in); otherwise the running agents finish, for
+ * `--grace` seconds at most, and a second signal (or the grace running out) leaves them: their jobs go back on
+ * the queue for another worker.
  */
 export async function workerCommand(ctx: CommandContext, flags: WorkerFlags): Promise<number> {
   const { out } = ctx;
@@ -44,6 +47,9 @@ export async function workerCommand(ctx: CommandContext, flags: WorkerFlags): Pr
   const concurrency = flags.concurrency === undefined ? 3 : Number(flags.concurrency);
   if (!Number.isSafeInteger(concurrency) || concurrency < 1)
     throw new UsageError(`--concurrency must be a positive integer (got ${JSON.stringify(flags.concurrency)})`);
+  const graceSeconds = flags.grace === undefined ? STOP_GRACE_MS / 1000 : Number(flags.grace);
+  if (!Number.isFinite(graceSeconds) || graceSeconds < 0 || graceSeconds > 86_400)
+    throw new UsageError(`--grace must be a number of seconds from 0 to 86400 (got ${JSON.stringify(flags.grace)})`);
   const name = nameOf(flags);
   const home = workerHome();
   const key = loadSigningKey(join(home, 'worker.key'));
@@ -56,6 +62,7 @@ export async function workerCommand(ctx: CommandContext, flags: WorkerFlags): Pr
     name,
     key,
     concurrency,
+    graceMs: Math.round(graceSeconds * 1000),
     ...(lockMs === undefined || !(lockMs > 0) ? {} : { lockMs }),
     onJob: (line) => out.line(`${out.paint.dim(new Date().toISOString().slice(11, 19))} ${line}`),
   });
@@ -72,14 +79,31 @@ export async function workerCommand(ctx: CommandContext, flags: WorkerFlags): Pr
       `the coordinator no longer trusts worker ${name} (${distrusted}): it takes no more jobs, and the agent it refused goes back on the queue`,
       `a person at the coordinator clears it with \`cairn worker trust ${name}\``,
     );
-  out.line('finishing the running agents (stop again to leave them: their jobs run again on another worker)');
-  // a second signal leaves at once: the queue gives the jobs to another worker when their locks expire
-  const leave = () => process.exit(130);
+  const running = worker.running();
+  out.line(
+    running === 0
+      ? 'stopping: no agent runs here'
+      : `finishing the ${running} running agent${running === 1 ? '' : 's'} (${graceSeconds} s at most; stop again to leave them now: their jobs go back on the queue for another worker)`,
+  );
+  // a second signal leaves the running agents: each job is handed back to the queue (or, Redis away, its lock
+  // expires and the stalled check puts it back)
+  const leave = () => {
+    out.line('leaving the running agents: their jobs go back on the queue for another worker');
+    void worker.leave().finally(() => process.exit(130));
+    setTimeout(() => process.exit(130), 5000).unref();
+  };
   process.once('SIGINT', leave);
   process.once('SIGTERM', leave);
-  await worker.stop();
+  const { left } = await worker.stop();
+  if (left > 0)
+    out.line(
+      `left ${left} running agent${left === 1 ? '' : 's'} after ${graceSeconds} s: their jobs go back on the queue for another worker`,
+    );
   out.line('worker is down');
-  return distrusted === undefined ? 0 : 1;
+  const code = distrusted === undefined ? 0 : 1;
+  // a queue whose Redis is away leaves its reconnection timers behind: the worker is down, and so is this process
+  setTimeout(() => process.exit(code), 500).unref();
+  return code;
 }
 
 /** `cairn worker enroll`: prints this worker's public key (made on first use) as the coordinator lists it. */

@@ -49,6 +49,21 @@ export function renderAgentTable(agents: readonly AgentInfo[], paint: Paint, wid
   return lines;
 }
 
+/**
+ * Below the `cairn ls` table: queued agents that wait for want of a worker (their reason says so), grouped by
+ * reason, so nobody takes `queued` for stuck.
+ */
+export function renderWaiting(agents: readonly AgentInfo[], paint: Paint): string[] {
+  const byReason = new Map<string, string[]>();
+  for (const agent of agents)
+    if (agent.state === 'queued' && agent.reason !== undefined)
+      byReason.set(agent.reason, [...(byReason.get(agent.reason) ?? []), agent.id]);
+  return [...byReason].map(([reason, ids]) => {
+    const named = ids.length > 4 ? `${ids.slice(0, 4).join(', ')}, …` : ids.join(', ');
+    return `${paint.yellow(`${ids.length} queued`)} (${named}): ${reason}`;
+  });
+}
+
 /** `cairn status`: the agent in full. */
 export function renderAgentDetail(agent: AgentInfo, history: readonly CairnEvent[], paint: Paint): string[] {
   const lines = [`${paint.bold(`agent ${agent.id}`)}  ${paintState(agent.state, paint)}`, `task:     ${agent.task}`];
@@ -61,7 +76,7 @@ export function renderAgentDetail(agent: AgentInfo, history: readonly CairnEvent
   if (agent.failure !== undefined) {
     lines.push(`${paint.red('failed:')}   ${agent.failure.message} ${paint.dim(`(${agent.failure.code})`)}`);
     if (agent.failure.hint !== undefined) lines.push(`hint:     ${agent.failure.hint}`);
-  } else if (agent.reason !== undefined) lines.push(`reason:   ${agent.reason}`);
+  } else if (agent.reason !== undefined) lines.push(`${agent.state === 'queued' ? 'waiting:' : 'reason: '}  ${agent.reason}`);
   const s = agent.spent;
   lines.push(
     `spent:    ${agent.runs} run${agent.runs === 1 ? '' : 's'}, ${s.calls} tool calls, ${s.tokens} tokens, ${s.bytes} bytes written, ${(s.wallMs / 1000).toFixed(1)} s, ${s.repairs} repairs`,

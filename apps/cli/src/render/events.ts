@@ -38,6 +38,8 @@ export function describeEvent(event: CairnEvent, paint: Paint): string {
       return `${who}${paint.red('failed')}: ${event.reason} ${paint.dim(`(${event.code})`)}`;
     case 'agent.requeued':
       return `${who}${paint.yellow('queued again')}: ${event.reason}`;
+    case 'agent.waiting':
+      return `${who}${paint.yellow('waits for a worker')}: ${event.reason}`;
     case 'agent.decided':
       return `${who}${paint.magenta('decided')} ${event.decision} on ${event.reviews}${event.thread === undefined ? '' : ` (${event.thread})`}`;
     case 'accept.waiting':

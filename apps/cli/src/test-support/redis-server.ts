@@ -26,6 +26,10 @@ export interface RedisServer {
   port: number;
   /** Stops it and starts it again on the same port; without persistence it comes back empty. */
   restart(): Promise<void>;
+  /** Stops it, keeping its port, until `resume`. */
+  pause(): Promise<void>;
+  /** Starts it again on its port after `pause` (empty: nothing persists). */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -55,6 +59,10 @@ export async function startRedis(): Promise<RedisServer> {
     port,
     restart: async () => {
       await stopRunning();
+      running = await launch(port, dir);
+    },
+    pause: stopRunning,
+    resume: async () => {
       running = await launch(port, dir);
     },
     stop: async () => {

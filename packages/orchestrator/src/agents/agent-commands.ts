@@ -2,8 +2,7 @@ import { CairnError } from '../api/errors.js';
 import type { CairnEvent } from '../api/events.js';
 import { type AgentSpec, agentSpec } from '../api/spawn-options.js';
 import type { AgentInfo, SpawnOptions } from '../api/types.js';
-import { compileGovernance } from '../governance/compile.js';
-import { governanceFor } from '../governance/project-governance.js';
+import { startingGovernance } from '../governance/project-governance.js';
 import { withModelSettings } from './model-defaults.js';
 import { toAgentInfo } from './agent-info.js';
 import type { AgentRecord, AgentStore } from './agent-store.js';
@@ -59,7 +58,7 @@ export class AgentCommands {
 
   /** Records a new agent: its governance checked first, then the project's model settings under its own. */
   private add(spec: AgentSpec, front: boolean, extra: Partial<AgentRecord> = {}, projectModel = false): AgentRecord {
-    compileGovernance(governanceFor(this.core.layout, { ...spec, ...extra }));
+    startingGovernance(this.core.layout, { ...spec, ...extra });
     const settled = withModelSettings(spec, this.core.modelSettings(), projectModel);
     let queued: CairnEvent | undefined;
     const record = this.core.store.create({ ...settled, ...extra, createdBy: this.person }, front, (created) => {

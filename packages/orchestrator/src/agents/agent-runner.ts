@@ -1,7 +1,7 @@
 import { watchStopRequest } from './stop-request.js';
 import { modelCaller } from '../run/model-adapter.js';
-import { compileGovernance, compileGovernanceJson, type CompiledGovernance } from '../governance/compile.js';
-import { governanceFor } from '../governance/project-governance.js';
+import { compileGovernanceJson, type CompiledGovernance } from '../governance/compile.js';
+import { startingGovernance } from '../governance/project-governance.js';
 import { runAttempts, type AttemptsOutcome } from '../programs/attempts.js';
 import type { ProjectCore } from './project-core.js';
 import { createAgentKernel } from '../governance/agent-kernel.js';
@@ -26,11 +26,13 @@ export async function runAgent(core: ProjectCore, id: string): Promise<void> {
   let record: AgentRecord;
   const started = core.clock();
   try {
+    // an agent a coordinator had put on its queue runs here as this process's own: no job, no token
+    const handedBack = core.store.get(id)?.remoteJob === undefined ? {} : { remoteJob: undefined, tokenHash: undefined };
     record = core.lifecycle.move(
       id,
       ['queued'],
       'running',
-      { owner: core.owner, rerunOnInterrupt: core.rerunsInterrupted },
+      { owner: core.owner, rerunOnInterrupt: core.rerunsInterrupted, ...handedBack },
       'start',
       (moved) => ({
         type: 'agent.started',
@@ -81,7 +83,7 @@ async function runStretch(
   const repairsLeft = Math.max(0, record.budgets.repairs - spent.repairs);
   const segment = { first_run: record.runs + 1, repairs_left: repairsLeft, calls_left: Math.max(0, record.budgets.calls - spent.calls) };
   if (first) {
-    const compiled = compileGovernance(governanceFor(core.layout, record));
+    const compiled = startingGovernance(core.layout, record);
     governance = compiled;
     // the governance blob commits with the entry that names it
     workspace.transaction(() =>
@@ -118,8 +120,10 @@ async function runStretch(
     journal,
     blobs,
     overlay: workspace.overlay,
-    checkRunner: (spec, changes, timeoutMs) =>
-      runSealed({ root: core.layout.root, changes, command: spec.command, timeoutMs, outputCapBytes: spec.outputCapBytes }),
+    checkRunner:
+      core.runCheck ??
+      ((spec, changes, timeoutMs) =>
+        runSealed({ root: core.layout.root, changes, command: spec.command, timeoutMs, outputCapBytes: spec.outputCapBytes })),
     viewBlobs: blobs,
     touched: workspace.touched,
     transaction: (fn) => workspace.transaction(fn),

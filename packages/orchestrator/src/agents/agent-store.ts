@@ -55,12 +55,16 @@ export interface AgentRecord extends AgentSpec {
   /** The worker's enrolled Ed25519 public key (hex) its receipts are verified with, once its result was accepted. */
   workerKey?: string;
   /**
-   * The agent's job on the coordinator's queue, while it runs remotely (kept to resume after a restart): its
-   * attempt, and how many of the attempts before it were lost from the queue (none when absent).
+   * The agent's job on the coordinator's queue, while it waits there (`queued`) or runs on a worker (`running`),
+   * kept to resume after a restart: its attempt, how many of the attempts before it were lost from the queue
+   * (none when absent), when it was last put on the queue (Unix ms), and the worker whose signed claim of the
+   * job's current run the coordinator verified.
    */
-  remoteJob?: { id: string; attempt: number; lost?: number };
+  remoteJob?: { id: string; attempt: number; lost?: number; queuedAt?: number; claim?: { run: number; worker: string } };
   /** The sha256 of the capability token a worker runs the agent under: its journal starts from it. */
   tokenHash?: string;
+  /** The governance (JSON text) the agent starts under, when a coordinator's job fixed it (see `startingGovernance`). */
+  governance?: string;
 }
 
 /** The fields of a record that may change after creation. */

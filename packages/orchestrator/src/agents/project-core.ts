@@ -1,4 +1,5 @@
 import type { AgentFS } from '@cairn/agentfs';
+import type { CheckRunner } from '../run/check-adapter.js';
 import type { Sandbox } from '@cairn/sandbox';
 import type { CairnEvent } from '../api/events.js';
 import type { ReceiptSigner } from '../governance/receipt-signer.js';
@@ -46,4 +47,6 @@ export interface ProjectCore {
   lifecycle: AgentLifecycle;
   /** Where reviewers' decisions go; none in a process that does not keep the inbox. */
   decisions: ReviewerDecisions;
+  /** Runs an agent's `run_check` (absent: a sealed view over the working tree; a worker, which has none, refuses). */
+  runCheck?: CheckRunner;
 }

@@ -26,6 +26,8 @@ export type CairnEvent =
   | (AgentBase & { type: 'agent.replied'; feedback: string })
   | (AgentBase & { type: 'agent.failed'; code: string; reason: string })
   | (AgentBase & { type: 'agent.requeued'; reason: string })
+  /** A queued agent no trusted worker takes (none connected): why, what to do, and whether it now runs on the coordinator. */
+  | (AgentBase & { type: 'agent.waiting'; reason: string; hint: string; then: 'wait' | 'run-here' })
   | (AgentBase & { type: 'agent.decided'; reviews: string; decision: string; note: string; thread?: string })
   /**
    * An accept waits: for its `turn` behind `ahead` accepts queued before it, or for the automatic `checks` named

@@ -18,6 +18,7 @@ import { type DaemonPidFile, readPidFile, writePidFile } from './pid-file.js';
 import type { ProjectCore } from '../agents/project-core.js';
 import type { Coordinator } from '../remote/coordinator.js';
 import type { WorkerEndpoint } from '../remote/worker-endpoint.js';
+import type { WithoutWorkers } from '../remote/queue-settings.js';
 
 /** A daemon running in this process. */
 export interface RunningDaemon {
@@ -39,6 +40,10 @@ export interface RemoteOptions {
   serveWorkers?: string;
   /** How long a capability token is valid (ms). */
   tokenTtlMs?: number;
+  /** How long a queued agent waits, no trusted worker connected, before the daemon says so (ms). */
+  workerWaitMs?: number;
+  /** What becomes of it then: left queued (`wait`), or run by the daemon itself (`run-here`). */
+  withoutWorkers?: WithoutWorkers;
 }
 
 /** Options of `startDaemon`. */
@@ -79,6 +84,8 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
     (stopping ??= (async () => {
       try {
         guard?.close();
+        // nothing more starts: an agent a coordinator leaves on its queue stays there for the next daemon
+        project?.stopQueue();
         await server?.close();
         await endpoint?.close();
         await coordinator?.stop();
@@ -107,6 +114,8 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
               (coordinator = new remoteCode.Coordinator(core, {
                 queue: remote.queue,
                 ...(remote.tokenTtlMs === undefined ? {} : { tokenTtlMs: remote.tokenTtlMs }),
+                ...(remote.workerWaitMs === undefined ? {} : { workerWaitMs: remote.workerWaitMs }),
+                ...(remote.withoutWorkers === undefined ? {} : { withoutWorkers: remote.withoutWorkers }),
               })),
           };
     project = openProject(layout.root, { ...options, queue: 'all', ...dispatch });
@@ -129,17 +138,22 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
     await inbox.ready;
     let workers: RunningDaemon['workers'];
     if (remote !== undefined && remoteCode !== undefined && coordinator !== undefined) {
-      const bearer = remoteCode.loadBearer(join(remoteCode.remoteDirs({ layout }).root, 'worker-token'));
+      const tokenPath = join(remoteCode.remoteDirs({ layout }).root, 'worker-token');
+      const bearer = remoteCode.loadBearer(tokenPath);
       const serving = coordinator;
       if (remote.serveWorkers !== undefined)
         endpoint = await remoteCode.serveWorkers(remote.serveWorkers, bearer, {
           info: serving.info,
           untrusted: (name) => serving.roster.untrusted(name),
-          wantsUpload: (jobId, worker) => serving.wantsUpload(jobId, worker),
+          admitUpload: (jobId, run, claims, body, from) => serving.admitUpload(jobId, run, claims, body, from),
           snapshotPath: (hash) => serving.snapshots.pathOf(hash),
           uploadsDir: serving.uploadsDir,
         });
       workers = { bearer, queue: remote.queue, ...(endpoint === undefined ? {} : { url: endpoint.url }) };
+      if (endpoint !== undefined)
+        serving.setWorkerCommand(
+          `cairn worker --queue ${remoteCode.redactedUrl(remote.queue)} --coordinator ${endpoint.url} --token "$(cat ${tokenPath})"`,
+        );
       coordinator.resume();
     }
     // a project folder (or its databases) moved or deleted while the daemon runs: the daemon stops, and says so in its log
@@ -169,13 +183,13 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
 
 /** What a daemon that feeds workers runs beside the project: the coordinator, its endpoint and its queue's probe. */
 async function loadRemoteCode() {
-  const [{ Coordinator, remoteDirs }, { serveWorkers }, { loadBearer }, { probeQueue }] = await Promise.all([
+  const [{ Coordinator, remoteDirs }, { serveWorkers }, { loadBearer }, { probeQueue, redactedUrl }] = await Promise.all([
     import('../remote/coordinator.js'),
     import('../remote/worker-endpoint.js'),
     import('../remote/worker-bearer.js'),
     import('../remote/queue-probe.js'),
   ]);
-  return { Coordinator, remoteDirs, serveWorkers, loadBearer, probeQueue };
+  return { Coordinator, remoteDirs, serveWorkers, loadBearer, probeQueue, redactedUrl };
 }
 
 /**

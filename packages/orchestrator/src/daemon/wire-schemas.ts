@@ -256,6 +256,7 @@ export const cairnEventSchema = v.variant('type', [
   v.object({ ...agentEvent, type: v.literal('agent.replied'), feedback: text }),
   v.object({ ...agentEvent, type: v.literal('agent.failed'), code: text, reason: text }),
   v.object({ ...agentEvent, type: v.literal('agent.requeued'), reason: text }),
+  v.object({ ...agentEvent, type: v.literal('agent.waiting'), reason: text, hint: text, then: v.picklist(['wait', 'run-here']) }),
   v.object({ ...agentEvent, type: v.literal('agent.decided'), reviews: text, decision: text, note: text, thread: optional(text) }),
   v.object({
     ...agentEvent,

@@ -4,12 +4,15 @@ import { type AgentRole, defaultGovernance, type GovernanceSource } from './defa
 import { loadProjectGovernance, tightenGovernance } from './project-manifest.js';
 import type { AgentBudgets } from '../api/types.js';
 import { loadCheckSettings } from '../checks/check-settings.js';
+import { type CompiledGovernance, compileGovernance, compileGovernanceJson } from './compile.js';
 
 /** What an agent's governance depends on: its budgets, its write scope, and whether it reviews. */
 export interface GovernedAgent {
   budgets: AgentBudgets;
   scope?: readonly string[];
   role?: 'author' | 'reviewer';
+  /** The governance (its JSON text) the agent was given to start under: a coordinator's job fixes it. */
+  governance?: string;
 }
 
 /**
@@ -32,4 +35,17 @@ export function governanceFor(
   const checks = loadCheckSettings(layout.configPath);
   const base = defaultGovernance({ role, budgets: agent.budgets, checks, ...(agent.scope === undefined ? {} : { scope: agent.scope }) });
   return tightenGovernance(base, loaded.governance);
+}
+
+/**
+ * The one source of the grants an agent starts under, wherever it runs: the governance it was given (the text a
+ * coordinator computed with this same function, signed into the job's token), else the project's for it now
+ * (`governanceFor`). A coordinator signs the token with it, a worker and the local pool run the agent under it,
+ * and verification compares the journal's with it.
+ */
+export function startingGovernance(
+  layout: Pick<ProjectLayout, 'settingsDir' | 'manifestPath' | 'configPath'>,
+  agent: GovernedAgent,
+): CompiledGovernance {
+  return agent.governance === undefined ? compileGovernance(governanceFor(layout, agent)) : compileGovernanceJson(agent.governance);
 }

@@ -32,6 +32,7 @@ import { readOnlyCopy } from './read-only-copy.js';
 import { observeRecords } from './record-observers.js';
 import { CheckService } from '../agents/check-service.js';
 import { CheckResultStore } from '../checks/check-results.js';
+import type { CheckRunner } from '../run/check-adapter.js';
 
 /** Options of `openProject`. */
 export interface ProjectOptions {
@@ -62,6 +63,8 @@ export interface ProjectOptions {
    * folder (see `readOnlyCopy`), nothing is recovered or run, and nothing is written to the project.
    */
   readOnly?: boolean;
+  /** Runs agents' `run_check` (default: a sealed view over the working tree). */
+  runCheck?: CheckRunner;
 }
 
 /** Where queued agents go when they do not run in this process: at most `slots` at once, each by `run`. */
@@ -127,6 +130,7 @@ function wireOn(layout: ProjectLayout, options: ProjectOptions, release?: () => 
     emit,
     lifecycle: new AgentLifecycle(store, emit, clock),
     decisions,
+    ...(options.runCheck === undefined ? {} : { runCheck: options.runCheck }),
   };
   const dispatch = options.dispatch?.(core);
   const scheduler = new Scheduler(

@@ -273,6 +273,11 @@ export class Project implements CairnApi {
     this.parts.scheduler.kick();
   }
 
+  /** Starts no queued agent any more (a daemon that stops); those running go on until `close`. */
+  stopQueue(): void {
+    this.parts.scheduler.stop();
+  }
+
   /**
    * Waits for the agents running in this process (and its checks, unless it runs every agent: a daemon kills
    * them, to run them again when it next opens), then closes the stores, the sandbox and every event stream.

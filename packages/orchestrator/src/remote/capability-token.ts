@@ -63,3 +63,8 @@ export function verifyToken(
 export function tokenHash(token: string): string {
   return `sha256:${createHash('sha256').update(token).digest('hex')}`;
 }
+
+/** `sha256:<hex>` of a governance's JSON text, as a capability token's `governance` claim pins it. */
+export function governanceHash(json: string): string {
+  return `sha256:${createHash('sha256').update(json).digest('hex')}`;
+}

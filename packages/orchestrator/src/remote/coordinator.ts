@@ -2,23 +2,37 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Job, Queue, QueueEvents } from 'bullmq';
 import { runAgent } from '../agents/agent-runner.js';
-import type { AgentRecord } from '../agents/agent-store.js';
+import type { AgentPatch, AgentRecord } from '../agents/agent-store.js';
 import type { ProjectCore } from '../agents/project-core.js';
 import type { AgentDispatch } from '../project/open-project.js';
 import { tokenHash } from './capability-token.js';
-import { offerJob } from './job-offer.js';
-import { redisConnection } from './redis-connection.js';
-import { agentOfJobId, type CoordinatorInfo, parseJobData, parseResult, queueNameOf } from './remote-job.js';
 import { dropDeadUploads } from './dead-uploads.js';
-import { adoptUpload, failRemoteAgent, keepEvidence } from './result-intake.js';
-import { loadSigningKey, type SigningKey } from './signing-key.js';
+import { offerJob } from './job-offer.js';
+import { WORKER_WAIT_MS, type WithoutWorkers } from './queue-settings.js';
+import { redactedUrl } from './queue-probe.js';
+import { redisConnection } from './redis-connection.js';
+import {
+  agentOfJobId,
+  type CoordinatorInfo,
+  parseJobData,
+  parseResult,
+  queueNameOf,
+  type RemoteProgress,
+  UPLOAD_REFUSED,
+} from './remote-job.js';
+import { adoptUpload, failRemoteAgent, keepEvidence, keepRefusedUpload, refusedUploadOf } from './result-intake.js';
+import { loadSigningKey, type SigningKey, verifyText } from './signing-key.js';
 import { SnapshotMaker } from './snapshots.js';
+import { claimSigningText, uploadSigningText } from './upload-signature.js';
 import { verifyResult } from './verify-result.js';
-import { uploadPaths } from './worker-endpoint.js';
+import { type UploadAdmission, type UploadClaims, uploadPaths } from './worker-endpoint.js';
 import { WorkerRoster } from './worker-roster.js';
 
 /** How long a stop waits for Redis to let the queue close in order. */
 const STOP_GRACE_MS = 5000;
+
+/** How long the list of connected workers is reused before Redis is asked again. */
+const WORKERS_FRESH_MS = 1000;
 
 /** 'done' when `work` settled within `ms`, else 'late' (the work goes on unwatched). */
 async function settledWithin(work: Promise<unknown>, ms: number): Promise<'done' | 'late'> {
@@ -53,11 +67,35 @@ async function closeQueue(followers: Promise<unknown>[], events: QueueEvents, qu
   }
 }
 
+/** How long a read of the queue may take before Redis is taken for away (its command still runs once it is back). */
+const QUEUE_ANSWER_MS = 5000;
+
+/** Redis did not answer in time. */
+class QueueAway extends Error {}
+
+/** `work`, unless Redis takes longer than `QUEUE_ANSWER_MS` to answer (`QueueAway`). */
+async function answered<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new QueueAway('the queue does not answer')), QUEUE_ANSWER_MS))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** How many of an agent's jobs may be lost from the queue (with Redis) before it fails: one is put there again. */
 const LOSSES_ALLOWED = 1;
 
 /** The attempt after which an agent that untrusted workers keep taking fails instead of going back on the queue. */
 const ATTEMPTS_PAST_UNTRUSTED = 4;
+
+/** How a queued agent's reason begins while the coordinator says no worker takes it. */
+const NO_WORKER = 'no trusted worker';
+/** How it begins while the queue does not answer. */
+const NO_QUEUE = 'the queue at ';
 
 /** Options of a coordinator. */
 export interface CoordinatorOptions {
@@ -65,8 +103,12 @@ export interface CoordinatorOptions {
   queue: string;
   /** How long a capability token is valid (ms; default one hour). */
   tokenTtlMs?: number;
-  /** How often a running job is looked at (ms). */
+  /** How often a job is looked at (ms). */
   pollMs?: number;
+  /** How long a queued agent waits, no trusted worker connected, before the coordinator says so (ms; default a minute). */
+  workerWaitMs?: number;
+  /** What becomes of it then: left `queued` (`wait`, the default), or run in the coordinator's own pool (`run-here`). */
+  withoutWorkers?: WithoutWorkers;
 }
 
 /** The folders a coordinator keeps under `.agentfs/remote/`. */
@@ -77,10 +119,14 @@ export function remoteDirs(core: Pick<ProjectCore, 'layout'>): { root: string; s
 
 /**
  * The coordinator's side of remote workers: puts each queued agent on the BullMQ queue (job id = agent id +
- * attempt) with a capability token it signs and the hash of a snapshot of stable.db, follows the job (the
- * worker's name and progress become the agent's), and when the job completes, verifies the result before the
- * agent reaches `reviewing`. A refused result fails the agent with the reason, keeps the evidence and marks
- * the worker untrusted. Agents left running by a coordinator that stopped are followed again from Redis.
+ * attempt) with a capability token it signs and the hash of a snapshot of stable.db; the agent stays `queued`
+ * until a worker takes the job, and is `running` from then on, with the worker whose signed claim of the run it
+ * verified. It takes a worker's upload only when the worker that claimed the run signed it, and when the job
+ * completes, verifies the result before the agent reaches `reviewing`. A refused result fails the agent with
+ * the reason, keeps the evidence and marks the worker untrusted. A queued agent that no trusted worker takes
+ * within `workerWaitMs`, none being connected, is said to wait (its reason, an `agent.waiting` event), and runs
+ * here under `withoutWorkers: run-here`. Reviewers and revisions run here. Agents left on the queue or running
+ * by a coordinator that stopped are followed again from Redis.
  */
 export class Coordinator implements AgentDispatch {
   readonly slots = 1024;
@@ -89,7 +135,7 @@ export class Coordinator implements AgentDispatch {
   private readonly queue: Queue;
   private readonly key: SigningKey;
   private readonly dirs: ReturnType<typeof remoteDirs>;
-  private readonly following = new Map<string, Promise<void>>();
+  private readonly following = new Map<string, Promise<'settled' | 'here'>>();
   private stopped = false;
   /** Followers waiting for news of their job, by job id: a queue event wakes one at once. */
   private readonly waiting = new Map<string, () => void>();
@@ -97,6 +143,9 @@ export class Coordinator implements AgentDispatch {
   /** Settles when `stop` begins: no one waits on a follower that waits on a Redis that is away. */
   private halt!: () => void;
   private readonly halted = new Promise<void>((resolve) => (this.halt = resolve));
+  private connected: { at: number; names: Promise<string[] | undefined> } | undefined;
+  /** How a worker is started for this coordinator, for the hint of an agent no worker takes. */
+  private workerCommand: string | undefined;
 
   constructor(
     private readonly core: ProjectCore,
@@ -112,7 +161,7 @@ export class Coordinator implements AgentDispatch {
     this.queue.on('error', () => undefined);
     this.events = new QueueEvents(this.queue.name, { connection: redisConnection(options.queue) });
     this.events.on('error', () => undefined);
-    for (const name of ['completed', 'failed', 'progress', 'active', 'stalled'] as const)
+    for (const name of ['completed', 'failed', 'progress', 'active', 'stalled', 'waiting'] as const)
       this.events.on(name, ({ jobId }: { jobId: string }) => this.waiting.get(jobId)?.());
   }
 
@@ -126,50 +175,94 @@ export class Coordinator implements AgentDispatch {
     return this.dirs.uploads;
   }
 
+  /** Says how a worker is started (without its token), for the hint given when no worker takes an agent. */
+  setWorkerCommand(command: string): void {
+    this.workerCommand = command;
+  }
+
   /**
-   * True when `jobId` is the job of an agent running on a worker: an upload for any other (the agent settled, or
-   * was rejected, or the job was put on the queue again) is not kept, and the agent's log says so.
+   * Whether the upload `body` (a file, its bytes) of `jobId`'s run `run` is taken: only while the job is its
+   * agent's, when the worker it names is enrolled and signed it, and that worker is the one whose claim of the
+   * run the coordinator verified (or, no claim verified yet, the one the signature proves). A refused upload is
+   * moved into the evidence folder with why, and the agent's log says so; it takes no slot, and blames nobody.
    */
-  wantsUpload(jobId: string, worker: string): boolean {
+  async admitUpload(jobId: string, run: number, claims: UploadClaims, body: string, from?: string): Promise<UploadAdmission> {
     const agentId = agentOfJobId(jobId);
     const record = agentId === undefined ? undefined : this.core.store.get(agentId);
-    if (record?.state === 'running' && record.remoteJob?.id === jobId) return true;
-    if (record !== undefined)
-      this.log(record.id, `worker ${worker} uploaded a result for job ${jobId} once it was no longer the agent's; not kept`);
-    return false;
+    if ((record?.state !== 'running' && record?.state !== 'queued') || record.remoteJob?.id !== jobId || record.tokenHash === undefined) {
+      if (record !== undefined)
+        this.log(record.id, `worker ${claims.worker} uploaded a result for job ${jobId} once it was no longer the agent's; not kept`);
+      return {
+        ok: false,
+        status: 409,
+        message: `job ${jobId} is no longer its agent's (the agent settled, or its job was put on the queue again); nothing was kept`,
+      };
+    }
+    const refuse = (refused: string): UploadAdmission => {
+      const kept = keepRefusedUpload(this.dirs.evidence, body, jobId, run, {
+        ...claims,
+        refused,
+        at: new Date(this.core.clock()).toISOString(),
+        ...(from === undefined ? {} : { from }),
+      });
+      this.log(record.id, `an upload for job ${jobId} (run ${run}) as worker ${claims.worker} was refused: ${refused}; kept in ${kept}`);
+      return { ok: false, status: 403, refused };
+    };
+    const key = this.roster.keyOf(claims.worker);
+    if (key === undefined) return refuse(`worker ${claims.worker} is not enrolled: its key is not listed in .cairn/config.json`);
+    if (!verifyText(key, uploadSigningText(jobId, run, claims.sha256, claims.head, record.tokenHash), claims.signature))
+      return refuse(`the upload's signature does not verify with worker ${claims.worker}'s enrolled key`);
+    let job: Job | undefined;
+    try {
+      job = await answered(this.queue.getJob(jobId));
+    } catch (error) {
+      return { ok: false, status: 503, message: `the queue does not answer: ${(error as Error).message}` };
+    }
+    if (job === undefined || job.attemptsStarted !== run)
+      return {
+        ok: false,
+        status: 409,
+        message: `run ${run} of job ${jobId} is over${job === undefined ? '' : ` (the job is at run ${job.attemptsStarted})`}; nothing was kept`,
+      };
+    const claim = record.remoteJob.claim?.run === run ? record.remoteJob.claim : this.claimOf(job, record);
+    if (claim !== undefined && claim.worker !== claims.worker)
+      return refuse(`run ${run} of job ${jobId} was taken by worker ${claim.worker}, not by worker ${claims.worker}`);
+    return { ok: true };
   }
 
-  /** Follows again the agents a previous coordinator left running on workers. */
+  /** Follows again the agents a previous coordinator left running on workers (queued ones come from the queue's scheduler). */
   resume(): void {
     // and drops what earlier coordinators kept of agents that have settled since
-    dropDeadUploads(this.dirs.uploads, (id) => this.core.store.get(id)?.state === 'running');
-    for (const record of this.core.store.list(['running'])) {
-      if (record.remoteJob !== undefined && !this.following.has(record.id)) this.track(record.id, this.follow(record.id));
-    }
+    dropDeadUploads(this.dirs.uploads, (id) => this.onQueue(this.core.store.get(id)));
+    for (const record of this.core.store.list(['running'])) if (record.remoteJob !== undefined) void this.run(record.id);
   }
 
-  /** Puts a queued agent on the queue and follows it until it is decided. */
+  /** Runs a queued agent: on the queue for workers (followed until it settles), or here (a revision, a reviewer, no worker). */
   run(id: string): Promise<void> {
     return Promise.race([this.dispatch(id), this.halted]);
   }
 
   private async dispatch(id: string): Promise<void> {
     const record = this.core.store.require(id);
-    // a revision keeps its overlay here, so it runs in this process
-    if (record.journalHead !== undefined) return runAgent(this.core, id);
-    try {
-      await this.enqueue(record, 1, ['queued']);
-    } catch (error) {
-      failRemoteAgent(this.core, id, { code: 'remote', message: `the agent could not be put on the queue: ${(error as Error).message}` }, [
-        'queued',
-        'running',
-      ]);
-      return;
+    if (record.state === 'queued' && record.remoteJob === undefined) {
+      // a revision keeps its overlay here; a reviewer reads the proposal under review here, and its decision acts here
+      if (record.journalHead !== undefined || record.role === 'reviewer') return runAgent(this.core, id);
+      try {
+        await this.enqueue(record, 1);
+      } catch (error) {
+        failRemoteAgent(this.core, id, { code: 'remote', message: `the agent could not be put on the queue: ${(error as Error).message}` });
+        return;
+      }
+    } else if (!this.onQueue(record)) return;
+    let following = this.following.get(id);
+    if (following === undefined) {
+      following = this.follow(id).finally(() => this.following.delete(id));
+      this.following.set(id, following);
     }
-    await this.track(id, this.follow(id));
+    if ((await following) === 'here') await runAgent(this.core, id);
   }
 
-  /** Stops following (agents stay running and are followed again by the next coordinator) and disconnects. */
+  /** Stops following (agents stay queued or running, and are followed again by the next coordinator) and disconnects. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.halt();
@@ -177,14 +270,16 @@ export class Coordinator implements AgentDispatch {
     await closeQueue([...this.following.values()], this.events, this.queue);
   }
 
-  private track(id: string, following: Promise<void>): Promise<void> {
-    const done = following.finally(() => this.following.delete(id));
-    this.following.set(id, done);
-    return done;
+  /** True for an agent on the queue or running on a worker. */
+  private onQueue(record: AgentRecord | undefined): boolean {
+    return (record?.state === 'queued' || record?.state === 'running') && record.remoteJob !== undefined;
   }
 
-  /** Puts attempt `attempt` of the agent on the queue; `lost` counts its attempts lost from the queue so far. */
-  private async enqueue(record: AgentRecord, attempt: number, from: readonly ('queued' | 'running')[], lost = 0): Promise<void> {
+  /**
+   * Puts attempt `attempt` of the agent on the queue; `lost` counts its attempts lost from the queue so far. An
+   * agent a worker had goes back to `queued` with `why`.
+   */
+  private async enqueue(record: AgentRecord, attempt: number, lost = 0, why?: string): Promise<void> {
     const snapshot = await this.snapshots.current();
     const { jobId, data, token } = offerJob(
       this.core,
@@ -194,96 +289,310 @@ export class Coordinator implements AgentDispatch {
       this.key.secret,
       this.options.tokenTtlMs ?? 3_600_000,
     );
-    const remoteJob = lost === 0 ? { id: jobId, attempt } : { id: jobId, attempt, lost };
-    const patch = { owner: `remote:${this.core.owner}`, remoteJob, tokenHash: tokenHash(token) };
-    if (from.includes('queued'))
-      this.core.lifecycle.move(record.id, ['queued'], 'running', patch, 'start', (moved, time) => ({
-        type: 'agent.started',
-        time,
-        agentId: record.id,
-        run: moved.runs + 1,
-      }));
-    else this.core.store.update(record.id, patch, ['running']);
+    const remoteJob = { id: jobId, attempt, queuedAt: this.core.clock(), ...(lost === 0 ? {} : { lost }) };
+    const patch = { owner: undefined, worker: undefined, remoteJob, tokenHash: tokenHash(token) };
+    if (record.state === 'running') this.backToQueued(record.id, patch, why ?? `job ${jobId}`);
+    else this.core.store.update(record.id, patch, ['queued']);
     // finished jobs stay a week, long enough for a coordinator that was down to read them
     const keep = { age: 7 * 24 * 3600 };
-    await this.queue.add('agent', data, { jobId, attempts: 1, removeOnComplete: keep, removeOnFail: keep });
+    try {
+      await answered(this.queue.add('agent', data, { jobId, attempts: 1, removeOnComplete: keep, removeOnFail: keep }));
+    } catch (error) {
+      // Redis away: the job goes on the queue once it is back (else it is found lost, and put there again)
+      if (!(error instanceof QueueAway)) throw error;
+    }
     this.log(record.id, `on the queue as job ${jobId} (snapshot ${snapshot.hash.slice(0, 12)})`);
   }
 
-  /** Follows the agent's job; a reject stops following it (the worker's result is then never read). */
-  private async follow(id: string): Promise<void> {
-    const run = this.core.running.start(id);
+  /** Moves an agent a worker had back to `queued` (its job waits for another worker), saying why. */
+  private backToQueued(id: string, patch: AgentPatch, why: string): void {
+    this.core.lifecycle.move(
+      id,
+      ['running'],
+      'queued',
+      { owner: undefined, worker: undefined, ...patch },
+      'put back on the queue',
+      (_, time) => ({
+        type: 'agent.requeued',
+        time,
+        agentId: id,
+        reason: why,
+      }),
+    );
+  }
+
+  /**
+   * Follows the agent's job until the agent settles: `here` when it is to run in this process instead (no trusted
+   * worker took it, and the project says so). A reject stops following it (the worker's result is then never read).
+   */
+  private async follow(id: string): Promise<'settled' | 'here'> {
+    // registered as running here only while a worker has it: a reject then stops following it; a queued agent
+    // is rejected as any queued agent is, and its job taken off the queue
+    let held: { signal: AbortSignal; end: () => void } | undefined;
     const wakeOnStop = () => {
       const jobId = this.core.store.get(id)?.remoteJob?.id;
       if (jobId !== undefined) this.waiting.get(jobId)?.();
     };
-    run.signal.addEventListener('abort', wakeOnStop);
+    const hold = (running: boolean): AbortSignal | undefined => {
+      if (running && held === undefined) {
+        held = this.core.running.start(id);
+        held.signal.addEventListener('abort', wakeOnStop);
+      } else if (!running && held !== undefined && !held.signal.aborted) {
+        held.signal.removeEventListener('abort', wakeOnStop);
+        held.end();
+        held = undefined;
+      }
+      return held?.signal;
+    };
     try {
-      await this.followJob(id, run.signal);
+      return await this.followJob(id, hold);
     } catch (error) {
       // the agent moved under it (a reject while its result was read): that move stands; say what happened
       const message = `following agent ${id}'s job: ${(error as Error).message}`;
       this.core.emit({ type: 'error', time: new Date(this.core.clock()).toISOString(), agentId: id, code: 'remote', message });
+      // an agent still on the queue is followed again by the next dispatch: not at once
+      await new Promise((resolve) => setTimeout(resolve, this.options.pollMs ?? 1000));
+      return 'settled';
     } finally {
-      run.signal.removeEventListener('abort', wakeOnStop);
-      run.end();
-      // an agent that settled leaves no upload behind (one still running is followed again by the next coordinator)
-      if (this.core.store.get(id)?.state !== 'running') dropDeadUploads(this.dirs.uploads, (agent) => agent !== id);
+      held?.signal.removeEventListener('abort', wakeOnStop);
+      held?.end();
+      // an agent that settled leaves no upload behind (one still on the queue is followed again by the next coordinator)
+      if (!this.onQueue(this.core.store.get(id))) dropDeadUploads(this.dirs.uploads, (agent) => agent !== id);
     }
   }
 
-  private async followJob(id: string, signal: AbortSignal): Promise<void> {
-    let seenWorker: string | undefined;
+  /** `hold(running)` registers the agent as running in this process while it is, and says whether a stop was asked. */
+  private async followJob(id: string, hold: (running: boolean) => AbortSignal | undefined): Promise<'settled' | 'here'> {
     while (!this.stopped) {
-      if (signal.aborted) {
-        const worker = this.core.store.get(id)?.worker;
-        const message = `stopped while it ran${worker === undefined ? '' : ` on worker ${worker}`}: ${(signal.reason as Error).message}`;
-        return failRemoteAgent(this.core, id, { code: 'stopped', message });
-      }
       const record = this.core.store.get(id);
-      if (record?.state !== 'running' || record.remoteJob === undefined) return;
+      const signal = hold(record?.state === 'running');
+      if (signal?.aborted === true) {
+        const worker = record?.worker;
+        const message = `stopped while it ran${worker === undefined ? '' : ` on worker ${worker}`}: ${(signal.reason as Error).message}`;
+        failRemoteAgent(this.core, id, { code: 'stopped', message });
+        return 'settled';
+      }
+      if (record === undefined || record.remoteJob === undefined) return 'settled';
+      if (!this.onQueue(record)) {
+        // moved by someone else while its job waits (a reject of a queued agent): the job leaves the queue
+        await this.withdraw(record);
+        return 'settled';
+      }
       const { id: jobId, attempt, lost = 0 } = record.remoteJob;
       let job: Job | undefined;
       let state: string;
       try {
-        job = await this.queue.getJob(jobId);
-        state = job === undefined ? 'lost' : await job.getState();
+        job = await answered(this.queue.getJob(jobId));
+        state = job === undefined ? 'lost' : await answered(job.getState());
       } catch {
+        // Redis away: a queued agent says so past the wait (and runs here under run-here); a running one waits
+        if (record.state === 'queued' && (await this.withoutQueue(record)) === 'here') return 'here';
         await this.pause(jobId);
         continue;
       }
       if (job === undefined || state === 'unknown') {
-        if (lost >= LOSSES_ALLOWED)
-          return failRemoteAgent(this.core, id, {
+        if (lost >= LOSSES_ALLOWED) {
+          failRemoteAgent(this.core, id, {
             code: 'remote',
             message: `job ${jobId} was lost from the queue (was Redis emptied?), and the one before it too`,
           });
+          return 'settled';
+        }
         this.log(id, `job ${jobId} was lost from the queue; it is put there again`);
-        await this.enqueue(record, attempt + 1, ['running'], lost + 1).catch(() => this.pause(jobId));
+        await this.enqueue(record, attempt + 1, lost + 1, `job ${jobId} was lost from the queue; it is put there again`).catch(() =>
+          this.pause(jobId),
+        );
         continue;
       }
-      const worker = workerOf(job);
-      if (worker !== undefined && worker !== seenWorker) {
-        seenWorker = worker;
-        this.core.store.update(id, { worker }, ['running']);
-        this.log(id, `running on worker ${worker}`);
-      }
-      // the job as read before its state may predate its end: read it again for the result
-      const ended = state === 'completed' || state === 'failed' ? await this.queue.getJob(jobId).catch(() => undefined) : undefined;
-      if (state === 'completed' && ended !== undefined) {
-        if ((await this.settle(record, ended)) === 'requeued') continue;
-        return;
-      }
-      if (state === 'failed' && ended !== undefined) {
-        const by = workerOf(ended) ?? worker;
-        if (by !== undefined && (await this.requeueFromUntrusted(record, by))) continue;
-        const reason = ended.failedReason ?? 'the job failed';
-        return failRemoteAgent(this.core, id, {
-          code: 'remote',
-          message: `${by === undefined ? '' : `worker ${by}: `}${reason}`,
-        });
+      // registered as running in the same tick as it moves, so a reject from then on stops it here
+      if (state === 'active') hold(this.taken(record, job).state === 'running');
+      else if (state === 'completed' || state === 'failed') {
+        // the job as read before its state may predate its end: read it again for the result
+        const ended = await answered(this.queue.getJob(jobId)).catch(() => undefined);
+        if (ended === undefined) {
+          await this.pause(jobId);
+          continue;
+        }
+        // a run so quick that its taking was never seen
+        const taken = this.taken(record, ended);
+        if (hold(taken.state === 'running')?.aborted !== false) continue;
+        if (state === 'completed') {
+          if ((await this.settle(taken, ended)) === 'requeued') continue;
+          return 'settled';
+        }
+        if ((await this.settleFailed(taken, ended)) === 'requeued') continue;
+        return 'settled';
+      } else {
+        // waiting: for a worker, or again after the worker that had it stopped renewing its lock
+        if (record.state === 'running')
+          this.backToQueued(
+            id,
+            { remoteJob: { id: jobId, attempt, queuedAt: this.core.clock(), ...(lost === 0 ? {} : { lost }) } },
+            [
+              `${record.worker === undefined ? 'the worker' : `worker ${record.worker}`} let go of job ${jobId} (it stopped renewing its lock);`,
+              'it waits for another worker',
+            ].join(' '),
+          );
+        else if ((await this.withoutWorker(record)) === 'here') return 'here';
       }
       await this.pause(jobId);
+    }
+    return 'settled';
+  }
+
+  /**
+   * A worker has the job: a queued agent becomes `running`, and the worker whose claim of the run verifies is
+   * recorded. Returns the record as it is now.
+   */
+  private taken(record: AgentRecord, job: Job): AgentRecord {
+    const claim = this.claimOf(job, record);
+    const remoteJob = { ...record.remoteJob!, ...(claim === undefined ? {} : { claim }) };
+    if (record.state === 'queued') {
+      let moved: AgentRecord;
+      try {
+        moved = this.core.lifecycle.move(
+          record.id,
+          ['queued'],
+          'running',
+          { owner: `remote:${this.core.owner}`, remoteJob, reason: undefined, ...(claim === undefined ? {} : { worker: claim.worker }) },
+          'start',
+          (agent, time) => ({ type: 'agent.started', time, agentId: record.id, run: agent.runs + 1 }),
+        );
+      } catch {
+        // moved meanwhile (a reject): that move stands
+        return this.core.store.require(record.id);
+      }
+      this.log(record.id, claim === undefined ? `job ${job.id!} was taken` : `running on worker ${claim.worker}`);
+      return moved;
+    }
+    if (claim === undefined || (record.worker === claim.worker && record.remoteJob?.claim?.run === claim.run)) return record;
+    const updated = this.core.store.update(record.id, { worker: claim.worker, remoteJob }, ['running']);
+    this.log(record.id, `running on worker ${claim.worker}`);
+    return updated;
+  }
+
+  /** The worker whose claim of the job's current run (in its progress) verifies with its enrolled key, and the run. */
+  private claimOf(job: Job, record: AgentRecord): { run: number; worker: string } | undefined {
+    const progress = job.progress as Partial<RemoteProgress> | undefined;
+    if (typeof progress !== 'object' || progress === null || record.tokenHash === undefined) return undefined;
+    const { worker, run, claim } = progress;
+    if (typeof worker !== 'string' || typeof claim !== 'string' || run !== job.attemptsStarted) return undefined;
+    let key: Uint8Array | undefined;
+    try {
+      key = this.roster.keyOf(worker);
+    } catch {
+      return undefined;
+    }
+    // a job's progress repeats its claim: `verifyText` checks each signature once
+    if (key === undefined || !verifyText(key, claimSigningText(job.id!, run, record.tokenHash), claim)) return undefined;
+    return { run, worker };
+  }
+
+  /**
+   * A queued agent no worker has taken: past `workerWaitMs` with no trusted worker connected, its reason says
+   * so (once, with an `agent.waiting` event), and under `run-here` its job leaves the queue and it runs here.
+   */
+  private async withoutWorker(record: AgentRecord): Promise<'wait' | 'here'> {
+    const bound = this.options.workerWaitMs ?? WORKER_WAIT_MS;
+    if (this.core.clock() - (record.remoteJob?.queuedAt ?? record.updatedAt) < bound) return 'wait';
+    const connected = await this.connectedWorkers();
+    const trusted = connected?.filter((name) => this.enrolled(name) && this.roster.untrusted(name) === undefined);
+    if (trusted !== undefined && trusted.length > 0) {
+      // a worker came: it takes the agent when it has a free slot
+      if (record.reason?.startsWith(NO_WORKER) === true || record.reason?.startsWith(NO_QUEUE) === true)
+        this.core.store.update(record.id, { reason: undefined }, ['queued']);
+      return 'wait';
+    }
+    const runHere = this.options.withoutWorkers === 'run-here';
+    const untrusted = Object.keys(this.roster.marks());
+    const seconds = Math.round(bound / 1000);
+    const reason = [
+      `${NO_WORKER} took it in ${seconds} s, and none is connected to the queue`,
+      untrusted.length === 0 ? '' : ` (untrusted: ${untrusted.join(', ')})`,
+      runHere ? '; it runs on the coordinator instead' : '',
+    ].join('');
+    const hint = [
+      `start a worker${this.workerCommand === undefined ? '' : ` (${this.workerCommand})`}`,
+      untrusted.length === 0 ? '' : `, or clear an untrusted one (\`cairn worker trust ${untrusted[0]}\`)`,
+      runHere
+        ? ''
+        : '; or let the coordinator run such agents itself: "withoutWorkers": "run-here" in .cairn/config.json, or `cairn up --without-workers run-here`',
+    ].join('');
+    this.say(record, reason, hint, runHere);
+    if (!runHere || !(await this.withdraw(record))) return 'wait';
+    // run here as an agent of this process: no job, no token
+    this.core.store.update(record.id, { remoteJob: undefined, tokenHash: undefined }, ['queued']);
+    return 'here';
+  }
+
+  /**
+   * A queued agent whose queue does not answer (Redis away): past `workerWaitMs` its reason says so (once, with an
+   * `agent.waiting` event); under `run-here` it runs here, its job left behind (a worker that takes it once Redis
+   * is back has its upload refused: the job is no longer the agent's).
+   */
+  private async withoutQueue(record: AgentRecord): Promise<'wait' | 'here'> {
+    const bound = this.options.workerWaitMs ?? WORKER_WAIT_MS;
+    if (this.core.clock() - (record.remoteJob?.queuedAt ?? record.updatedAt) < bound) return 'wait';
+    const runHere = this.options.withoutWorkers === 'run-here';
+    const queue = redactedUrl(this.options.queue);
+    const reason = `${NO_QUEUE}${queue} does not answer, so no worker can take it${runHere ? '; it runs on the coordinator instead' : ''}`;
+    this.say(
+      record,
+      reason,
+      `start Redis again (\`redis-cli -u ${queue} ping\` says whether it answers); queued agents then go to the workers`,
+      runHere,
+    );
+    if (!runHere) return 'wait';
+    this.core.store.update(record.id, { remoteJob: undefined, tokenHash: undefined }, ['queued']);
+    return 'here';
+  }
+
+  /** Sets a queued agent's reason for waiting, and says it (`agent.waiting`) when it is new. */
+  private say(record: AgentRecord, reason: string, hint: string, runHere: boolean): void {
+    if (record.reason === reason) return;
+    this.core.store.update(record.id, { reason }, ['queued']);
+    this.core.emit({
+      type: 'agent.waiting',
+      time: new Date(this.core.clock()).toISOString(),
+      agentId: record.id,
+      reason,
+      hint,
+      then: runHere ? 'run-here' : 'wait',
+    });
+  }
+
+  /** The names of the workers connected to the queue now (undefined when Redis cannot say), asked at most once a second. */
+  private connectedWorkers(): Promise<string[] | undefined> {
+    const now = this.core.clock();
+    if (this.connected !== undefined && now - this.connected.at < WORKERS_FRESH_MS) return this.connected.names;
+    const names = answered(this.queue.getWorkers())
+      .then((clients) => {
+        const raw = clients.map((client) => String((client as { rawname?: unknown }).rawname ?? ''));
+        if (clients.length > 0 && raw.every((name) => name === '')) return undefined;
+        return raw.flatMap((name) => /:w:(.+)$/.exec(name)?.[1] ?? []);
+      })
+      .catch(() => undefined);
+    this.connected = { at: now, names };
+    return names;
+  }
+
+  private enrolled(name: string): boolean {
+    try {
+      return this.roster.keyOf(name) !== undefined;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Takes the agent's job off the queue if no worker has it: true when it is off (or gone). */
+  private async withdraw(record: AgentRecord): Promise<boolean> {
+    const jobId = record.remoteJob?.id;
+    if (jobId === undefined) return true;
+    try {
+      if ((await answered(this.queue.remove(jobId))) === 1) return true;
+      return (await answered(this.queue.getJob(jobId))) === undefined;
+    } catch {
+      return false;
     }
   }
 
@@ -296,9 +605,34 @@ export class Coordinator implements AgentDispatch {
     const why = this.roster.untrusted(worker);
     const attempt = record.remoteJob?.attempt ?? 1;
     if (why === undefined || attempt >= ATTEMPTS_PAST_UNTRUSTED) return false;
-    this.log(record.id, `worker ${worker} is untrusted (${why}): its result is not looked at, and the agent goes back on the queue`);
-    await this.enqueue(record, attempt + 1, ['running'], record.remoteJob?.lost);
+    const said = `worker ${worker} is untrusted (${why}): its result is not looked at, and the agent goes back on the queue`;
+    this.log(record.id, said);
+    await this.enqueue(record, attempt + 1, record.remoteJob?.lost, said);
     return true;
+  }
+
+  /** A failed job: back on the queue when an untrusted worker had it; else the agent fails (refused upload: unverified). */
+  private async settleFailed(record: AgentRecord, job: Job): Promise<'settled' | 'requeued'> {
+    const jobId = job.id!;
+    const by = workerOf(job) ?? record.worker;
+    if (by !== undefined && (await this.requeueFromUntrusted(record, by))) return 'requeued';
+    const reason = job.failedReason ?? 'the job failed';
+    // the worker that had the job says its own upload was refused: the refusal kept names it
+    const refused =
+      by !== undefined && reason.startsWith(UPLOAD_REFUSED)
+        ? refusedUploadOf(this.dirs.evidence, jobId, job.attemptsStarted, by)
+        : undefined;
+    if (by !== undefined && refused !== undefined) {
+      this.roster.distrust(by, `${jobId}: ${refused.refused}`);
+      failRemoteAgent(this.core, record.id, {
+        code: 'unverified',
+        message: `the result of worker ${by} was refused: ${refused.refused}`,
+        hint: `evidence kept in ${refused.path}; the worker is untrusted until \`cairn worker trust ${by}\``,
+      });
+      return 'settled';
+    }
+    failRemoteAgent(this.core, record.id, { code: 'remote', message: `${by === undefined ? '' : `worker ${by}: `}${reason}` });
+    return 'settled';
   }
 
   private async settle(record: AgentRecord, job: Job): Promise<'settled' | 'requeued'> {
@@ -380,7 +714,7 @@ export class Coordinator implements AgentDispatch {
   }
 }
 
-/** The worker a job's progress names, if any. */
+/** The worker a job's progress names, if any (as it says: only a claim verified by `claimOf` proves it). */
 function workerOf(job: Job): string | undefined {
   const worker = (job.progress as { worker?: unknown } | undefined)?.worker;
   return typeof worker === 'string' ? worker : undefined;

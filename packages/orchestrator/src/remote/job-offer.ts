@@ -1,10 +1,7 @@
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import type { AgentRecord } from '../agents/agent-store.js';
 import type { ProjectCore } from '../agents/project-core.js';
-import { compileGovernance } from '../governance/compile.js';
-import { governanceFor } from '../governance/project-governance.js';
-import { signToken } from './capability-token.js';
+import { startingGovernance } from '../governance/project-governance.js';
+import { governanceHash, signToken } from './capability-token.js';
 import { jobIdOf, type RemoteJobData } from './remote-job.js';
 
 /** One attempt of an agent as offered to workers: the job's id and data, with the token signed for it. */
@@ -15,9 +12,10 @@ export interface JobOffer {
 }
 
 /**
- * What a worker needs for an attempt and nothing more: the agent's spec, the project's manifest, the snapshot's
- * hash, and a capability token (signed with the coordinator's `secret`) naming the job, the agent, the attempt,
- * the model, the grants, the governance's hash, the budgets, the snapshot and when it expires.
+ * What a worker needs for an attempt and nothing more: the agent's spec, the governance it runs under (its JSON
+ * text, computed here once by `startingGovernance`, as a local run computes it), the snapshot's hash, and a
+ * capability token (signed with the coordinator's `secret`) naming the job, the agent, the attempt, the model,
+ * the grants, the sha256 of that governance text, the budgets, the snapshot and when it expires.
  */
 export function offerJob(
   core: ProjectCore,
@@ -27,7 +25,7 @@ export function offerJob(
   secret: Uint8Array,
   ttlMs: number,
 ): JobOffer {
-  const governance = compileGovernance(governanceFor(core.layout, record));
+  const governance = startingGovernance(core.layout, record);
   const jobId = jobIdOf(record.id, attempt);
   const model = record.model ?? core.defaultModel;
   const token = signToken(
@@ -37,7 +35,7 @@ export function offerJob(
       attempt,
       model,
       grants: governance.grants.map((grant) => grant.name),
-      governance: `sha256:${createHash('sha256').update(governance.json).digest('hex')}`,
+      governance: governanceHash(governance.json),
       budgets: record.budgets,
       snapshot: `sha256:${snapshot}`,
       expiresAt: core.clock() + ttlMs,
@@ -46,13 +44,12 @@ export function offerJob(
   );
   const { id, task, origin, lang, code, limits, budgets, scope, modelOptions, createdBy, role } = record;
   const agent = { id, task, origin, lang, model, code, limits, budgets, scope, modelOptions, createdBy, role };
-  const manifest = existsSync(core.layout.manifestPath) ? readFileSync(core.layout.manifestPath, 'utf8') : undefined;
   const data: RemoteJobData = {
     // a plain JSON copy: BullMQ stores the data as JSON, and undefined fields must not reach the worker's parser
     agent: JSON.parse(JSON.stringify(agent)) as RemoteJobData['agent'],
+    governance: governance.json,
     snapshot,
     token,
-    ...(manifest === undefined ? {} : { manifest }),
   };
   return { jobId, data, token };
 }

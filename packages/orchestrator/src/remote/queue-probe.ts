@@ -36,7 +36,7 @@ export async function probeQueue(url: string, timeoutMs = PROBE_MS): Promise<voi
 }
 
 /** `url` without its password. */
-function redactedUrl(url: string): string {
+export function redactedUrl(url: string): string {
   const parsed = new URL(url);
   if (parsed.password !== '') parsed.password = '***';
   return parsed.toString().replace(/\/$/, '');

@@ -13,19 +13,24 @@ export interface CoordinatorInfo {
   key: string;
 }
 
-/** What a job carries to a worker, and nothing more: the agent's spec, the project's manifest, the snapshot, the token. */
+/** What a job carries to a worker, and nothing more: the agent's spec, its governance, the snapshot, the token. */
 export interface RemoteJobData {
   agent: AgentSpec & { id: string; createdBy?: string; role?: 'author' | 'reviewer' };
-  /** The project's `.cairn/manifest.air.json`, when it has one (the governance is compiled from it as at home). */
-  manifest?: string;
+  /** The governance the agent runs under, as JSON text: its sha256 is the token's `governance` claim. */
+  governance: string;
   /** sha256 (hex) of the snapshot of stable.db the agent starts from. */
   snapshot: string;
   token: string;
 }
 
-/** What a worker reports as the job's progress: who runs it and how far its journal got. */
+/**
+ * What a worker reports as the job's progress: who runs it (its claim of the run, signed with its enrolled key
+ * over `claimSigningText`) and how far its journal got.
+ */
 export interface RemoteProgress {
   worker: string;
+  run: number;
+  claim: string;
   events: number;
   last: string;
 }
@@ -50,7 +55,7 @@ const dataSchema = v.object({
     budgets: v.object({ tokens: count, bytes: count, calls: count, wallMs: count, repairs: count }),
     scope: v.optional(v.array(text)),
   }),
-  manifest: v.optional(text),
+  governance: text,
   snapshot: v.pipe(text, v.regex(/^[0-9a-f]{64}$/)),
   token: text,
 });
@@ -92,3 +97,12 @@ export function jobIdOf(agentId: string, attempt: number): string {
 export function agentOfJobId(jobId: string): string | undefined {
   return /^([0-9a-f]{4,16})-\d+$/.exec(jobId)?.[1];
 }
+
+/** `agent 7f47 attempt 2`: a job in words, for logs (its run, BullMQ's, is not the agent's attempt). */
+export function describeJob(jobId: string): string {
+  const match = /^([0-9a-f]{4,16})-(\d+)$/.exec(jobId);
+  return match === null ? `job ${jobId}` : `agent ${match[1]} attempt ${match[2]}`;
+}
+
+/** How a job's failure begins when the coordinator refused its upload: the rest is the coordinator's reason. */
+export const UPLOAD_REFUSED = 'the coordinator refused the upload: ';

@@ -1,17 +1,17 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import { type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import { createSandbox, type Sandbox } from '@cairn/sandbox';
 import { CairnError } from '../api/errors.js';
-import { verifyToken } from './capability-token.js';
-import { probeQueue } from './queue-probe.js';
+import { governanceHash, tokenHash, verifyToken } from './capability-token.js';
+import { probeQueue, redactedUrl } from './queue-probe.js';
 import { redisConnection } from './redis-connection.js';
-import { type CoordinatorInfo, parseJobData, type RemoteProgress, type RemoteResult } from './remote-job.js';
+import { type CoordinatorInfo, describeJob, parseJobData, type RemoteProgress, type RemoteResult, UPLOAD_REFUSED } from './remote-job.js';
 import { runRemoteAgent } from './run-remote-agent.js';
 import { parsePublicKey, type SigningKey, signText } from './signing-key.js';
 import { SnapshotCache } from './snapshot-cache.js';
 import { hashFile } from './snapshots.js';
-import { uploadSigningText } from './upload-signature.js';
+import { claimSigningText, uploadSigningText } from './upload-signature.js';
 
 /** Options of `startWorker`. */
 export interface WorkerOptions {
@@ -30,15 +30,37 @@ export interface WorkerOptions {
   concurrency: number;
   /** How long a job's lock holds without being renewed (ms); a worker that stops renewing it loses the job. */
   lockMs?: number;
-  /** Each job taken and finished, for the worker's log. */
+  /** How long a stop lets the running agents finish before it leaves them (ms; default two minutes). */
+  graceMs?: number;
+  /** Each job taken and finished, and the queue's health, for the worker's log. */
   onJob?: (line: string) => void;
   clock?: () => number;
 }
 
+/** The default of `graceMs`. */
+export const STOP_GRACE_MS = 120_000;
+
+/** How often at most a job's progress is reported. */
+const PROGRESS_EVERY_MS = 500;
+
+/** How long a worker that stops waits for Redis (handing a job back, closing) before it goes anyway. */
+const REDIS_GRACE_MS = 3000;
+
 /** A worker taking jobs from the coordinator's queue. */
 export interface RunningWorker {
-  /** Stops taking jobs, lets the running ones finish, and disconnects. */
-  stop(): Promise<void>;
+  /**
+   * Stops taking jobs, lets the running agents finish (for `graceMs` at most), leaves those still running
+   * (`leave`), and disconnects, whatever state Redis is in. Resolves with how many agents it left.
+   */
+  stop(): Promise<{ left: number }>;
+  /**
+   * Leaves the running agents now: each is stopped here and its job handed back to the queue for another worker
+   * (at once while Redis answers; otherwise BullMQ's stalled check puts it back once its lock expires).
+   * Resolves with how many it left; `stop` then goes on to disconnect.
+   */
+  leave(): Promise<number>;
+  /** How many agents run here now. */
+  running(): number;
   /**
    * Settles with the coordinator's reason once it refuses a result because it no longer trusts this worker: the
    * worker has stopped taking jobs by then (the refused agent goes back on the queue, for another worker).
@@ -64,10 +86,20 @@ class DistrustedError extends Error {
   }
 }
 
+/** A job running here: how to stop its agent, and when it is over. */
+interface ActiveJob {
+  job: Job;
+  token: string | undefined;
+  stop: AbortController;
+  /** Settles when the job is handed back to the queue (the processor then lets go of it at once). */
+  left: Promise<void>;
+  leave(): void;
+}
+
 /**
  * `cairn worker`: asks the coordinator for its queue and key, then takes agents from the queue and runs each
  * as a local pool does (`runRemoteAgent`), uploads the agent's database with its signature, and completes
- * the job. The job's progress names the worker and how far the agent got.
+ * the job. The job's progress names the worker, with its signed claim of the run, and how far the agent got.
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const clock = options.clock ?? Date.now;
@@ -91,26 +123,112 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       tellDistrusted(reason);
     },
   };
+  const active = new Map<string, ActiveJob>();
+  let stopping = false;
+  const say = (line: string) => options.onJob?.(line);
   const lockDuration = options.lockMs ?? 30_000;
-  worker = new Worker(info.queue, (job: Job) => runJob(job, context), {
+  const processor = async (job: Job, token?: string): Promise<RemoteResult> => {
+    if (stopping) {
+      // taken as the worker stops: handed back for another worker, not run
+      await withinGrace(job.moveToWait(token));
+      throw new WaitingError();
+    }
+    let leave!: () => void;
+    const left = new Promise<void>((resolve) => (leave = resolve));
+    const entry: ActiveJob = { job, token, stop: new AbortController(), left, leave };
+    active.set(job.id!, entry);
+    try {
+      const outcome = await Promise.race([runJob(job, context, entry.stop.signal), left.then(() => 'left' as const)]);
+      if (outcome === 'left') throw new WaitingError();
+      say(`${describeJob(job.id!)} ${outcome.state === 'reviewing' ? 'done' : `failed: ${outcome.reason}`}`);
+      return outcome;
+    } catch (error) {
+      if (!(error instanceof WaitingError)) say(`${describeJob(job.id!)} failed: ${(error as Error).message}`);
+      throw error;
+    } finally {
+      active.delete(job.id!);
+    }
+  };
+  worker = new Worker(info.queue, processor, {
     connection: redisConnection(options.queue),
+    // its connections are named for it: the coordinator sees which workers are connected
+    name: options.name,
     concurrency: options.concurrency,
     lockDuration,
-    stalledInterval: lockDuration,
+    // checked twice a lock's life: a dead worker's job waits again between a half and one and a half lock durations after
+    stalledInterval: Math.max(1000, Math.round(lockDuration / 2)),
     maxStalledCount: 1,
   });
-  worker.on('error', (error) => options.onJob?.(`queue: ${error.message}`));
-  worker.on('failed', (job, error) => options.onJob?.(`${job?.id ?? '?'} failed: ${error.message}`));
-  worker.on('completed', (job) => options.onJob?.(`${job.id ?? '?'} done`));
+  // Redis away: said once, then the connection retries quietly (with backoff) until it answers again
+  let down = false;
+  worker.on('error', (error) => {
+    if (!isConnectionError(error)) return say(`queue: ${error.message}`);
+    if (down) return;
+    down = true;
+    say(`the queue at ${redactedUrl(options.queue)} does not answer (${error.message}); retrying quietly until it does`);
+  });
+  worker.getBackend().on('ready', () => {
+    if (!down) return;
+    down = false;
+    say('the queue answers again');
+  });
   await worker.waitUntilReady();
   const taking = worker;
+  const leaveAll = async (): Promise<number> => {
+    const jobs = [...active.values()];
+    for (const entry of jobs) entry.stop.abort(new Error('the worker left it'));
+    // handed back at once, each; where Redis does not answer, its lock expires and the stalled check does it
+    await Promise.all(jobs.map((entry) => withinGrace(entry.job.moveToWait(entry.token))));
+    for (const entry of jobs) entry.leave();
+    return jobs.length;
+  };
+  let stopped: Promise<{ left: number }> | undefined;
   return {
-    stop: async () => {
-      await taking.close();
-      await sandbox.close();
-    },
+    running: () => active.size,
+    leave: leaveAll,
+    stop: () =>
+      (stopped ??= (async () => {
+        stopping = true;
+        // no job is fetched from here on (a fetch under way hands its job back); nothing here waits for Redis
+        void taking.pause(true).catch(() => undefined);
+        await withinGrace(new Promise(() => undefined), options.graceMs ?? STOP_GRACE_MS, () => active.size === 0);
+        const left = active.size > 0 ? await leaveAll() : 0;
+        let closed = false;
+        await withinGrace(taking.close(left > 0).then(() => (closed = true)));
+        if (!closed) await withinGrace(taking.disconnect());
+        await withinGrace(sandbox.close());
+        return { left };
+      })()),
     distrusted,
   };
+}
+
+/**
+ * Waits for `work`, `ms` at most (Redis away must not hold a stop); resolves either way. `done`, when given, is
+ * asked every 100 ms whether the wait is over before `work` settles.
+ */
+async function withinGrace(work: Promise<unknown>, ms = REDIS_GRACE_MS, done?: () => boolean): Promise<void> {
+  if (done?.() === true) return;
+  let timer: NodeJS.Timeout | undefined;
+  let poll: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work.catch(() => undefined),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+      if (done !== undefined) poll = setInterval(() => done() && resolve(undefined), 100);
+    }),
+  ]);
+  clearTimeout(timer);
+  clearInterval(poll);
+}
+
+/** True for an error of the connection to Redis (refused, reset, closed), as opposed to one of a command. */
+function isConnectionError(error: Error): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return (
+    (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE)$/.test(code)) ||
+    /Connection is closed|connect E[A-Z]+/.test(error.message)
+  );
 }
 
 /** Asks the coordinator which queue to take jobs from and which key signs its tokens. */
@@ -145,32 +263,49 @@ async function coordinatorInfo(options: WorkerOptions): Promise<CoordinatorInfo>
   return { queue: body.queue, key: body.key };
 }
 
-async function runJob(job: Job, context: JobContext): Promise<RemoteResult> {
+async function runJob(job: Job, context: JobContext, signal: AbortSignal): Promise<RemoteResult> {
   const { options } = context;
   const parsed = parseJobData(job.data);
   if (!parsed.ok) throw new UnrecoverableError(parsed.reason);
   const data = parsed.data;
   const token = verifyToken(data.token, context.coordinatorKey, context.clock());
   if (!token.ok) throw new UnrecoverableError(`${token.reason}; the worker did not run the job`);
-  const attempt = job.attemptsStarted;
+  if (governanceHash(data.governance) !== token.claims.governance)
+    throw new UnrecoverableError("the job's governance does not hash to its capability token's claim; the worker did not run the job");
+  // the job's run (BullMQ's attemptsStarted): more than 1 when a worker that had it stopped
+  const run = job.attemptsStarted;
   const jobId = job.id!;
-  options.onJob?.(`${jobId} taken (run ${attempt}): ${data.agent.task.slice(0, 60)}`);
+  const hashOfToken = tokenHash(data.token);
+  options.onJob?.(
+    `${describeJob(jobId)} taken${run > 1 ? ' again (the worker that had it stopped)' : ''}: ${data.agent.task.slice(0, 60)}`,
+  );
   let events = 0;
+  const claim = signText(options.key.secret, claimSigningText(jobId, run, hashOfToken));
   const report = (last: string) => {
-    const progress: RemoteProgress = { worker: options.name, events, last };
+    const progress: RemoteProgress = { worker: options.name, run, claim, events, last };
     return job.updateProgress(progress as never).catch(() => undefined);
   };
   await report('taken');
+  // how far the agent got, twice a second at most (each report is a write to Redis and news to the coordinator)
+  let last = 'taken';
+  let due: NodeJS.Timeout | undefined;
+  const reportSoon = (type: string) => {
+    last = type;
+    due ??= setTimeout(() => {
+      due = undefined;
+      void report(last);
+    }, PROGRESS_EVERY_MS);
+  };
   let snapshotPath: string;
   try {
     snapshotPath = await context.snapshots.get(data.snapshot);
   } catch (error) {
     throw new UnrecoverableError((error as Error).message);
   }
-  const dir = join(options.home, 'jobs', `${jobId}.${attempt}`);
+  const dir = join(options.home, 'jobs', `${jobId}.${run}`);
   rmSync(dir, { recursive: true, force: true });
   try {
-    const { record, database, tokenHash } = await runRemoteAgent({
+    const { record, database } = await runRemoteAgent({
       data,
       snapshotPath,
       dir,
@@ -178,21 +313,23 @@ async function runJob(job: Job, context: JobContext): Promise<RemoteResult> {
       secret: options.key.secret,
       worker: options.name,
       sandbox: context.sandbox,
+      signal,
       onEvent: (event) => {
         events++;
-        void report(event.type);
+        reportSoon(event.type);
       },
     });
+    if (signal.aborted) throw new Error('the worker left the agent');
     if (record.state !== 'reviewing' || record.journalHead === undefined) {
       const reason = record.reason ?? record.failure?.message ?? `the agent ended ${record.state}`;
-      return { state: 'failed', worker: options.name, attempt, code: record.failure?.code ?? 'internal', reason };
+      return { state: 'failed', worker: options.name, attempt: run, code: record.failure?.code ?? 'internal', reason };
     }
     const sha256 = await hashFile(database);
     const head = record.journalHead;
-    const signature = signText(options.key.secret, uploadSigningText(jobId, attempt, sha256, head, tokenHash));
+    const signature = signText(options.key.secret, uploadSigningText(jobId, run, sha256, head, hashOfToken));
     try {
       // the coordinator takes a result until the job's token expires: until then, a result is worth keeping at
-      await upload(context, `${jobId}/${attempt}`, token.claims.expiresAt, readFileSync(database), {
+      await upload(context, `${jobId}/${run}`, token.claims.expiresAt, readFileSync(database), signal, {
         'x-cairn-worker': options.name,
         'x-cairn-sha256': sha256,
         'x-cairn-journal-head': `${head.hash} ${head.length}`,
@@ -204,17 +341,35 @@ async function runJob(job: Job, context: JobContext): Promise<RemoteResult> {
       throw new UnrecoverableError(`the coordinator does not trust worker ${options.name}: ${error.reason}`);
     }
     const { calls, wallMs, repairs } = record.spent;
-    return { state: 'reviewing', worker: options.name, attempt, summary: record.summary ?? '', calls, wallMs, repairs, runs: record.runs };
+    return {
+      state: 'reviewing',
+      worker: options.name,
+      attempt: run,
+      summary: record.summary ?? '',
+      calls,
+      wallMs,
+      repairs,
+      runs: record.runs,
+    };
   } finally {
+    clearTimeout(due);
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /**
- * PUTs a result, trying again (every 5 s at most) while the coordinator is away, until `deadline` (Unix ms); a
- * refusal ends it at once.
+ * PUTs a result, trying again (every 5 s at most) while the coordinator is away, until `deadline` (Unix ms) or
+ * until the worker leaves the agent; a refusal ends it at once (`UPLOAD_REFUSED` and the coordinator's reason
+ * when it refused the upload itself: the job fails with that, and the coordinator reads it).
  */
-async function upload(context: JobContext, path: string, deadline: number, body: Buffer, headers: Record<string, string>): Promise<void> {
+async function upload(
+  context: JobContext,
+  path: string,
+  deadline: number,
+  body: Buffer,
+  signal: AbortSignal,
+  headers: Record<string, string>,
+): Promise<void> {
   const { options } = context;
   let told = false;
   for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {
@@ -228,34 +383,37 @@ async function upload(context: JobContext, path: string, deadline: number, body:
       });
       if (response.ok) return;
       const text = await response.text();
-      if (response.status === 403) {
-        const untrusted = untrustedOf(text);
-        if (untrusted !== undefined) throw new DistrustedError(untrusted);
-      }
+      const refusal = refusalOf(text);
+      if (response.status === 403 && refusal.untrusted !== undefined) throw new DistrustedError(refusal.untrusted);
+      if (response.status === 403 && refusal.refused !== undefined) throw new UnrecoverableError(`${UPLOAD_REFUSED}${refusal.refused}`);
       problem = `(${response.status}) ${text.slice(0, 300)}`;
       if (response.status < 500) throw new Error(`the coordinator refused the upload ${problem}`);
     } catch (error) {
       if (error instanceof DistrustedError || (response !== undefined && response.status < 500)) throw error;
       problem = (error as Error).message;
     }
+    if (signal.aborted) throw new Error('the worker left the agent');
     if (context.clock() + delay > deadline)
       throw new Error(`the coordinator did not take the upload before the job's token expired: ${problem}`);
     if (!told) {
       told = true;
       options.onJob?.(
-        `${path}: the coordinator does not take the result yet (${problem}); trying again until ${new Date(deadline).toISOString()}`,
+        `${describeJob(path.split('/')[0]!)}: the coordinator does not take the result yet (${problem}); trying again until ${new Date(deadline).toISOString()}`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
 }
 
-/** The coordinator's reason for not trusting this worker, from a refusal's body. */
-function untrustedOf(body: string): string | undefined {
+/** From a refusal's body: the coordinator's reason for not trusting this worker, or for refusing the upload itself. */
+function refusalOf(body: string): { untrusted?: string; refused?: string } {
   try {
-    const untrusted = (JSON.parse(body) as { untrusted?: unknown }).untrusted;
-    return typeof untrusted === 'string' ? untrusted : undefined;
+    const parsed = JSON.parse(body) as { untrusted?: unknown; refused?: unknown };
+    return {
+      ...(typeof parsed.untrusted === 'string' ? { untrusted: parsed.untrusted } : {}),
+      ...(typeof parsed.refused === 'string' ? { refused: parsed.refused } : {}),
+    };
   } catch {
-    return undefined;
+    return {};
   }
 }

@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { AgentRecord } from '../agents/agent-store.js';
 import type { ProjectCore } from '../agents/project-core.js';
 import type { AgentFailure, ChangeInfo } from '../api/types.js';
 import { AgentWorkspace } from '../workspace/agent-workspace.js';
 import { spentFromJournal } from '../workspace/journal-spend.js';
-import { uploadPaths } from './worker-endpoint.js';
+import { type UploadClaims, uploadPaths } from './worker-endpoint.js';
 
 /** What a verified result adds to the agent: the journal head it was verified at and the worker's key. */
 export interface VerifiedUpload {
@@ -73,12 +74,61 @@ export function keepEvidence(evidenceDir: string, upload: { db: string; claims: 
   return kept.db;
 }
 
+/** What is kept beside an upload refused as it arrived: its claims, why, when, and from which address. */
+export interface RefusedUpload extends UploadClaims {
+  refused: string;
+  at: string;
+  from?: string;
+}
+
+/**
+ * Keeps an upload refused as it arrived (`body`, its bytes) in the evidence folder, with its claims and why, as
+ * `<job>.<run>.db` and `.json` (`<job>.<run>-2.db`… when the run has some already); the path of the database.
+ */
+export function keepRefusedUpload(evidenceDir: string, body: string, jobId: string, run: number, refused: RefusedUpload): string {
+  mkdirSync(evidenceDir, { recursive: true, mode: 0o700 });
+  let kept = uploadPaths(evidenceDir, jobId, run);
+  for (let n = 2; existsSync(kept.claims); n++) {
+    const base = join(evidenceDir, `${jobId}.${run}-${n}`);
+    kept = { db: `${base}.db`, claims: `${base}.json` };
+  }
+  writeFileSync(kept.claims, JSON.stringify(refused, null, 2), { mode: 0o600 });
+  renameSync(body, kept.db);
+  return kept.db;
+}
+
+/** The refusal kept for an upload of `jobId`'s run `run` that names `worker`, if one was kept. */
+export function refusedUploadOf(
+  evidenceDir: string,
+  jobId: string,
+  run: number,
+  worker: string,
+): { path: string; refused: string } | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(evidenceDir);
+  } catch {
+    return undefined;
+  }
+  const prefix = `${jobId}.${run}`;
+  for (const name of names.filter((n) => n.endsWith('.json') && (n === `${prefix}.json` || n.startsWith(`${prefix}-`))).sort()) {
+    try {
+      const kept = JSON.parse(readFileSync(join(evidenceDir, name), 'utf8')) as Partial<RefusedUpload>;
+      if (kept.worker === worker && typeof kept.refused === 'string')
+        return { path: join(evidenceDir, name.replace(/\.json$/, '.db')), refused: kept.refused };
+    } catch {
+      // not a refusal this coordinator wrote
+    }
+  }
+  return undefined;
+}
+
 /** Fails a remote agent with `failure`, unless someone else moved it first (a reject): that move stands. */
 export function failRemoteAgent(
   core: ProjectCore,
   id: string,
   failure: AgentFailure,
-  from: readonly ('queued' | 'running')[] = ['running'],
+  from: readonly ('queued' | 'running')[] = ['queued', 'running'],
 ): void {
   try {
     core.lifecycle.move(

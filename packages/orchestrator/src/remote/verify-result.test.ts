@@ -67,7 +67,7 @@ describe('verifying a remote result', () => {
       expiresAt: Date.now() + 3_600_000,
     };
     token = signToken(claims, coordinator.secret);
-    const data: RemoteJobData = { agent, snapshot: snapshot.hash, token };
+    const data: RemoteJobData = { agent, governance: governance.json, snapshot: snapshot.hash, token };
     const run = await runRemoteAgent({
       data,
       snapshotPath,

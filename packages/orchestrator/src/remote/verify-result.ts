@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { AgentFS } from '@cairn/agentfs';
 import { type EntryState, stateOf } from '@cairn/agentfs/internal';
@@ -10,8 +9,7 @@ import { contentDigest } from '../programs/program-run.js';
 import { replayRecorded } from '../replay/replay.js';
 import { AgentWorkspace } from '../workspace/agent-workspace.js';
 import { cairnEntry, SCHEMAS } from '../workspace/journal-entries.js';
-import { verifyToken } from './capability-token.js';
-import { tokenHash } from './capability-token.js';
+import { governanceHash, tokenHash, verifyToken } from './capability-token.js';
 import { hashFile } from './snapshots.js';
 import { uploadSigningText } from './upload-signature.js';
 import type { UploadClaims } from './worker-endpoint.js';
@@ -78,7 +76,7 @@ export async function verifyResult(core: ProjectCore, expected: ExpectedResult, 
     if (start?.agent !== expected.record.id) return refuse("the journal does not start with this agent's start");
     if (start.token !== hashOfToken) return refuse("the journal does not start from the job's capability token");
     const governance = typeof start.governance_ref === 'string' ? workspace.blobs.text(start.governance_ref) : undefined;
-    if (governance === undefined || `sha256:${createHash('sha256').update(governance).digest('hex')}` !== token.claims.governance)
+    if (governance === undefined || governanceHash(governance) !== token.claims.governance)
       return refuse('the journal runs under other grants than the capability token gave');
     const forged = forgedBefore(workspace, snapshot, expected.runs);
     if (forged !== undefined) return refuse(`the upload's record of ${forged} before the run is not what the snapshot holds`);

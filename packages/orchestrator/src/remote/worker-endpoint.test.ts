@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,13 @@ describe("the coordinator's endpoint for workers", () => {
     endpoint = await serveWorkers('127.0.0.1:0', 's3cret', {
       info: { queue: 'cairn-test', key: 'ed25519:00' },
       untrusted: (worker) => (worker === 'rogue' ? 'job x-1: its signature does not verify' : undefined),
-      wantsUpload: (jobId) => jobId !== 'ef56-1',
+      admitUpload: async (jobId, _run, claims, body) => {
+        if (jobId === 'ef56-1') return { ok: false, status: 409, message: `job ${jobId} is no longer its agent's` };
+        if (claims.worker !== 'forger') return { ok: true };
+        mkdirSync(join(dir, 'evidence'), { recursive: true });
+        renameSync(body, join(dir, 'evidence', 'forged.db'));
+        return { ok: false, status: 403, refused: "the upload's signature does not verify with worker forger's enrolled key" };
+      },
       snapshotPath: (h) => (h === hash ? join(dir, `${hash}.db`) : undefined),
       uploadsDir: join(dir, 'uploads'),
     });
@@ -73,6 +79,20 @@ describe("the coordinator's endpoint for workers", () => {
     expect(late.status).toBe(409);
     expect(((await late.json()) as { message: string }).message).toMatch(/job ef56-1 is no longer its agent's/);
     expect(existsSync(uploadPaths(join(dir, 'uploads'), 'ef56-1', 1).claims)).toBe(false);
+  });
+
+  it('refuses an upload the coordinator does not admit, which keeps it as evidence; it takes no slot', async () => {
+    const forged = await putUpload('ab99-1', 'forger', Buffer.from('a forged database'));
+    expect(forged.status).toBe(403);
+    expect(await forged.json()).toEqual({
+      code: 'CAIRN_REMOTE',
+      message: "the upload was refused (the upload's signature does not verify with worker forger's enrolled key); it is kept as evidence",
+      refused: "the upload's signature does not verify with worker forger's enrolled key",
+    });
+    expect(readFileSync(join(dir, 'evidence', 'forged.db'), 'utf8')).toBe('a forged database');
+    expect(existsSync(uploadPaths(join(dir, 'uploads'), 'ab99-1', 1).claims)).toBe(false);
+    const honest = await putUpload('ab99-1', 'w1', Buffer.from('the honest database'));
+    expect(honest.status).toBe(200);
   });
 
   it('serves a snapshot by its hash, and nothing else', async () => {
@@ -130,6 +150,12 @@ describe("the coordinator's endpoint for workers", () => {
     expect(loadQueueSettings(config)).toEqual({ queue: 'redis://127.0.0.1:6379', serveWorkers: '0.0.0.0:7420' });
     writeFileSync(config, JSON.stringify({ queue: 6379 }));
     expect(() => loadQueueSettings(config)).toThrow(/queue must be a string/);
+    writeFileSync(config, JSON.stringify({ workerWaitMs: 30_000, withoutWorkers: 'run-here' }));
+    expect(loadQueueSettings(config)).toEqual({ workerWaitMs: 30_000, withoutWorkers: 'run-here' });
+    writeFileSync(config, JSON.stringify({ workerWaitMs: '30s' }));
+    expect(() => loadQueueSettings(config)).toThrow(/workerWaitMs must be a whole number of milliseconds from 1000 to 86400000/);
+    writeFileSync(config, JSON.stringify({ withoutWorkers: 'local' }));
+    expect(() => loadQueueSettings(config)).toThrow(/withoutWorkers must be "wait" or "run-here" \(got "local"\)/);
     expect(loadQueueSettings(join(dir, 'none.json'))).toEqual({});
   });
 });

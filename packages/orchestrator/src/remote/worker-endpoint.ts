@@ -9,7 +9,10 @@ import { CairnError } from '../api/errors.js';
 /** The largest upload a worker may send (an agent's database). */
 const MAX_UPLOAD = 1024 * 1024 * 1024;
 
-/** What a worker declares with an upload; the coordinator checks each claim later, when it verifies the result. */
+/**
+ * What a worker declares with an upload: the coordinator checks the worker's signature as it arrives, and
+ * every claim again when it verifies the result.
+ */
 export interface UploadClaims {
   worker: string;
   sha256: string;
@@ -17,13 +20,25 @@ export interface UploadClaims {
   signature: string;
 }
 
+/**
+ * Whether an upload is taken: yes; no, with an answer's status and why (409: nobody will read it; 503: ask
+ * again later); or refused (403: not signed by the worker that took the run), its bytes kept as evidence.
+ */
+export type UploadAdmission =
+  | { ok: true }
+  | { ok: false; status: 409 | 503; message: string }
+  | { ok: false; status: 403; refused: string };
+
 /** Where the endpoint finds snapshots and puts uploads. */
 export interface EndpointStores {
   info: object;
   /** Why the worker of this name is untrusted, if it is: its uploads are refused, and `/info` tells it. */
   untrusted(worker: string): string | undefined;
-  /** False for an upload nobody will read (its job is no longer its agent's): it is refused, not kept. */
-  wantsUpload(jobId: string, worker: string): boolean;
+  /**
+   * Whether the upload whose bytes are in the file `body` is taken; a refused one is moved away as evidence by
+   * this call, any other that is not taken is dropped by the endpoint. `from` is the sender's address.
+   */
+  admitUpload(jobId: string, run: number, claims: UploadClaims, body: string, from?: string): Promise<UploadAdmission>;
   snapshotPath(hash: string): string | undefined;
   uploadsDir: string;
 }
@@ -53,9 +68,10 @@ export function uploadPaths(uploadsDir: string, jobId: string, attempt: number):
 }
 
 /**
- * Serves snapshots (`GET /snapshots/<sha256>`) and takes uploads (`PUT /uploads/<job>/<attempt>`) over HTTP,
- * each request with the workers' bearer token. An upload is kept only when its bytes hash to the sha256 it
- * declares; nothing it holds is trusted before verification.
+ * Serves snapshots (`GET /snapshots/<sha256>`) and takes uploads (`PUT /uploads/<job>/<run>`) over HTTP, each
+ * request with the workers' bearer token. An upload is kept only when its bytes hash to the sha256 it declares
+ * and the coordinator admits it (the worker that took the run signed it); nothing it holds is trusted before
+ * verification.
  */
 export async function serveWorkers(address: string, bearer: string, stores: EndpointStores): Promise<WorkerEndpoint> {
   const { host, port } = parseAddress(address);
@@ -112,16 +128,29 @@ export async function serveWorkers(address: string, bearer: string, stores: Endp
       rmSync(temp, { force: true });
       return answer(response, 403, { code: 'CAIRN_REMOTE', message: `worker ${claims.worker} is untrusted (${untrusted})`, untrusted });
     }
-    if (!stores.wantsUpload(jobId, claims.worker)) {
-      rmSync(temp, { force: true });
-      return answer(response, 409, {
-        code: 'CAIRN_INVALID_STATE',
-        message: `job ${jobId} is no longer its agent's (the agent settled, or its job was put on the queue again); nothing was kept`,
-      });
-    }
     if (got !== claims.sha256) {
       rmSync(temp, { force: true });
       return answer(response, 422, { code: 'CAIRN_CORRUPT', message: `the upload's sha256 is ${got}, not the declared ${claims.sha256}` });
+    }
+    let admission: UploadAdmission;
+    try {
+      admission = await stores.admitUpload(jobId, attempt, claims, temp, request.socket.remoteAddress);
+    } catch (error) {
+      rmSync(temp, { force: true });
+      throw error;
+    }
+    if (!admission.ok) {
+      if (admission.status === 403)
+        return answer(response, 403, {
+          code: 'CAIRN_REMOTE',
+          message: `the upload was refused (${admission.refused}); it is kept as evidence`,
+          refused: admission.refused,
+        });
+      rmSync(temp, { force: true });
+      return answer(response, admission.status, {
+        code: admission.status === 409 ? 'CAIRN_INVALID_STATE' : 'CAIRN_REMOTE',
+        message: admission.message,
+      });
     }
     // the first upload of an attempt stands: the same bytes again (a retry) are taken as done, others refused
     const kept = keptSha256(paths.claims);

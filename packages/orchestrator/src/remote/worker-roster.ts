@@ -9,6 +9,9 @@ import { parsePublicKey } from './signing-key.js';
  * person clears them (`cairn worker trust NAME`).
  */
 export class WorkerRoster {
+  /** Keys already parsed, by their text (checking a point on the curve is not free). */
+  private readonly parsed = new Map<string, Uint8Array>();
+
   constructor(
     private readonly configPath: string,
     private readonly untrustedPath: string,
@@ -18,11 +21,14 @@ export class WorkerRoster {
   keyOf(name: string): Uint8Array | undefined {
     const text = this.listed()[name];
     if (text === undefined) return undefined;
+    const known = this.parsed.get(text);
+    if (known !== undefined) return known;
     const parsed = parsePublicKey(text);
     if (!parsed.ok)
       throw new CairnError('CAIRN_CONFIG', `.cairn/config.json: workers.${name}: ${parsed.reason}`, {
         hint: 'use the key `cairn worker enroll` printed on that worker',
       });
+    this.parsed.set(text, parsed.key);
     return parsed.key;
   }
 

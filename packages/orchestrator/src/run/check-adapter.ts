@@ -7,6 +7,14 @@ import type { SealedRun } from '../checks/sealed-run.js';
 import type { BlobStore } from '../workspace/blob-store.js';
 import type { EffectResult } from './fs-effects.js';
 
+/**
+ * What a check runner throws when it does not run checks at all (a worker, which holds no working tree): the
+ * effect's receipt is an error with this message, which the program gets as a catchable error.
+ */
+export class CheckRefused extends Error {
+  override readonly name = 'CheckRefused';
+}
+
 /** Runs one declared check over a proposal, live (the sealed runner, under the pool's limits). */
 export type CheckRunner = (spec: CheckSpec, changes: readonly ProposedFile[], timeoutMs: number) => Promise<SealedRun>;
 
@@ -39,7 +47,13 @@ export function checkCaller(checks: readonly CheckSpec[], runner: CheckRunner, b
     const spec = checks.find((check) => check.name === params.name);
     if (spec === undefined)
       return { status: 'error', payload: { error: `no check named ${JSON.stringify(params.name)}`, code: 'no-check' } };
-    const run = await runner(spec, changes, Number(params.timeout_ms));
+    let run: SealedRun;
+    try {
+      run = await runner(spec, changes, Number(params.timeout_ms));
+    } catch (error) {
+      if (!(error instanceof CheckRefused)) throw error;
+      return { status: 'error', payload: { error: error.message, code: 'check-refused' } };
+    }
     const payload: Record<string, CborValue> = {
       name: spec.name,
       status: run.status,
