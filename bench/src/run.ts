@@ -17,6 +17,7 @@ import { benchSeed } from './seed-bench.js';
 import { report, SMOKE } from './measure.js';
 import { benchStorage, type BenchRow } from './storage-bench.js';
 import { benchWorkers } from './workers-bench.js';
+import { benchScenario } from './scenario-bench.js';
 
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'results');
 
@@ -91,6 +92,7 @@ async function main(): Promise<number> {
       { name: 'neovim', run: (work) => benchNvim(work) },
       { name: 'workers', run: (work) => benchWorkers(work) },
       { name: 'checks', run: (work) => benchChecks(work) },
+      { name: 'scenario: checks, workers, agents from several CLIs', run: (work) => benchScenario(work) },
       {
         name: 'cli: cairn from the command line',
         run: (work) => benchCli(work, SMOKE ? { trees: [200], rounds: 1 } : { trees: [1_000, 10_000, 50_000], rounds: 5 }),

@@ -1,14 +1,12 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type CairnEvent, startDaemon } from '@cairn/orchestrator';
 import { programAnswer, startScriptedOllama } from '@cairn/orchestrator/testing';
 import { median, report, scaled, within } from './measure.js';
 import type { BenchRow } from './storage-bench.js';
-
-const CAIRN = fileURLToPath(new URL('../../apps/cli/bin/cairn.mjs', import.meta.url));
+import { startRedis } from './redis.js';
+import { enrollWorker, startWorkerProcess, stopProcesses } from './worker-processes.js';
 
 /** What the model takes to answer: it stands for generation time. */
 const MODEL_DELAY_MS = 500;
@@ -29,27 +27,19 @@ const PROGRAM = [
  * following the job) as a ratio of the agent's own run time. Skipped without redis-server.
  */
 export async function benchWorkers(work: string): Promise<BenchRow[]> {
-  try {
-    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
-  } catch {
+  const redis = await startRedis(work);
+  if (redis === undefined) {
     report('[workers] missing redis-server: apt-get install redis-server (skipped)');
     return [];
   }
   const agents = scaled(40);
   const ollama = await startScriptedOllama(() => ({ ...programAnswer(PROGRAM), headerDelayMs: MODEL_DELAY_MS }));
   const processes: ChildProcess[] = [];
-  const port = await freePort();
-  processes.push(
-    spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', work, '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
-    }),
-  );
   try {
-    await waitForRedis(port);
     const local = await runAgents(join(work, 'local'), agents, { ollamaHost: ollama.host });
     const remote = await runAgents(join(work, 'remote'), agents, {
       ollamaHost: ollama.host,
-      queue: `redis://127.0.0.1:${port}`,
+      queue: redis.url,
       processes,
     });
     const overhead = median(remote.overheads);
@@ -72,10 +62,8 @@ export async function benchWorkers(work: string): Promise<BenchRow[]> {
       },
     ];
   } finally {
-    for (const child of processes) child.kill('SIGTERM');
-    await Promise.all(
-      processes.map((child) => (child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined)),
-    );
+    await stopProcesses(processes);
+    await redis.stop();
     await ollama.close();
   }
 }
@@ -97,7 +85,7 @@ async function runAgents(
   const remote = options.queue !== undefined;
   if (remote) {
     const keys: Record<string, string> = {};
-    for (let w = 0; w < WORKERS; w++) keys[`w${w}`] = enroll(join(base, `worker-${w}`), `w${w}`);
+    for (let w = 0; w < WORKERS; w++) keys[`w${w}`] = enrollWorker(join(base, `worker-${w}`), `w${w}`);
     writeFileSync(join(root, '.cairn', 'config.json'), JSON.stringify({ workers: keys }));
   }
   const daemon = await startDaemon(root, {
@@ -109,7 +97,18 @@ async function runAgents(
   try {
     if (remote) {
       const { url, bearer } = daemon.workers!;
-      for (let w = 0; w < WORKERS; w++) options.processes!.push(startWorker(join(base, `worker-${w}`), `w${w}`, url!, bearer, options));
+      for (let w = 0; w < WORKERS; w++)
+        options.processes!.push(
+          startWorkerProcess({
+            home: join(base, `worker-${w}`),
+            name: `w${w}`,
+            queue: options.queue!,
+            coordinator: url!,
+            bearer,
+            concurrency: POOL,
+            env: { OLLAMA_HOST: options.ollamaHost },
+          }),
+        );
     }
     const taken = new Map<string, number>();
     const done = new Map<string, number>();
@@ -140,53 +139,4 @@ async function runAgents(
   } finally {
     await daemon.stop();
   }
-}
-
-function enroll(home: string, name: string): string {
-  const out = execFileSync(process.execPath, [CAIRN, 'worker', 'enroll', '--name', name, '--json'], {
-    env: { ...process.env, CAIRN_HOME: home },
-  }).toString();
-  const result = out
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { type: string; key?: string })
-    .find((line) => line.type === 'result');
-  return result!.key!;
-}
-
-function startWorker(
-  home: string,
-  name: string,
-  url: string,
-  bearer: string,
-  options: { queue?: string; ollamaHost: string },
-): ChildProcess {
-  return spawn(
-    process.execPath,
-    [CAIRN, 'worker', '--queue', options.queue!, '--coordinator', url, '--token', bearer, '--name', name, '--concurrency', String(POOL)],
-    { env: { ...process.env, CAIRN_HOME: home, OLLAMA_HOST: options.ollamaHost, NO_COLOR: '1' }, stdio: 'ignore' },
-  );
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForRedis(port: number): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    try {
-      execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'ignore' });
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  throw new Error(`redis-server did not answer on port ${port}`);
 }
