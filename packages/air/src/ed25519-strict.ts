@@ -1,5 +1,6 @@
 import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 
 ed.hashes.sha512 = sha512;
 
@@ -51,6 +52,20 @@ export function isSmallOrderEncoding(bytes: Uint8Array): boolean {
 /** Why a public key cannot be registered, or undefined when it can. */
 export function ed25519KeyProblem(key: Uint8Array): string | undefined {
   if (!(key instanceof Uint8Array) || key.length !== 32) return 'an Ed25519 public key is 32 bytes';
+  // the subgroup check is a scalar multiplication (milliseconds in pure JS): each key's verdict is kept
+  const hex = bytesToHex(key);
+  const known = keyVerdicts.get(hex);
+  if (known !== undefined) return known === '' ? undefined : known;
+  const problem = keyProblemOf(key);
+  if (keyVerdicts.size >= 1024) keyVerdicts.clear();
+  keyVerdicts.set(hex, problem ?? '');
+  return problem;
+}
+
+/** `ed25519KeyProblem`'s verdicts by key (hex): '' for an acceptable key. */
+const keyVerdicts = new Map<string, string>();
+
+function keyProblemOf(key: Uint8Array): string | undefined {
   let point: InstanceType<typeof Point>;
   try {
     point = Point.fromBytes(key, false);

@@ -61,3 +61,22 @@ describe('the OpenSSL verifier of @cairn/air/node agrees with every Wycheproof c
     expect(nodeSignatureVerifier({ scheme: 'hmac-sha256', key }, msg, new Uint8Array(32))).toBe(false);
   });
 });
+
+describe('the OpenSSL signer of @cairn/air/node', () => {
+  it('gives the RFC 8032 keys and signatures, and the pure signer’s on random keys and messages', async () => {
+    const { nodeEd25519PublicKey, nodeSignEd25519 } = await import('./node/index.js');
+    const rfc = readVectors<{ sk: string; pk: string; msg: string; sig: string }[]>('rfc8032-ed25519.json');
+    for (const v of rfc) {
+      expect(toHex(nodeEd25519PublicKey(fromHex(v.sk)))).toBe(v.pk);
+      expect(toHex(nodeSignEd25519(fromHex(v.sk), fromHex(v.msg)))).toBe(v.sig);
+    }
+    const { randomBytes } = await import('node:crypto');
+    for (let n = 0; n < 20; n++) {
+      const secret = new Uint8Array(randomBytes(32));
+      const message = new Uint8Array(randomBytes(n * 13));
+      expect(toHex(nodeEd25519PublicKey(secret))).toBe(toHex(ed25519PublicKey(secret)));
+      expect(toHex(nodeSignEd25519(secret, message))).toBe(toHex(signEd25519(secret, message)));
+    }
+    expect(() => nodeSignEd25519(new Uint8Array(31), new Uint8Array(1))).toThrow(/32 bytes/);
+  });
+});

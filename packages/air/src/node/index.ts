@@ -1,5 +1,5 @@
 import * as crypto from 'node:crypto';
-import { createHash, createHmac, createPublicKey, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, createPrivateKey, createPublicKey, sign, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadManifestDir, writeManifestStore, type AirFiles } from '../manifest-store.js';
@@ -96,6 +96,33 @@ export const nodeSignatureVerifier: SignatureVerifier = (key, message, signature
     return false;
   }
 };
+
+const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+const secretKeys = new WeakMap<Uint8Array, KeyObject>();
+
+function privateKeyOf(secretKey: Uint8Array): KeyObject {
+  let keyObject = secretKeys.get(secretKey);
+  if (keyObject === undefined) {
+    if (secretKey.length !== 32) throw new RangeError(`an Ed25519 secret key is 32 bytes (got ${secretKey.length})`);
+    keyObject = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, secretKey]), format: 'der', type: 'pkcs8' });
+    secretKeys.set(secretKey, keyObject);
+  }
+  return keyObject;
+}
+
+/**
+ * Signs with an Ed25519 secret key (32 bytes) through OpenSSL: the same signature as `signEd25519` (RFC 8032
+ * signing is deterministic), a hundred times faster; the key object is made once per key array.
+ */
+export function nodeSignEd25519(secretKey: Uint8Array, message: Uint8Array): Uint8Array {
+  return new Uint8Array(sign(null, message, privateKeyOf(secretKey)));
+}
+
+/** The Ed25519 public key of a secret key, through OpenSSL. */
+export function nodeEd25519PublicKey(secretKey: Uint8Array): Uint8Array {
+  const spki = createPublicKey(privateKeyOf(secretKey)).export({ format: 'der', type: 'spki' });
+  return new Uint8Array(spki.subarray(ED25519_SPKI_PREFIX.length));
+}
 
 /**
  * `http.request` over real HTTP (the global fetch): the request body comes from the blob store by

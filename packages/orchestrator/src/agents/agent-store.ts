@@ -129,6 +129,8 @@ export class AgentStore {
       exists: db.prepare('SELECT 1 FROM cairn_agents WHERE id = ?'),
       addEvent: db.prepare('INSERT INTO cairn_events (agent_id, time, body) VALUES (?, ?, ?)'),
       events: db.prepare('SELECT body FROM cairn_events WHERE agent_id = ? ORDER BY seq DESC LIMIT ?'),
+      remove: db.prepare('DELETE FROM cairn_agents WHERE id = ?'),
+      removeEvents: db.prepare('DELETE FROM cairn_events WHERE agent_id = ?'),
     };
   }
 
@@ -294,6 +296,14 @@ export class AgentStore {
   /** The agent's latest recorded events, oldest first. */
   recentEvents(agentId: string, limit = 20): unknown[] {
     return (this.statements.events.all(agentId, limit) as { body: string }[]).map((row) => JSON.parse(row.body) as unknown).reverse();
+  }
+
+  /** Forgets an agent and its events (a worker, once it has sent the agent's result away). */
+  remove(id: string): void {
+    this.store.db.transaction(() => {
+      this.statements.remove.run(id);
+      this.statements.removeEvents.run(id);
+    })();
   }
 
   close(): void {

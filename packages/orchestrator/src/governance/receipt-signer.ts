@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
-import { ed25519PublicKey, receiptSigningBytes, signEd25519, type AdapterKey, type Receipt } from '@cairn/air';
+import { receiptSigningBytes, type AdapterKey, type Receipt } from '@cairn/air';
+import { nodeEd25519PublicKey, nodeSignEd25519 } from '@cairn/air/node';
 import { CairnError } from '../api/errors.js';
 import { CHECK_ADAPTER, FS_ADAPTER, LLM_ADAPTER } from '../workspace/journal-spend.js';
 
@@ -25,7 +26,7 @@ export class ReceiptSigner {
 
   /** A signer with a worker's Ed25519 secret key: receipts anyone holding its public key can verify. */
   static ed25519(secret: Uint8Array): ReceiptSigner {
-    return new ReceiptSigner(ed25519PublicKey(secret), 'ed25519', secret);
+    return new ReceiptSigner(nodeEd25519PublicKey(secret), 'ed25519', secret);
   }
 
   /** Verifies (in a replay) receipts a worker signed with the secret of `publicKey`; it cannot sign. */
@@ -65,7 +66,7 @@ export class ReceiptSigner {
 
   sign(body: Omit<Receipt, 'sig'>): Receipt {
     if (this.secret === undefined) throw new CairnError('CAIRN_INTERNAL', 'this signer only verifies receipts');
-    if (this.scheme === 'ed25519') return { ...body, sig: signEd25519(this.secret, receiptSigningBytes(body)) };
+    if (this.scheme === 'ed25519') return { ...body, sig: nodeSignEd25519(this.secret, receiptSigningBytes(body)) };
     const sig = createHmac('sha256', this.secret).update(receiptSigningBytes(body)).digest();
     return { ...body, sig: new Uint8Array(sig) };
   }

@@ -1,4 +1,4 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import { createSandbox, type Sandbox } from '@cairn/sandbox';
@@ -7,7 +7,7 @@ import { governanceHash, tokenHash, verifyToken } from './capability-token.js';
 import { probeQueue, redactedUrl } from './queue-probe.js';
 import { redisConnection } from './redis-connection.js';
 import { type CoordinatorInfo, describeJob, parseJobData, type RemoteProgress, type RemoteResult, UPLOAD_REFUSED } from './remote-job.js';
-import { runRemoteAgent } from './run-remote-agent.js';
+import { type RemoteOutcome, SnapshotProjects } from './run-remote-agent.js';
 import { parsePublicKey, type SigningKey, signText } from './signing-key.js';
 import { SnapshotCache } from './snapshot-cache.js';
 import { hashFile } from './snapshots.js';
@@ -73,6 +73,8 @@ interface JobContext {
   options: WorkerOptions;
   sandbox: Sandbox;
   snapshots: SnapshotCache;
+  /** The projects its jobs run in, one per snapshot. */
+  projects: SnapshotProjects;
   clock: () => number;
   coordinatorKey: Uint8Array;
   /** Called when the coordinator refuses a result because it does not trust this worker. */
@@ -98,7 +100,7 @@ interface ActiveJob {
 
 /**
  * `cairn worker`: asks the coordinator for its queue and key, then takes agents from the queue and runs each
- * as a local pool does (`runRemoteAgent`), uploads the agent's database with its signature, and completes
+ * as a local pool does (`SnapshotProjects`), uploads the agent's database with its signature, and completes
  * the job. The job's progress names the worker, with its signed claim of the run, and how far the agent got.
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
@@ -115,6 +117,13 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     options,
     sandbox,
     snapshots: new SnapshotCache(join(options.home, 'snapshots'), options.coordinator, options.bearer),
+    // this process's own: a worker killed mid-job leaves it for the next start to remove
+    projects: new SnapshotProjects(join(options.home, 'projects'), {
+      secret: options.key.secret,
+      worker: options.name,
+      home: join(options.home, 'home'),
+      sandbox,
+    }),
     clock,
     coordinatorKey: coordinatorKey.key,
     distrusted: (reason) => {
@@ -195,7 +204,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         const left = active.size > 0 ? await leaveAll() : 0;
         let closed = false;
         // one bound for Redis in all: a close it does not answer within it is cut off, not waited for again
-        await Promise.all([withinGrace(taking.close(left > 0).then(() => (closed = true))), withinGrace(sandbox.close())]);
+        await Promise.all([
+          withinGrace(taking.close(left > 0).then(() => (closed = true))),
+          withinGrace(context.projects.close().then(() => sandbox.close())),
+        ]);
         if (!closed) void taking.disconnect().catch(() => undefined);
         return { left };
       })()),
@@ -302,23 +314,17 @@ async function runJob(job: Job, context: JobContext, signal: AbortSignal): Promi
   } catch (error) {
     throw new UnrecoverableError((error as Error).message);
   }
-  const dir = join(options.home, 'jobs', `${jobId}.${run}`);
-  rmSync(dir, { recursive: true, force: true });
+  let outcome: RemoteOutcome | undefined;
   try {
-    const { record, database } = await runRemoteAgent({
+    outcome = await context.projects.run(data.snapshot, snapshotPath, {
       data,
-      snapshotPath,
-      dir,
-      home: join(options.home, 'home'),
-      secret: options.key.secret,
-      worker: options.name,
-      sandbox: context.sandbox,
       signal,
       onEvent: (event) => {
         events++;
         reportSoon(event.type);
       },
     });
+    const { record, database } = outcome;
     if (signal.aborted) throw new Error('the worker left the agent');
     if (record.state !== 'reviewing' || record.journalHead === undefined) {
       const reason = record.reason ?? record.failure?.message ?? `the agent ended ${record.state}`;
@@ -353,7 +359,7 @@ async function runJob(job: Job, context: JobContext, signal: AbortSignal): Promi
     };
   } finally {
     clearTimeout(due);
-    rmSync(dir, { recursive: true, force: true });
+    outcome?.release();
   }
 }
 

@@ -1,4 +1,4 @@
-import { constants, copyFileSync, mkdirSync } from 'node:fs';
+import { constants, copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { runAgent } from '../agents/agent-runner.js';
 import type { AgentRecord } from '../agents/agent-store.js';
@@ -6,69 +6,148 @@ import type { Sandbox } from '@cairn/sandbox';
 import type { CairnEvent } from '../api/events.js';
 import { ReceiptSigner } from '../governance/receipt-signer.js';
 import { wireProject } from '../project/open-project.js';
-import { Project } from '../project/project.js';
+import { Project, type ProjectParts } from '../project/project.js';
 import { CheckRefused } from '../run/check-adapter.js';
 import { tokenHash } from './capability-token.js';
 import type { RemoteJobData } from './remote-job.js';
 
-/** Where and as whom a worker runs one job's agent. */
-export interface RemoteRun {
-  data: RemoteJobData;
-  /** The snapshot of the coordinator's stable.db the job names, already hash-checked. */
-  snapshotPath: string;
-  /** A fresh folder for this attempt: it becomes a project holding only `.agentfs/`. */
-  dir: string;
-  /** The home of the job's project (previews, state). */
-  home: string;
+/** As whom a worker runs its jobs' agents. */
+export interface WorkerIdentity {
   /** The worker's enrolled Ed25519 secret key: every receipt is signed with it. */
   secret: Uint8Array;
   worker: string;
+  /** The home of the worker's projects (previews, state). */
+  home: string;
   /** The worker's sandbox, shared by its jobs. */
   sandbox?: Sandbox;
+}
+
+/** One job's agent on a worker. */
+export interface RemoteRun {
+  data: RemoteJobData;
   /** Stops the agent (the worker leaves it): it ends failed here, and nothing of it is uploaded. */
   signal?: AbortSignal;
   onEvent?: (event: CairnEvent) => void;
 }
 
+/** A finished remote agent: its final record and its database, readable until `release` forgets them. */
+export interface RemoteOutcome {
+  record: AgentRecord;
+  database: string;
+  tokenHash: string;
+  release(): void;
+}
+
+interface SnapshotProject {
+  dir: string;
+  parts: ProjectParts;
+  project: Project;
+  users: number;
+}
+
 /**
- * Runs a coordinator's agent here exactly as a local pool does: a project whose stable.db is the snapshot, the
- * agent's record under its own id with the governance the job carries (the caller has checked it against the
- * token), `runAgent` (overlay, sandbox, governed effects, repairs), with receipts signed by the worker's key and
- * the journal starting from the token's hash. A `run_check` is refused (the worker holds no working tree). Returns
- * the final record and where its database is; the caller uploads it and removes `dir`.
+ * A worker's projects, one per snapshot of the coordinator's stable.db (under `root`, which is the worker's
+ * own): the jobs on one snapshot run side by side in one project, as a local pool runs its agents, so the
+ * snapshot is copied and opened once, not once per job. A project no job uses is closed and removed once a job
+ * on another snapshot starts (the coordinator's tree moved on).
  */
-export async function runRemoteAgent(run: RemoteRun): Promise<{ record: AgentRecord; database: string; tokenHash: string }> {
-  mkdirSync(join(run.dir, '.agentfs'), { recursive: true, mode: 0o700 });
-  // a clone where the file system shares blocks (btrfs, XFS), else a copy: the job's stable.db is its own
-  copyFileSync(run.snapshotPath, join(run.dir, '.agentfs', 'stable.db'), constants.COPYFILE_FICLONE);
-  const parts = wireProject(run.dir, {
-    cairnHome: run.home,
-    queue: 'none',
-    poolSize: 1,
-    signer: ReceiptSigner.ed25519(run.secret),
-    ...(run.sandbox === undefined ? {} : { sandbox: run.sandbox }),
-    runCheck: () => Promise.reject(new CheckRefused(checkRefusal(run.worker))),
-  });
-  const project = new Project(parts);
-  const hashOfToken = tokenHash(run.data.token);
-  const { id, ...spec } = run.data.agent;
-  let record: AgentRecord;
-  try {
-    parts.core.store.insertQueued({ ...spec, id, tokenHash: hashOfToken, worker: run.worker, governance: run.data.governance });
-    const unsubscribe = run.onEvent === undefined ? () => undefined : parts.bus.subscribe(run.onEvent);
-    const stop = () => void parts.core.running.stop(id, (run.signal?.reason as Error | undefined)?.message ?? 'stopped');
-    run.signal?.addEventListener('abort', stop);
-    try {
-      await runAgent(parts.core, id);
-    } finally {
-      run.signal?.removeEventListener('abort', stop);
-      unsubscribe();
-    }
-    record = parts.core.store.require(id);
-  } finally {
-    await project.close();
+export class SnapshotProjects {
+  private readonly open = new Map<string, SnapshotProject>();
+
+  constructor(
+    private readonly root: string,
+    private readonly identity: WorkerIdentity,
+  ) {
+    rmSync(root, { recursive: true, force: true });
   }
-  return { record, database: parts.core.layout.overlayPath(id), tokenHash: hashOfToken };
+
+  /**
+   * Runs a coordinator's agent exactly as a local pool does: in the project of its snapshot (`snapshotPath`,
+   * already hash-checked), under its own id with the governance the job carries (the caller has checked it
+   * against the token), by `runAgent` (overlay, sandbox, governed effects, repairs), with receipts signed by the
+   * worker's key and the journal starting from the token's hash. A `run_check` is refused (the worker holds no
+   * working tree). The caller uploads the database, then calls `release`.
+   */
+  async run(snapshot: string, snapshotPath: string, run: RemoteRun): Promise<RemoteOutcome> {
+    const entry = this.projectOf(snapshot, snapshotPath);
+    entry.users++;
+    const { core, bus } = entry.parts;
+    const hashOfToken = tokenHash(run.data.token);
+    const { id, ...spec } = run.data.agent;
+    const forget = () => {
+      core.store.remove(id);
+      for (const suffix of ['', '-wal', '-shm']) rmSync(core.layout.overlayPath(id) + suffix, { force: true });
+    };
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      forget();
+      entry.users--;
+      void this.closeIdle(snapshot);
+    };
+    try {
+      // a run of this agent that an earlier job left here (the worker stopped mid-run) goes first
+      forget();
+      core.store.insertQueued({ ...spec, id, tokenHash: hashOfToken, worker: this.identity.worker, governance: run.data.governance });
+      const unsubscribe =
+        run.onEvent === undefined
+          ? () => undefined
+          : bus.subscribe((event) => ('agentId' in event && event.agentId === id ? run.onEvent?.(event) : undefined));
+      const stop = () => void core.running.stop(id, (run.signal?.reason as Error | undefined)?.message ?? 'stopped');
+      run.signal?.addEventListener('abort', stop);
+      try {
+        await runAgent(core, id);
+      } finally {
+        run.signal?.removeEventListener('abort', stop);
+        unsubscribe();
+      }
+      return { record: core.store.require(id), database: core.layout.overlayPath(id), tokenHash: hashOfToken, release };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /** Closes every project (once no job runs) and removes them. */
+  async close(): Promise<void> {
+    for (const [snapshot, entry] of [...this.open]) {
+      this.open.delete(snapshot);
+      await entry.project.close();
+      rmSync(entry.dir, { recursive: true, force: true });
+    }
+  }
+
+  private projectOf(snapshot: string, snapshotPath: string): SnapshotProject {
+    const known = this.open.get(snapshot);
+    if (known !== undefined) return known;
+    const dir = join(this.root, snapshot.slice(0, 16));
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(join(dir, '.agentfs'), { recursive: true, mode: 0o700 });
+    // a clone where the file system shares blocks (btrfs, XFS), else a copy: the project's stable.db is its own
+    copyFileSync(snapshotPath, join(dir, '.agentfs', 'stable.db'), constants.COPYFILE_FICLONE);
+    const parts = wireProject(dir, {
+      cairnHome: this.identity.home,
+      queue: 'none',
+      poolSize: 1,
+      signer: ReceiptSigner.ed25519(this.identity.secret),
+      ...(this.identity.sandbox === undefined ? {} : { sandbox: this.identity.sandbox }),
+      runCheck: () => Promise.reject(new CheckRefused(checkRefusal(this.identity.worker))),
+    });
+    const entry: SnapshotProject = { dir, parts, project: new Project(parts), users: 0 };
+    this.open.set(snapshot, entry);
+    return entry;
+  }
+
+  /** Closes and removes the projects of snapshots other than `current` that no job uses. */
+  private async closeIdle(current: string): Promise<void> {
+    for (const [snapshot, entry] of [...this.open]) {
+      if (snapshot === current || entry.users > 0) continue;
+      this.open.delete(snapshot);
+      await entry.project.close();
+      rmSync(entry.dir, { recursive: true, force: true });
+    }
+  }
 }
 
 /** Why `run_check` is refused on a worker: the program gets it as an error it can catch. */

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ed25519KeyProblem, ed25519PublicKey, signEd25519, verifyEd25519 } from '@cairn/air';
+import { ed25519KeyProblem } from '@cairn/air';
+import { nodeEd25519PublicKey, nodeSignatureVerifier, nodeSignEd25519 } from '@cairn/air/node';
 import { CairnError } from '../api/errors.js';
 
 /** An Ed25519 key pair kept in a file (mode 0600): the coordinator's token key, or a worker's enrolled key. */
@@ -34,7 +35,7 @@ export function loadSigningKey(path: string): SigningKey {
       throw written;
     }
   }
-  const publicKey = ed25519PublicKey(secret);
+  const publicKey = nodeEd25519PublicKey(secret);
   return { secret, publicKey, publicText: publicKeyText(publicKey) };
 }
 
@@ -55,7 +56,7 @@ export function parsePublicKey(text: string): { ok: true; key: Uint8Array } | { 
 
 /** Signs `text` (UTF-8) with `secret`; the signature as hex. */
 export function signText(secret: Uint8Array, text: string): string {
-  return Buffer.from(signEd25519(secret, new TextEncoder().encode(text))).toString('hex');
+  return Buffer.from(nodeSignEd25519(secret, new TextEncoder().encode(text))).toString('hex');
 }
 
 /** Signatures already verified (an upload's is checked as it arrives and again before its result is read). */
@@ -68,7 +69,11 @@ export function verifyText(publicKey: Uint8Array, text: string, signature: strin
   if (verified.has(seen)) return true;
   let ok: boolean;
   try {
-    ok = verifyEd25519(publicKey, new TextEncoder().encode(text), new Uint8Array(Buffer.from(signature, 'hex')));
+    ok = nodeSignatureVerifier(
+      { scheme: 'ed25519', key: publicKey },
+      new TextEncoder().encode(text),
+      new Uint8Array(Buffer.from(signature, 'hex')),
+    );
   } catch {
     return false;
   }

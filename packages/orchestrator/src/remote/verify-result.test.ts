@@ -13,7 +13,7 @@ import { AgentWorkspace } from '../workspace/agent-workspace.js';
 import type { ProjectParts } from '../project/project.js';
 import { signToken, type TokenClaims } from './capability-token.js';
 import type { RemoteJobData } from './remote-job.js';
-import { runRemoteAgent } from './run-remote-agent.js';
+import { SnapshotProjects } from './run-remote-agent.js';
 import { loadSigningKey, type SigningKey, signText } from './signing-key.js';
 import { hashFile, SnapshotMaker } from './snapshots.js';
 import { uploadSigningText } from './upload-signature.js';
@@ -68,16 +68,18 @@ describe('verifying a remote result', () => {
     };
     token = signToken(claims, coordinator.secret);
     const data: RemoteJobData = { agent, governance: governance.json, snapshot: snapshot.hash, token };
-    const run = await runRemoteAgent({
-      data,
-      snapshotPath,
-      dir: join(base, 'job'),
+    const projects = new SnapshotProjects(join(base, 'worker-projects'), {
       home: join(base, 'worker-home'),
       secret: worker.secret,
       worker: 'w1',
     });
+    const run = await projects.run(snapshot.hash, snapshotPath, { data });
+    // the upload is a copy: the worker's project is done with it
+    copyFileSync(run.database, join(base, 'honest.db'));
+    run.release();
+    await projects.close();
     expect(run.record.state, run.record.reason).toBe('reviewing');
-    honest = { db: run.database, head: run.record.journalHead!, tokenHash: run.tokenHash, runs: run.record.runs };
+    honest = { db: join(base, 'honest.db'), head: run.record.journalHead!, tokenHash: run.tokenHash, runs: run.record.runs };
     parts.core.store.insertQueued({ ...agent, tokenHash: run.tokenHash });
   });
 
