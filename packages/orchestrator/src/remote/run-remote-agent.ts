@@ -42,17 +42,20 @@ interface SnapshotProject {
   dir: string;
   parts: ProjectParts;
   project: Project;
-  users: number;
+  /** The agents running in it now. */
+  agents: Set<string>;
 }
 
 /**
  * A worker's projects, one per snapshot of the coordinator's stable.db (under `root`, which is the worker's
  * own): the jobs on one snapshot run side by side in one project, as a local pool runs its agents, so the
  * snapshot is copied and opened once, not once per job. A project no job uses is closed and removed once a job
- * on another snapshot starts (the coordinator's tree moved on).
+ * on another snapshot starts (the coordinator's tree moved on). A second run of an agent that still runs here
+ * (its job was lost from Redis and put on the queue again) gets a project of its own.
  */
 export class SnapshotProjects {
   private readonly open = new Map<string, SnapshotProject>();
+  private made = 0;
 
   constructor(
     private readonly root: string,
@@ -69,11 +72,11 @@ export class SnapshotProjects {
    * working tree). The caller uploads the database, then calls `release`.
    */
   async run(snapshot: string, snapshotPath: string, run: RemoteRun): Promise<RemoteOutcome> {
-    const entry = this.projectOf(snapshot, snapshotPath);
-    entry.users++;
+    const { id, ...spec } = run.data.agent;
+    const entry = this.projectFor(snapshot, snapshotPath, id);
+    entry.agents.add(id);
     const { core, bus } = entry.parts;
     const hashOfToken = tokenHash(run.data.token);
-    const { id, ...spec } = run.data.agent;
     const forget = () => {
       core.store.remove(id);
       for (const suffix of ['', '-wal', '-shm']) rmSync(core.layout.overlayPath(id) + suffix, { force: true });
@@ -83,7 +86,7 @@ export class SnapshotProjects {
       if (released) return;
       released = true;
       forget();
-      entry.users--;
+      entry.agents.delete(id);
       void this.closeIdle(snapshot);
     };
     try {
@@ -111,17 +114,18 @@ export class SnapshotProjects {
 
   /** Closes every project (once no job runs) and removes them. */
   async close(): Promise<void> {
-    for (const [snapshot, entry] of [...this.open]) {
-      this.open.delete(snapshot);
+    for (const [key, entry] of [...this.open]) {
+      this.open.delete(key);
       await entry.project.close();
       rmSync(entry.dir, { recursive: true, force: true });
     }
   }
 
-  private projectOf(snapshot: string, snapshotPath: string): SnapshotProject {
-    const known = this.open.get(snapshot);
-    if (known !== undefined) return known;
-    const dir = join(this.root, snapshot.slice(0, 16));
+  private projectFor(snapshot: string, snapshotPath: string, agentId: string): SnapshotProject {
+    const shared = this.open.get(snapshot);
+    if (shared !== undefined && !shared.agents.has(agentId)) return shared;
+    const key = shared === undefined ? snapshot : `${snapshot}#${++this.made}`;
+    const dir = join(this.root, `${snapshot.slice(0, 16)}${shared === undefined ? '' : `-${this.made}`}`);
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(join(dir, '.agentfs'), { recursive: true, mode: 0o700 });
     // a clone where the file system shares blocks (btrfs, XFS), else a copy: the project's stable.db is its own
@@ -134,16 +138,16 @@ export class SnapshotProjects {
       ...(this.identity.sandbox === undefined ? {} : { sandbox: this.identity.sandbox }),
       runCheck: () => Promise.reject(new CheckRefused(checkRefusal(this.identity.worker))),
     });
-    const entry: SnapshotProject = { dir, parts, project: new Project(parts), users: 0 };
-    this.open.set(snapshot, entry);
+    const entry: SnapshotProject = { dir, parts, project: new Project(parts), agents: new Set() };
+    this.open.set(key, entry);
     return entry;
   }
 
-  /** Closes and removes the projects of snapshots other than `current` that no job uses. */
+  /** Closes and removes the projects no job uses, but the shared one of `current`. */
   private async closeIdle(current: string): Promise<void> {
-    for (const [snapshot, entry] of [...this.open]) {
-      if (snapshot === current || entry.users > 0) continue;
-      this.open.delete(snapshot);
+    for (const [key, entry] of [...this.open]) {
+      if (key === current || entry.agents.size > 0) continue;
+      this.open.delete(key);
       await entry.project.close();
       rmSync(entry.dir, { recursive: true, force: true });
     }
