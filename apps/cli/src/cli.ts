@@ -1,4 +1,4 @@
-import { CAIRN_VERSION } from '@cairn/orchestrator/version';
+import { CAIRN_VERSION } from '@cairn/api/version';
 import { Command, CommanderError, Option } from 'commander';
 import type { CommonOptions } from './context.js';
 import { wordsAfterDash } from './accept-arguments.js';

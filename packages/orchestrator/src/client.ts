@@ -2,13 +2,13 @@
 // the API's types, and nothing that opens a database, a sandbox or a model (those are in the main entry and
 // `@cairn/orchestrator/project`). A `cairn` command that a daemon answers loads only this.
 
-export type { CairnApi, EventOptions } from './api/cairn-api.js';
-export type { CairnEvent, CairnEventType } from './api/events.js';
-export { CairnError, isCairnError, type CairnErrorCode } from './api/errors.js';
-export { CAIRN_VERSION } from './api/version.js';
-export { AGENT_STATES } from './api/types.js';
-export { describeCheckStatus } from './api/check-words.js';
-export type * from './api/types.js';
+export type { CairnApi, EventOptions } from '@cairn/api';
+export type { CairnEvent, CairnEventType } from '@cairn/api';
+export { CairnError, isCairnError, type CairnErrorCode } from '@cairn/api';
+export { CAIRN_VERSION } from '@cairn/api';
+export { AGENT_STATES } from '@cairn/api';
+export { describeCheckStatus } from '@cairn/api';
+export type * from '@cairn/api';
 export { connectDaemon, type DaemonClient } from './daemon/client.js';
 export { readPidFile, type DaemonPidFile } from './daemon/pid-file.js';
 export { socketAnswers } from './daemon/socket-probe.js';

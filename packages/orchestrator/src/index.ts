@@ -2,16 +2,16 @@
 // Neovim bridge need to find, start and stop a project's daemon. Everything else stays inside the package.
 
 // The API and what it speaks in.
-export type { CairnApi, EventOptions } from './api/cairn-api.js';
-export type { CairnEvent, CairnEventType } from './api/events.js';
-export { CairnError, isCairnError, type CairnErrorCode } from './api/errors.js';
-export { AGENT_STATES } from './api/types.js';
-export { describeCheckStatus } from './api/check-words.js';
-export { type CheckSpec, loadCheckSettings } from './checks/check-settings.js';
-export { runSealed, type SealedRun, type SealedRunRequest, type CheckView, type ViewChoice } from './checks/sealed-run.js';
-export type { ProposedFile } from './checks/proposed-file.js';
-export { suggestChecks, type SuggestedCheck } from './checks/suggest-checks.js';
-export { addChecksToConfig } from './checks/write-checks.js';
+export type { CairnApi, EventOptions } from '@cairn/api';
+export type { CairnEvent, CairnEventType } from '@cairn/api';
+export { CairnError, isCairnError, type CairnErrorCode } from '@cairn/api';
+export { AGENT_STATES } from '@cairn/api';
+export { describeCheckStatus } from '@cairn/api';
+export { type CheckSpec, loadCheckSettings } from '@cairn/checks';
+export { runSealed, type SealedRun, type SealedRunRequest, type CheckView, type ViewChoice } from '@cairn/checks';
+export type { ProposedFile } from '@cairn/checks';
+export { suggestChecks, type SuggestedCheck } from '@cairn/checks';
+export { addChecksToConfig } from '@cairn/checks';
 export type {
   AcceptItem,
   AcceptManyOptions,
@@ -55,7 +55,7 @@ export type {
   SyncSummary,
   UndoConflictInfo,
   UndoOutcome,
-} from './api/types.js';
+} from '@cairn/api';
 
 // A project opened in this process.
 export { openProject, type ProjectOptions } from './project/open-project.js';
@@ -66,7 +66,7 @@ export { repairProject } from './project/repair-project.js';
 export { readPidFile } from './daemon/pid-file.js';
 export { startDaemon, type RunningDaemon, type DaemonOptions } from './daemon/run-daemon.js';
 export { daemonHoldsProject } from './daemon/daemon-lock.js';
-export { CAIRN_VERSION } from './api/version.js';
+export { CAIRN_VERSION } from '@cairn/api';
 export { connectDaemon, type DaemonClient } from './daemon/client.js';
 export { socketAnswers } from './daemon/socket-probe.js';
 export { processAlive } from '@cairn/agentfs/process-alive';
@@ -81,10 +81,10 @@ export { proposalOnText, type ProposalOnText } from './workspace/file-proposal.j
 export { decisionCarriedOut } from './inbox/outcomes.js';
 
 // The model servers: the client (the demo asks whether one answers; `cairn models` lists what one has) and the project's settings.
-export { createModelClient, type ModelClientOptions } from './model/model-client.js';
-export type { ModelClient, ModelFault, ModelListing, ModelProvider } from './model/model-types.js';
-export { loadModelSettings, type ModelSettings } from './model/model-settings.js';
-export { modelClientOptionsFor } from './model/client-options.js';
+export { createModelClient, type ModelClientOptions } from '@cairn/model';
+export type { ModelClient, ModelFault, ModelListing, ModelProvider } from '@cairn/model';
+export { loadModelSettings, type ModelSettings } from '@cairn/model';
+export { modelClientOptionsFor } from '@cairn/model';
 
 // Workers on other machines: a coordinator's roster, and a worker fed by its queue.
 export { STOP_GRACE_MS, startWorker, type WorkerOptions, type RunningWorker } from './remote/remote-worker.js';

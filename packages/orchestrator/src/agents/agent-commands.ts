@@ -1,7 +1,7 @@
-import { CairnError } from '../api/errors.js';
-import type { CairnEvent } from '../api/events.js';
-import { type AgentSpec, agentSpec } from '../api/spawn-options.js';
-import type { AgentInfo, SpawnOptions } from '../api/types.js';
+import { CairnError } from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
+import { type AgentSpec, agentSpec } from '@cairn/api';
+import type { AgentInfo, SpawnOptions } from '@cairn/api';
 import { startingGovernance } from '../governance/project-governance.js';
 import { withModelSettings } from './model-defaults.js';
 import { toAgentInfo } from './agent-info.js';

@@ -1,4 +1,4 @@
-import type { AgentInfo } from '../api/types.js';
+import type { AgentInfo } from '@cairn/api';
 import type { AgentRecord } from './agent-store.js';
 
 /** The public view of a record: what the CLI prints and the daemon sends. */

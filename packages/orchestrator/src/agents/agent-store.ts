@@ -1,9 +1,9 @@
 import { AgentFS } from '@cairn/agentfs';
 import { createTables } from '@cairn/agentfs/internal';
-import { CairnError } from '../api/errors.js';
-import type { CairnEvent } from '../api/events.js';
-import type { AgentSpec } from '../api/spawn-options.js';
-import type { AgentFailure, AgentInfo, AgentState, ChangeInfo } from '../api/types.js';
+import { CairnError } from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
+import type { AgentSpec } from '@cairn/api';
+import type { AgentFailure, AgentInfo, AgentState, ChangeInfo } from '@cairn/api';
 import { newAgentId } from './agent-id.js';
 import { canTransition } from './lifecycle.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CheckResultInfo } from '../api/types.js';
+import type { CheckResultInfo } from '@cairn/api';
 import type { Project } from '../project/project.js';
 import { type OpenedTempProject, openTempProject } from '../test-support/temp-project.js';
 import { writes } from '../test-support/contract-context.js';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { CheckResultInfo } from '../api/types.js';
-import { CairnError } from '../api/errors.js';
-import { type CheckSpec, loadCheckSettings } from '../checks/check-settings.js';
-import type { CheckResultStore, StoredCheck } from '../checks/check-results.js';
-import type { ProposedFile } from '../checks/proposed-file.js';
-import { runSealed, type SealedRun } from '../checks/sealed-run.js';
+import type { CheckResultInfo } from '@cairn/api';
+import { CairnError } from '@cairn/api';
+import { type CheckSpec, loadCheckSettings } from '@cairn/checks';
+import type { CheckResultStore, StoredCheck } from '@cairn/checks';
+import type { ProposedFile } from '@cairn/checks';
+import { runSealed, type SealedRun } from '@cairn/checks';
 import { proposalRef } from '../run/check-adapter.js';
 import type { AgentRecord } from './agent-store.js';
 import type { ProjectCore } from './project-core.js';

@@ -1,4 +1,4 @@
-import type { CairnEvent } from '../api/events.js';
+import type { CairnEvent } from '@cairn/api';
 import type { AgentStore } from './agent-store.js';
 
 /** Events too many and too small to keep per agent (the journal holds them): tool calls and log lines. */

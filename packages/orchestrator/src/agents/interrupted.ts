@@ -3,7 +3,7 @@ import { type AgentFS, Overlay } from '@cairn/agentfs';
 import { SqliteJournalStore } from '@cairn/agentfs/internal';
 import type { JournalEntry } from '@cairn/air';
 import { processAlive } from '@cairn/agentfs/process-alive';
-import { isCairnError } from '../api/errors.js';
+import { isCairnError } from '@cairn/api';
 import { frontSeq } from './agent-commands.js';
 import type { AgentRecord, AgentStore } from './agent-store.js';
 import type { ProjectCore } from './project-core.js';

@@ -1,4 +1,4 @@
-import type { AgentState } from '../api/types.js';
+import type { AgentState } from '@cairn/api';
 
 /** The transitions an agent may make, and the operation that makes each. */
 const LEGAL: Readonly<Record<AgentState, readonly AgentState[]>> = {

@@ -1,5 +1,5 @@
 import type { Overlay } from '@cairn/agentfs';
-import type { ProposedFile } from '../checks/proposed-file.js';
+import type { ProposedFile } from '@cairn/checks';
 
 /**
  * The proposal as accepting it now would leave the project, for its checks: each changed file merged three-way

@@ -1,7 +1,7 @@
-import type { AgentSpec } from '../api/spawn-options.js';
-import type { ModelOptions } from '../api/types.js';
-import { qualifyModelName } from '../model/model-name.js';
-import type { ModelSettings } from '../model/model-settings.js';
+import type { AgentSpec } from '@cairn/api';
+import type { ModelOptions } from '@cairn/api';
+import { qualifyModelName } from '@cairn/model';
+import type { ModelSettings } from '@cairn/model';
 
 /**
  * A spec with the project's model settings under its own: the project's default model where the spawn named

@@ -1,10 +1,10 @@
 import type { AgentFS } from '@cairn/agentfs';
 import type { CheckRunner } from '../run/check-adapter.js';
 import type { Sandbox } from '@cairn/sandbox';
-import type { CairnEvent } from '../api/events.js';
+import type { CairnEvent } from '@cairn/api';
 import type { ReceiptSigner } from '../governance/receipt-signer.js';
-import type { ModelSettings } from '../model/model-settings.js';
-import type { ModelClient } from '../model/model-types.js';
+import type { ModelSettings } from '@cairn/model';
+import type { ModelClient } from '@cairn/model';
 import type { ProjectLayout } from '../workspace/layout.js';
 import type { AgentLifecycle } from './agent-lifecycle.js';
 import type { AgentRecord, AgentStore } from './agent-store.js';

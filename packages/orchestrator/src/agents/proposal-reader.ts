@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import type { Overlay } from '@cairn/agentfs';
 import { SqliteJournalStore, stateOf } from '@cairn/agentfs/internal';
-import { CairnError } from '../api/errors.js';
-import { projectPath } from '../api/project-path.js';
-import type { ChangeInfo, FileProposal, JournalView } from '../api/types.js';
+import { CairnError } from '@cairn/api';
+import { projectPath } from '@cairn/api';
+import type { ChangeInfo, FileProposal, JournalView } from '@cairn/api';
 import type { ProposalForReview } from '../run/run-context.js';
 import { withAgentOverlay } from '../workspace/agent-overlay.js';
 import { readFileProposal } from '../workspace/file-proposal.js';

@@ -1,4 +1,4 @@
-import type { CairnEvent } from '../api/events.js';
+import type { CairnEvent } from '@cairn/api';
 
 /** How many edited paths are remembered. */
 const KEPT = 50;

@@ -1,6 +1,6 @@
-import { CairnError } from '../api/errors.js';
-import type { CairnEvent } from '../api/events.js';
-import type { AgentInfo, AgentState } from '../api/types.js';
+import { CairnError } from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
+import type { AgentInfo, AgentState } from '@cairn/api';
 import type { EventBus } from '../events/event-bus.js';
 import { toAgentInfo } from './agent-info.js';
 import type { AgentStore } from './agent-store.js';

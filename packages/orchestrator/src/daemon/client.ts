@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Agent } from 'node:http';
-import type { CairnApi, EventOptions } from '../api/cairn-api.js';
-import { CairnError } from '../api/errors.js';
-import type { CairnEvent } from '../api/events.js';
+import type { CairnApi, EventOptions } from '@cairn/api';
+import { CairnError } from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
 import type {
   AcceptManyOptions,
   AcceptManyOutcome,
@@ -27,7 +27,7 @@ import type {
   UndoOutcome,
   CheckOutput,
   CheckResultInfo,
-} from '../api/types.js';
+} from '@cairn/api';
 import { answeredError, readAnswer } from './daemon-answer.js';
 import { readEventStream } from './event-stream.js';
 import { healthAnswers, socketAnswers } from './socket-probe.js';

@@ -3,8 +3,8 @@ import { chmodSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } fro
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isCairnError } from '../api/errors.js';
-import type { CairnEvent } from '../api/events.js';
+import { isCairnError } from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
 import { makeTempProject, SAMPLE_FILES, type TempProject } from '../test-support/temp-project.js';
 import { connectDaemon, DaemonClient } from './client.js';
 import { projectLayout } from '../workspace/layout.js';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { writeAtomically } from '../workspace/atomic-write.js';
+import { writeAtomically } from '@cairn/api';
 
 /** The pid file's content: who serves the project, where. */
 export interface DaemonPidFile {

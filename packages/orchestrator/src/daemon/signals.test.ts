@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CairnEvent } from '../api/events.js';
+import type { CairnEvent } from '@cairn/api';
 import type { Project } from '../project/project.js';
 import { makeTempProject, SAMPLE_FILES, type TempProject } from '../test-support/temp-project.js';
 import { FAILED_SIGNALS, type SignalWatcher, watchSignals } from './signals.js';

@@ -1,7 +1,7 @@
-import { CairnError } from '../api/errors.js';
-import { parseSpawnOptions } from '../api/spawn-options.js';
-import type { AgentState, ReviewOptions, SpawnOptions } from '../api/types.js';
-import { parseAgentStates } from '../api/agent-states.js';
+import { CairnError } from '@cairn/api';
+import { parseSpawnOptions } from '@cairn/api';
+import type { AgentState, ReviewOptions, SpawnOptions } from '@cairn/api';
+import { parseAgentStates } from '@cairn/api';
 
 // The daemon's side of the wire: every piece of a request read as untrusted input, a wrong one refused with
 // `CAIRN_INVALID_ARGUMENT` naming it (and the HTTP status 400).

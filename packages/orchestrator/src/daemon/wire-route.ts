@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
-import type { CairnApi } from '../api/cairn-api.js';
-import { CairnError } from '../api/errors.js';
-import type { AgentInfo, SpawnOptions } from '../api/types.js';
+import type { CairnApi } from '@cairn/api';
+import { CairnError } from '@cairn/api';
+import type { AgentInfo, SpawnOptions } from '@cairn/api';
 import type { WireInput } from './wire-inputs.js';
 import type { DaemonHealth, DaemonIdentity } from './wire-schemas.js';
 

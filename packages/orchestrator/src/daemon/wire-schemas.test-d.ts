@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import type { CairnEvent } from '../api/events.js';
+import type { CairnEvent } from '@cairn/api';
 import type {
   AcceptItem,
   AcceptManyOutcome,
@@ -19,7 +19,7 @@ import type {
   ReplayOutcome,
   SyncSummary,
   UndoOutcome,
-} from '../api/types.js';
+} from '@cairn/api';
 import type {
   acceptItemSchema,
   acceptManyOutcomeSchema,

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
-import type { EventOptions } from '../api/cairn-api.js';
-import { CairnError } from '../api/errors.js';
-import type { AcceptManyOptions, AcceptOptions } from '../api/types.js';
+import type { EventOptions } from '@cairn/api';
+import { CairnError } from '@cairn/api';
+import type { AcceptManyOptions, AcceptOptions } from '@cairn/api';
 import {
   readNumber,
   readOptionalFlag,

@@ -1,4 +1,4 @@
-import type { CairnEvent } from '../api/events.js';
+import type { CairnEvent } from '@cairn/api';
 
 type Listener = (event: CairnEvent) => void;
 

@@ -1,7 +1,7 @@
 import { validateManifest, type CapGrantJson, type DefPolicyNode, type World } from '@cairn/air';
-import { CairnError } from '../api/errors.js';
+import { CairnError } from '@cairn/api';
 import type { GovernanceSource } from './default-manifest.js';
-import type { CheckSpec } from '../checks/check-settings.js';
+import type { CheckSpec } from '@cairn/checks';
 
 /** A validated governance: the world the kernel checks against, its grants and policy. */
 export interface CompiledGovernance {

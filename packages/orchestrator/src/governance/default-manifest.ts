@@ -1,6 +1,6 @@
 import type { CapGrantJson, DefPolicyNode, ManifestNode, PolicyRule } from '@cairn/air';
-import type { AgentBudgets } from '../api/types.js';
-import type { CheckSpec } from '../checks/check-settings.js';
+import type { AgentBudgets } from '@cairn/api';
+import type { CheckSpec } from '@cairn/checks';
 
 /**
  * Where secrets sit, never read or written by agents: `.env*`, and what a home folder (or a project that copied

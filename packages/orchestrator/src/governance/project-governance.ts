@@ -1,9 +1,9 @@
-import { CairnError } from '../api/errors.js';
+import { CairnError } from '@cairn/api';
 import type { ProjectLayout } from '../workspace/layout.js';
 import { type AgentRole, defaultGovernance, type GovernanceSource } from './default-manifest.js';
 import { loadProjectGovernance, tightenGovernance } from './project-manifest.js';
-import type { AgentBudgets } from '../api/types.js';
-import { loadCheckSettings } from '../checks/check-settings.js';
+import type { AgentBudgets } from '@cairn/api';
+import { loadCheckSettings } from '@cairn/checks';
 import { type CompiledGovernance, compileGovernance, compileGovernanceJson } from './compile.js';
 
 /** What an agent's governance depends on: its budgets, its write scope, and whether it reviews. */

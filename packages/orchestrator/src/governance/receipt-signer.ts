@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { receiptSigningBytes, type AdapterKey, type Receipt } from '@cairn/air';
 import { nodeEd25519PublicKey, nodeSignEd25519 } from '@cairn/air/node';
-import { CairnError } from '../api/errors.js';
+import { CairnError } from '@cairn/api';
 import { CHECK_ADAPTER, FS_ADAPTER, LLM_ADAPTER } from '../workspace/journal-spend.js';
 
 /**

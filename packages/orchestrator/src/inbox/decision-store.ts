@@ -1,6 +1,6 @@
 import type { AgentFS } from '@cairn/agentfs';
 import { createTables } from '@cairn/agentfs/internal';
-import type { InboxOutcomeKind } from '../api/types.js';
+import type { InboxOutcomeKind } from '@cairn/api';
 
 type Database = AgentFS['db'];
 

@@ -1,8 +1,8 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import { parseActor, type Actor } from '@cairn/triage';
-import type { CairnError } from '../api/errors.js';
-import { configError, isConfigObject as isObject, readProjectConfig } from '../workspace/project-config.js';
-import type { ProgramLang } from '../api/types.js';
+import type { CairnError } from '@cairn/api';
+import { configError, isConfigObject as isObject, readProjectConfig } from '@cairn/api';
+import type { ProgramLang } from '@cairn/api';
 
 /** A reviewer the project names in `.cairn/config.json`: its program (or model) and whether it may approve. */
 export interface NamedReviewer {

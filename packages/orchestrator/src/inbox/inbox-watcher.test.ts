@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CairnApi } from '../api/cairn-api.js';
+import type { CairnApi } from '@cairn/api';
 import type { Project } from '../project/project.js';
 import { ADD_MUL, decide, eachProjectAsAlice, proposal, threadOf } from '../test-support/inbox-fixture.js';
 import { watchInbox } from './inbox-watcher.js';

@@ -1,5 +1,5 @@
 import { mkdirSync, watch } from 'node:fs';
-import type { CairnApi } from '../api/cairn-api.js';
+import type { CairnApi } from '@cairn/api';
 
 /** A watcher of the inbox folder. */
 export interface InboxWatcher {

@@ -1,4 +1,4 @@
-import type { InboxOutcomeKind } from '../api/types.js';
+import type { InboxOutcomeKind } from '@cairn/api';
 
 /** Outcomes that leave a decision not carried out: a person has to look again. */
 const NOT_CARRIED_OUT: ReadonlySet<InboxOutcomeKind> = new Set(['refused', 'failed', 'invalid', 'stale', 'unhandled']);

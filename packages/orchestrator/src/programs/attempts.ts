@@ -1,8 +1,8 @@
 import type { ProgramError, Sandbox } from '@cairn/sandbox';
-import { formatRepairReport } from '../model/repair-report.js';
+import { formatRepairReport } from '@cairn/model';
 import { rollbackRun, runProgram, type ProgramRunResult, type RunLimits } from './program-run.js';
 import type { RunContext } from '../run/run-context.js';
-import type { AgentFailure, ProgramLang } from '../api/types.js';
+import type { AgentFailure, ProgramLang } from '@cairn/api';
 import { type GenerationSetup, generateProgram } from './generate-program.js';
 import { appendCairnEntry, SCHEMAS } from '../workspace/journal-entries.js';
 import { TOOL_NAMES } from '../tools/tool-table.js';

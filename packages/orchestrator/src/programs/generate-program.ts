@@ -1,11 +1,11 @@
 import type { CborValue } from '@cairn/air';
-import type { AgentFailure, ProgramLang } from '../api/types.js';
+import type { AgentFailure, ProgramLang } from '@cairn/api';
 import { MAX_TOKENS_PER_CALL } from '../governance/default-manifest.js';
-import { type Extraction, extractProgram } from '../model/extract-program.js';
-import type { ModelFault } from '../model/model-types.js';
-import { parseModelName } from '../model/model-name.js';
-import { estimateChatTokens } from '../model/token-budget.js';
-import { MIN_ANSWER_TOKENS } from '../model/windowed-chat.js';
+import { type Extraction, extractProgram } from '@cairn/model';
+import type { ModelFault } from '@cairn/model';
+import { parseModelName } from '@cairn/model';
+import { estimateChatTokens } from '@cairn/model';
+import { MIN_ANSWER_TOKENS } from '@cairn/model';
 import type { RunContext } from '../run/run-context.js';
 import { modelParams, temperatureOf } from '../tools/ask-llm.js';
 import { governedModelCall } from '../tools/model-call.js';

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../model/model-types.js';
+import type { ChatMessage } from '@cairn/model';
 
 /** What a prompt of that time was built from. */
 export interface LegacyPromptInput {

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CairnEvent } from '../api/events.js';
+import type { CairnEvent } from '@cairn/api';
 import type { Project } from '../project/project.js';
 import { programAnswer, startScriptedOllama, type ScriptedOllama } from '../testing/scripted-ollama.js';
 import { makeTempProject, SAMPLE_FILES, type TempProject } from '../test-support/temp-project.js';

@@ -2,7 +2,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import OpenAI from 'openai';
 import { Ollama } from 'ollama';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createModelClient } from '../model/model-client.js';
+import { createModelClient } from '@cairn/model';
 import type { Project } from '../project/project.js';
 import { startScriptedOllama, type ScriptedOllama } from '../testing/scripted-ollama.js';
 import { startScriptedOpenAi, type ScriptedOpenAi } from '../testing/scripted-openai.js';

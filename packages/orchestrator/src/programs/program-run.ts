@@ -3,7 +3,7 @@ import { stateOf, type EntryState } from '@cairn/agentfs/internal';
 import type { CallRecord, ProgramError, RunStatus, Sandbox } from '@cairn/sandbox';
 import type { FsView } from '../run/fs-effects.js';
 import { buildToolbox } from '../tools/tool-table.js';
-import type { ProgramLang } from '../api/types.js';
+import type { ProgramLang } from '@cairn/api';
 import type { RunContext } from '../run/run-context.js';
 import { appendCairnEntry, SCHEMAS } from '../workspace/journal-entries.js';
 

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../model/model-types.js';
+import type { ChatMessage } from '@cairn/model';
 import { renderToolDeclarations } from '../tools/tool-table.js';
 
 /** What a program prompt is built from. */

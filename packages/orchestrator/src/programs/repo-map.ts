@@ -1,5 +1,5 @@
 import type { FsView } from '../run/fs-effects.js';
-import { CHARS_PER_TOKEN } from '../model/token-budget.js';
+import { CHARS_PER_TOKEN } from '@cairn/model';
 import { outlineFolders } from './folder-outline.js';
 import { CONTENT_SEARCH_LIMITS, rankFiles, type RankedFiles } from './rank-files.js';
 import { canOutline, loadParser, outlineSymbols } from './symbol-outline.js';

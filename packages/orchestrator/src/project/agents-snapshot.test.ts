@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toAgentInfo } from '../agents/agent-info.js';
 import { AgentStore } from '../agents/agent-store.js';
-import { agentSpec } from '../api/spawn-options.js';
+import { agentSpec } from '@cairn/api';
 import { AgentsSnapshot } from './agents-snapshot.js';
 
 describe('state/agents.json', () => {

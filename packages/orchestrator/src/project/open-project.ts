@@ -11,17 +11,17 @@ import { RecentEdits } from '../agents/recent-edits.js';
 import { RunningAgents } from '../agents/running-agents.js';
 import type { ProjectCore, ReviewerDecisions } from '../agents/project-core.js';
 import { type QueueScope, Scheduler } from '../agents/scheduler.js';
-import { CairnError } from '../api/errors.js';
-import type { CairnEvent } from '../api/events.js';
-import { DEFAULT_MODEL } from '../api/spawn-options.js';
+import { CairnError } from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
+import { DEFAULT_MODEL } from '@cairn/api';
 import { EventBus } from '../events/event-bus.js';
 import { ReceiptSigner } from '../governance/receipt-signer.js';
 import { currentPerson } from '../inbox/actors.js';
 import { InboxService } from '../inbox/inbox-service.js';
-import { modelClientOptionsFor } from '../model/client-options.js';
-import { createModelClient } from '../model/model-client.js';
-import { loadModelSettings } from '../model/model-settings.js';
-import type { ModelClient } from '../model/model-types.js';
+import { modelClientOptionsFor } from '@cairn/model';
+import { createModelClient } from '@cairn/model';
+import { loadModelSettings } from '@cairn/model';
+import type { ModelClient } from '@cairn/model';
 import { AcceptQueue } from '../review/accept-queue.js';
 import { recoverPendingWrites } from '../review/complete-operation.js';
 import { syncProject } from '../sync/sync.js';
@@ -31,7 +31,7 @@ import { openStable, prepareAgentfsDir, requireDirectory } from './project-files
 import { readOnlyCopy } from './read-only-copy.js';
 import { observeRecords } from './record-observers.js';
 import { CheckService } from '../agents/check-service.js';
-import { CheckResultStore } from '../checks/check-results.js';
+import { CheckResultStore } from '@cairn/checks';
 import type { CheckRunner } from '../run/check-adapter.js';
 
 /** Options of `openProject`. */

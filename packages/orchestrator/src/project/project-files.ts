@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentFS, isAgentFSError } from '@cairn/agentfs';
-import { CairnError } from '../api/errors.js';
+import { CairnError } from '@cairn/api';
 import type { ProjectLayout } from '../workspace/layout.js';
 
 /** Refuses a project folder that does not exist or is not a folder. */

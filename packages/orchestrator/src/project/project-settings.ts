@@ -1,7 +1,7 @@
-import { loadCheckSettings } from '../checks/check-settings.js';
+import { loadCheckSettings } from '@cairn/checks';
 import { loadInboxSettings } from '../inbox/inbox-settings.js';
-import { loadModelSettings } from '../model/model-settings.js';
-import { configError, isConfigObject, readProjectConfig } from '../workspace/project-config.js';
+import { loadModelSettings } from '@cairn/model';
+import { configError, isConfigObject, readProjectConfig } from '@cairn/api';
 import type { ProjectLayout } from '../workspace/layout.js';
 import { loadWorkingTreeSettings } from '../workspace/working-tree-settings.js';
 

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isCairnError } from '../api/errors.js';
-import type { CairnEvent } from '../api/events.js';
+import { isCairnError } from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
 import type { Project } from './project.js';
 import { type OpenedTempProject, openTempProject, SAMPLE_FILES } from '../test-support/temp-project.js';
 

@@ -8,10 +8,10 @@ import type { ProjectCore } from '../agents/project-core.js';
 import { changesOf, diffOf, fileProposalOf, journalOf, proposedText } from '../agents/proposal-reader.js';
 import type { Scheduler } from '../agents/scheduler.js';
 import { waitForAgent } from '../agents/wait-for-agent.js';
-import { parseAgentStates } from '../api/agent-states.js';
-import type { CairnApi, EventOptions } from '../api/cairn-api.js';
-import { CairnError } from '../api/errors.js';
-import type { CairnEvent } from '../api/events.js';
+import { parseAgentStates } from '@cairn/api';
+import type { CairnApi, EventOptions } from '@cairn/api';
+import { CairnError } from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
 import type {
   AcceptManyOptions,
   AcceptManyOutcome,
@@ -35,7 +35,7 @@ import type {
   SpawnOptions,
   SyncSummary,
   UndoOutcome,
-} from '../api/types.js';
+} from '@cairn/api';
 import type { EventBus } from '../events/event-bus.js';
 import type { InboxService } from '../inbox/inbox-service.js';
 import { replayAgent } from '../replay/replay.js';

@@ -3,7 +3,7 @@ import type { AgentRecord } from '../agents/agent-store.js';
 import type { ProjectCore } from '../agents/project-core.js';
 import type { CheckService } from '../agents/check-service.js';
 import { diffOf } from '../agents/proposal-reader.js';
-import { isCairnError } from '../api/errors.js';
+import { isCairnError } from '@cairn/api';
 import type { InboxService } from '../inbox/inbox-service.js';
 import { removePreview, writePreview } from '../workspace/previews.js';
 import { AgentsSnapshot } from './agents-snapshot.js';

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isCairnError } from '../api/errors.js';
+import { isCairnError } from '@cairn/api';
 import type { Project } from './project.js';
 import { makeTempProject, type TempProject } from '../test-support/temp-project.js';
 import { RECOVERED_REASON, repairProject } from './repair-project.js';

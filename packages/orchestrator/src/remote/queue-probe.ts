@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { CairnError } from '../api/errors.js';
+import { CairnError } from '@cairn/api';
 import { checkQueueUrl } from './redis-connection.js';
 
 /** How long a coordinator or a worker waits, when it starts, for the queue to answer. */

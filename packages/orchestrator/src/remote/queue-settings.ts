@@ -1,5 +1,5 @@
-import { CairnError } from '../api/errors.js';
-import { readProjectConfig } from '../workspace/project-config.js';
+import { CairnError } from '@cairn/api';
+import { readProjectConfig } from '@cairn/api';
 
 /** What a coordinator does with a queued agent no trusted worker takes: leave it queued, or run it itself. */
 export type WithoutWorkers = 'wait' | 'run-here';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import { createSandbox, type Sandbox } from '@cairn/sandbox';
-import { CairnError } from '../api/errors.js';
+import { CairnError } from '@cairn/api';
 import { governanceHash, tokenHash, verifyToken } from './capability-token.js';
 import { probeQueue, redactedUrl } from './queue-probe.js';
 import { redisConnection } from './redis-connection.js';

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { join } from 'node:path';
 import type { AgentRecord } from '../agents/agent-store.js';
 import type { ProjectCore } from '../agents/project-core.js';
-import type { AgentFailure, ChangeInfo } from '../api/types.js';
+import type { AgentFailure, ChangeInfo } from '@cairn/api';
 import { AgentWorkspace } from '../workspace/agent-workspace.js';
 import { spentFromJournal } from '../workspace/journal-spend.js';
 import { type UploadClaims, uploadPaths } from './worker-endpoint.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { runAgent } from '../agents/agent-runner.js';
 import type { AgentRecord } from '../agents/agent-store.js';
 import type { Sandbox } from '@cairn/sandbox';
-import type { CairnEvent } from '../api/events.js';
+import type { CairnEvent } from '@cairn/api';
 import { ReceiptSigner } from '../governance/receipt-signer.js';
 import { wireProject } from '../project/open-project.js';
 import { Project, type ProjectParts } from '../project/project.js';

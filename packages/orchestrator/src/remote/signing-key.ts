@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ed25519KeyProblem } from '@cairn/air';
 import { nodeEd25519PublicKey, nodeSignatureVerifier, nodeSignEd25519 } from '@cairn/air/node';
-import { CairnError } from '../api/errors.js';
+import { CairnError } from '@cairn/api';
 
 /** An Ed25519 key pair kept in a file (mode 0600): the coordinator's token key, or a worker's enrolled key. */
 export interface SigningKey {

@@ -2,7 +2,7 @@ import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync } from 'no
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { CairnError } from '../api/errors.js';
+import { CairnError } from '@cairn/api';
 import { hashFile } from './snapshots.js';
 
 /** How many times a snapshot is fetched before a corrupted download fails the job. */

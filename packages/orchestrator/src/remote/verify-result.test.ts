@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentFS } from '@cairn/agentfs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_BUDGETS, DEFAULT_LIMITS } from '../api/spawn-options.js';
+import { DEFAULT_BUDGETS, DEFAULT_LIMITS } from '@cairn/api';
 import { compileGovernance } from '../governance/compile.js';
 import { governanceFor } from '../governance/project-governance.js';
 import { wireProject } from '../project/open-project.js';

@@ -3,7 +3,7 @@ import { AgentFS } from '@cairn/agentfs';
 import { type EntryState, stateOf } from '@cairn/agentfs/internal';
 import type { AgentRecord } from '../agents/agent-store.js';
 import type { ProjectCore } from '../agents/project-core.js';
-import { isCairnError } from '../api/errors.js';
+import { isCairnError } from '@cairn/api';
 import { ReceiptSigner } from '../governance/receipt-signer.js';
 import { contentDigest } from '../programs/program-run.js';
 import { replayRecorded } from '../replay/replay.js';

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { CairnError } from '../api/errors.js';
+import { CairnError } from '@cairn/api';
 
 /** The largest upload a worker may send (an agent's database). */
 const MAX_UPLOAD = 1024 * 1024 * 1024;

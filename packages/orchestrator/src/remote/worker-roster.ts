@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { CairnError } from '../api/errors.js';
+import { CairnError } from '@cairn/api';
 import { parsePublicKey } from './signing-key.js';
 
 /**

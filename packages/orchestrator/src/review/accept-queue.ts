@@ -1,8 +1,8 @@
 import type { CheckService } from '../agents/check-service.js';
 import type { ProjectCore } from '../agents/project-core.js';
-import { describeCheckStatus } from '../api/check-words.js';
-import { CairnError, isCairnError } from '../api/errors.js';
-import type { AcceptItem, AcceptManyOptions, AcceptManyOutcome, AcceptOptions, AcceptOutcome, CheckResultInfo } from '../api/types.js';
+import { describeCheckStatus } from '@cairn/api';
+import { CairnError, isCairnError } from '@cairn/api';
+import type { AcceptItem, AcceptManyOptions, AcceptManyOutcome, AcceptOptions, AcceptOutcome, CheckResultInfo } from '@cairn/api';
 import { acceptWhenReady, requireReviewing } from './accept.js';
 
 /** How one accept is gated: on the automatic checks (the default), or not at all (`--force`, an inbox without the rule). */

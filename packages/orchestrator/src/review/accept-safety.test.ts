@@ -3,7 +3,7 @@ import { lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, statSync, sym
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isCairnError } from '../api/errors.js';
+import { isCairnError } from '@cairn/api';
 import type { Project } from '../project/project.js';
 import { makeTempProject, type TempProject } from '../test-support/temp-project.js';
 

@@ -13,7 +13,7 @@ import {
 } from '@cairn/agentfs/internal';
 import type { AgentRecord } from '../agents/agent-store.js';
 import type { ProjectCore } from '../agents/project-core.js';
-import type { ChangeInfo } from '../api/types.js';
+import type { ChangeInfo } from '@cairn/api';
 import { PendingWrites, type PendingKind, type PendingWrite } from './pending-writes.js';
 import { reproposeInOverlay } from './repropose.js';
 import { processAlive } from '@cairn/agentfs/process-alive';

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { AgentFS } from '@cairn/agentfs';
 import { type EntryState, hashContent } from '@cairn/agentfs/internal';
 import { describe, expect, it } from 'vitest';
-import { isCairnError } from '../api/errors.js';
-import { tempFolders } from '../test-support/temp-folders.js';
+import { isCairnError } from '@cairn/api';
+import { tempFolders } from '@cairn/api/testing';
 import { PendingWrites } from './pending-writes.js';
 
 const folders = tempFolders('cairn-pending-');

@@ -1,6 +1,6 @@
 import type { AgentFS, PreImage } from '@cairn/agentfs';
 import { createTables, decodePreImages, encodePreImages, summaryOf, type StateSummary } from '@cairn/agentfs/internal';
-import { CairnError } from '../api/errors.js';
+import { CairnError } from '@cairn/api';
 
 /** An operation that changes stable.db and the working tree together. */
 export type PendingKind = 'accept' | 'undo';

@@ -1,6 +1,6 @@
 import type { ToolCalls } from '@cairn/agentfs';
 import type { EffectKernel, Journal } from '@cairn/air';
-import type { CairnEvent } from '../api/events.js';
+import type { CairnEvent } from '@cairn/api';
 import type { CompiledGovernance } from '../governance/compile.js';
 import { CHECK_GRANT, FS_GRANT, LLM_GRANT } from '../governance/default-manifest.js';
 import type { ReceiptSigner } from '../governance/receipt-signer.js';

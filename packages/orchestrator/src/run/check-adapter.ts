@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Overlay } from '@cairn/agentfs';
 import type { CborValue } from '@cairn/air';
-import type { CheckSpec } from '../checks/check-settings.js';
-import type { ProposedFile } from '../checks/proposed-file.js';
-import type { SealedRun } from '../checks/sealed-run.js';
+import type { CheckSpec } from '@cairn/checks';
+import type { ProposedFile } from '@cairn/checks';
+import type { SealedRun } from '@cairn/checks';
 import type { BlobStore } from '../workspace/blob-store.js';
 import type { EffectResult } from './fs-effects.js';
 

@@ -1,7 +1,7 @@
 import type { Receipt } from '@cairn/air';
 import { describe, expect, it } from 'vitest';
 import { makeRunFixture } from '../test-support/run-fixture.js';
-import { createModelClient } from '../model/ollama-client.js';
+import { createModelClient } from '@cairn/model';
 import { startScriptedOllama } from '../testing/scripted-ollama.js';
 import { contentHash } from '../workspace/blob-store.js';
 import { modelCaller } from './model-adapter.js';

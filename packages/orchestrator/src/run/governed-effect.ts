@@ -1,6 +1,6 @@
 import { encodeCanonical, type CborValue, type Receipt } from '@cairn/air';
 import { CHECK_ADAPTER, FS_ADAPTER, LLM_ADAPTER } from '../workspace/journal-spend.js';
-import type { ProposedFile } from '../checks/proposed-file.js';
+import type { ProposedFile } from '@cairn/checks';
 import type { EffectResult } from './fs-effects.js';
 import { CHECK_GRANT, FS_GRANT, LLM_GRANT } from '../governance/default-manifest.js';
 import { denialMessage, idempotencyKey, isBudgetDenial, type RunContext } from './run-context.js';

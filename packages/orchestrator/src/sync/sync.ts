@@ -1,7 +1,7 @@
 import { importTreeAsync, type ImportSummary } from '@cairn/agentfs';
 import type { ProjectCore } from '../agents/project-core.js';
 import { recoverPendingWrites } from '../review/complete-operation.js';
-import type { SyncSummary } from '../api/types.js';
+import type { SyncSummary } from '@cairn/api';
 
 /** Options of `syncProject`. */
 export interface SyncOptions {

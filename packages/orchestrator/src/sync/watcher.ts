@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { importTree } from '@cairn/agentfs';
 import { IgnoreRules, importPath } from '@cairn/agentfs/internal';
 import type { ProjectCore } from '../agents/project-core.js';
-import type { SyncSummary } from '../api/types.js';
+import type { SyncSummary } from '@cairn/api';
 import { FolderWatches } from './folder-watches.js';
 import { watchGitFiles, type GitWatch } from './git-watch.js';
 import { syncProject } from './sync.js';

@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
-import type { CairnApi } from '../api/cairn-api.js';
-import type { CairnErrorCode } from '../api/errors.js';
-import type { CairnEvent } from '../api/events.js';
-import type { AgentInfo } from '../api/types.js';
+import type { CairnApi } from '@cairn/api';
+import type { CairnErrorCode } from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
+import type { AgentInfo } from '@cairn/api';
 
 export interface ContractTemp {
   root: string;

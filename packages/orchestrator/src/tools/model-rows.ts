@@ -1,5 +1,5 @@
 import type { JournalEntry } from '@cairn/air';
-import type { JournalRow } from '../api/types.js';
+import type { JournalRow } from '@cairn/api';
 import { MODEL_SCHEMAS, modelEntry } from './model-journal.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CairnEvent } from '../api/events.js';
+import type { CairnEvent } from '@cairn/api';
 import type { Project } from '../project/project.js';
 import { makeTempProject, type TempProject } from '../test-support/temp-project.js';
 import { nameLimitProblem } from '../run/resolve-path.js';

@@ -1,5 +1,5 @@
 import { isAgentFSError, Overlay, type AgentFS } from '@cairn/agentfs';
-import { CairnError, isCairnError } from '../api/errors.js';
+import { CairnError, isCairnError } from '@cairn/api';
 
 /**
  * Opens an agent's overlay and runs `fn` on it, closing it after. A database that cannot be read as an

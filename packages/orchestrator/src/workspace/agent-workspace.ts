@@ -1,7 +1,7 @@
 import { type AgentFS, Overlay } from '@cairn/agentfs';
 import { journalTableDdl, SqliteJournalStore } from '@cairn/agentfs/internal';
 import { Journal, type JournalEntry, type JournalStore } from '@cairn/air';
-import { CairnError } from '../api/errors.js';
+import { CairnError } from '@cairn/api';
 import { BLOBS_DDL, BlobStore } from './blob-store.js';
 import { TOUCHED_DDL, TouchedLog } from './touched-log.js';
 import { addSpend, type JournalSpend } from './journal-spend.js';

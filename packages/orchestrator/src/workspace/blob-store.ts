@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Hash } from '@cairn/air';
 import type { AgentFS } from '@cairn/agentfs';
-import { CairnError } from '../api/errors.js';
+import { CairnError } from '@cairn/api';
 
 /** `sha256:<hex>` of some bytes, the way AIR names content. */
 export function contentHash(bytes: Uint8Array): Hash {

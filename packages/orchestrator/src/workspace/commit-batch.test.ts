@@ -5,7 +5,7 @@ import { AgentFS, Overlay } from '@cairn/agentfs';
 import { SqliteJournalStore } from '@cairn/agentfs/internal';
 import { Journal } from '@cairn/air';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isCairnError } from '../api/errors.js';
+import { isCairnError } from '@cairn/api';
 import { AgentWorkspace } from './agent-workspace.js';
 import { BATCH_LIMIT, BATCH_WINDOW_MS, CommitBatch } from './commit-batch.js';
 import { appendCairnEntry, SCHEMAS } from './journal-entries.js';

@@ -1,5 +1,5 @@
 import type { AgentFS } from '@cairn/agentfs';
-import { CairnError } from '../api/errors.js';
+import { CairnError } from '@cairn/api';
 
 /** How long the transactions of an agent's database may wait to commit together. */
 export const BATCH_WINDOW_MS = 4;

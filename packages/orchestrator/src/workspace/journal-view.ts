@@ -1,5 +1,5 @@
 import { receiptFromRecord, verifyChain, type JournalEntry } from '@cairn/air';
-import type { JournalRow } from '../api/types.js';
+import type { JournalRow } from '@cairn/api';
 import { runStartsOf, SCHEMAS } from './journal-entries.js';
 
 type Body = Record<string, unknown>;

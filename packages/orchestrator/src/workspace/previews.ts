@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeAtomically } from './atomic-write.js';
+import { writeAtomically } from '@cairn/api';
 
 /** `$CAIRN_HOME/…/previews/<id>.diff`: the proposal as a unified diff, for tools that read files. */
 export function writePreview(previewsDir: string, agentId: string, diff: string): string {

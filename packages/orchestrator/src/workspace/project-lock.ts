@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { isAgentFSError } from '@cairn/agentfs';
 import { withExclusiveLock } from '@cairn/agentfs/exclusive-lock';
-import { CairnError } from '../api/errors.js';
+import { CairnError } from '@cairn/api';
 import type { ProjectLayout } from './layout.js';
 
 /**

@@ -1,4 +1,4 @@
-import { configError, isConfigObject, readProjectConfig } from './project-config.js';
+import { configError, isConfigObject, readProjectConfig } from '@cairn/api';
 
 /** The `workingTree` section of `.cairn/config.json`. */
 export interface WorkingTreeSettings {

@@ -267,7 +267,7 @@ describe('a sealed check', () => {
 
   it('dies with the process that runs it: a Cairn killed mid-check leaves nothing running', async () => {
     const tag = `51${Math.floor(Math.random() * 100000)}`;
-    const sealedRun = new URL('../../dist/checks/sealed-run.js', import.meta.url).href;
+    const sealedRun = new URL('../dist/sealed-run.js', import.meta.url).href;
     const request = { root, changes: [], command: ['sh', '-c', `sleep ${tag}`], timeoutMs: 600_000, outputCapBytes: 1024 };
     // the request goes by the environment, so no argument of the owner itself names the sleep
     const owner = spawn(

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { CairnError } from '../api/errors.js';
+import { CairnError } from './errors.js';
 
 /**
  * `.cairn/config.json` as a JSON object, undefined when there is no such file. A file that cannot be read, is

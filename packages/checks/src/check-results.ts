@@ -1,6 +1,6 @@
 import type { AgentFS } from '@cairn/agentfs';
 import { createTables } from '@cairn/agentfs/internal';
-import type { CheckResultInfo, CheckStatus } from '../api/types.js';
+import type { CheckResultInfo, CheckStatus } from '@cairn/api';
 
 /** One stored result: the public view, the run it came from, and the output kept. */
 export interface StoredCheck {

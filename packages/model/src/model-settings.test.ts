@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempFolders } from '../test-support/temp-folders.js';
+import { tempFolders } from '@cairn/api/testing';
 import { loadModelSettings } from './model-settings.js';
 import { parseModelName, qualifyModelName } from './model-name.js';
 import { retryDelayMs } from './retry-after.js';

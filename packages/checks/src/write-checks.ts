@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { writeAtomically } from '../workspace/atomic-write.js';
+import { writeAtomically } from '@cairn/api';
 import { type CheckSpec, parseChecks, readConfigObject } from './check-settings.js';
 
 /**

@@ -1,0 +1,6 @@
+export * from './check-results.js';
+export * from './check-settings.js';
+export * from './proposed-file.js';
+export * from './sealed-run.js';
+export * from './suggest-checks.js';
+export * from './write-checks.js';
