@@ -18,10 +18,12 @@ export const LAYERS = {
   '@cairn/model': 3,
   '@cairn/checks': 3,
   '@cairn/orchestrator': 4,
-  '@cairn/cli': 5,
-  '@cairn/nvim-bridge': 5,
-  '@cairn/bench': 6,
-  '@cairn/integration-tests': 6,
+  '@cairn/remote': 5,
+  '@cairn/daemon': 6,
+  '@cairn/cli': 7,
+  '@cairn/nvim-bridge': 7,
+  '@cairn/bench': 8,
+  '@cairn/integration-tests': 8,
 };
 
 /** The top layer (benchmarks, end-to-end tests): its packages may import each other. */
@@ -45,8 +47,6 @@ export const FOLDERS = {
     'replay',
     'inbox',
     'project',
-    'remote',
-    'daemon',
     'testing',
     'test-support',
   ],

@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { openProject, projectLayout, readPidFile } from '@cairn/orchestrator';
+import { openProject, projectLayout } from '@cairn/orchestrator';
+import { readPidFile } from '@cairn/daemon';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commitAll, generateTree, git } from './fixtures.js';

@@ -1,7 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CairnEvent, startDaemon } from '@cairn/orchestrator';
+import type { CairnEvent } from '@cairn/orchestrator';
+import { startDaemon } from '@cairn/daemon';
 import { programAnswer, startScriptedOllama } from '@cairn/orchestrator/testing';
 import { median, report, scaled, within } from './measure.js';
 import type { BenchRow } from './storage-bench.js';

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, resolve, sep } from 'node:path';
-import { cairnHomeDir, projectLayout } from '@cairn/orchestrator/client';
+import { cairnHomeDir, projectLayout } from '@cairn/daemon/client';
 import { CommandError, currentFolder } from './context.js';
 import { unwritable } from './project-root.js';
 import { describeSystemError } from './system-error.js';

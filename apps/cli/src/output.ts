@@ -1,5 +1,5 @@
 import pc from 'picocolors';
-import type { CairnEvent } from '@cairn/orchestrator/client';
+import type { CairnEvent } from '@cairn/daemon/client';
 import { stdoutLost } from './output-loss.js';
 import { forTerminal } from './render/terminal-text.js';
 

@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { CairnError } from '@cairn/orchestrator/client';
+import { CairnError } from '@cairn/daemon/client';
 import { currentFolder, UsageError } from './context.js';
 
 /**

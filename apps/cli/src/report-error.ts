@@ -1,4 +1,4 @@
-import { isCairnError } from '@cairn/orchestrator/client';
+import { isCairnError } from '@cairn/daemon/client';
 import { CommandError, UsageError } from './context.js';
 import type { Output } from './output.js';
 import { describeSystemError } from './system-error.js';

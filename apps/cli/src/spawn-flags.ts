@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { extname } from 'node:path';
-import type { SpawnOptions } from '@cairn/orchestrator/client';
+import type { SpawnOptions } from '@cairn/daemon/client';
 import { absolutePath, UsageError } from './context.js';
 import { projectPathOf } from './path-argument.js';
 

@@ -1,16 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import {
-  connectDaemon,
-  isCairnError,
-  projectLayout,
-  type AcceptOutcome,
-  type CairnApi,
-  type CairnEvent,
-  type DaemonClient,
-  describeCheckStatus,
-} from '@cairn/orchestrator';
+import { isCairnError, projectLayout, type AcceptOutcome, type CairnApi, type CairnEvent, describeCheckStatus } from '@cairn/orchestrator';
+import { connectDaemon, type DaemonClient } from '@cairn/daemon';
 import type { NeovimClient } from 'neovim';
 import { ProposalIndex } from './proposal-index.js';
 

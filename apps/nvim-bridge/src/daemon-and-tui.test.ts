@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { connectDaemon, projectLayout } from '@cairn/orchestrator';
+import { projectLayout } from '@cairn/orchestrator';
+import { connectDaemon } from '@cairn/daemon';
 import { programAnswer, startScriptedOllama, type ScriptedOllama } from '@cairn/orchestrator/testing';
 import { afterEach, expect, it } from 'vitest';
 import { describeWithTools } from './test-support/describe-with-tools.js';

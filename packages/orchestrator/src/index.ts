@@ -59,16 +59,11 @@ export type {
 
 // A project opened in this process.
 export { openProject, type ProjectOptions } from './project/open-project.js';
-export type { Project } from './project/project.js';
+export { Project } from './project/project.js';
 export { repairProject } from './project/repair-project.js';
 
-// A project's daemon: starting one, reaching one, and finding one that was killed.
-export { readPidFile } from './daemon/pid-file.js';
-export { startDaemon, type RunningDaemon, type DaemonOptions } from './daemon/run-daemon.js';
-export { daemonHoldsProject } from './daemon/daemon-lock.js';
+// The version, and whether a process still runs.
 export { CAIRN_VERSION } from '@cairn/api';
-export { connectDaemon, type DaemonClient } from './daemon/client.js';
-export { socketAnswers } from './daemon/socket-probe.js';
 export { processAlive } from '@cairn/agentfs/process-alive';
 
 // Where a project's files are, and what its settings say.
@@ -86,10 +81,21 @@ export type { ModelClient, ModelFault, ModelListing, ModelProvider } from '@cair
 export { loadModelSettings, type ModelSettings } from '@cairn/model';
 export { modelClientOptionsFor } from '@cairn/model';
 
-// Workers on other machines: a coordinator's roster, and a worker fed by its queue.
-export { STOP_GRACE_MS, startWorker, type WorkerOptions, type RunningWorker } from './remote/remote-worker.js';
-export { loadSigningKey, type SigningKey } from './remote/signing-key.js';
-export { checkQueueUrl } from './remote/redis-connection.js';
-export { checkWithoutWorkers, checkWorkerWait, loadQueueSettings, type QueueSettings } from './remote/queue-settings.js';
-export { workerRoster } from './remote/worker-trust.js';
-export type { RemoteOptions } from './daemon/run-daemon.js';
+// What the coordinator, the workers and the daemon (@cairn/remote, @cairn/daemon) build on.
+export { runAgent } from './agents/agent-runner.js';
+export type { AgentPatch, AgentRecord } from './agents/agent-store.js';
+export type { ProjectCore } from './agents/project-core.js';
+export { compileGovernance } from './governance/compile.js';
+export { governanceFor, startingGovernance } from './governance/project-governance.js';
+export { ReceiptSigner } from './governance/receipt-signer.js';
+export { type InboxWatcher, watchInbox } from './inbox/inbox-watcher.js';
+export { contentDigest } from './programs/program-run.js';
+export { type AgentDispatch, wireProject } from './project/open-project.js';
+export { SETTINGS_SECTIONS, checkProjectSettings } from './project/project-settings.js';
+export type { ProjectParts } from './project/project.js';
+export { replayRecorded } from './replay/replay.js';
+export { CheckRefused } from './run/check-adapter.js';
+export type { ProjectWatcher } from './sync/watcher.js';
+export { AgentWorkspace } from './workspace/agent-workspace.js';
+export { SCHEMAS, cairnEntry } from './workspace/journal-entries.js';
+export { spentFromJournal } from './workspace/journal-spend.js';

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import { type CheckResultInfo, projectLayout } from '@cairn/orchestrator/client';
+import { type CheckResultInfo, projectLayout } from '@cairn/daemon/client';
 import { connect } from '../connect.js';
 import { noteUnsynced } from '../render/unsynced.js';
 import type { CommandContext } from '../context.js';

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
-import { connectDaemon, isCairnError, processAlive, projectLayout, readPidFile } from '@cairn/orchestrator/client';
-import { daemonHoldsProject } from '@cairn/orchestrator/daemon-lock';
+import { connectDaemon, isCairnError, processAlive, projectLayout, readPidFile } from '@cairn/daemon/client';
+import { daemonHoldsProject } from '@cairn/daemon/lock';
 import type { CommandContext } from '../context.js';
 
 const STOP_TIMEOUT_MS = 180_000;

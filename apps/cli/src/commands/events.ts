@@ -1,4 +1,4 @@
-import { CairnError, connectDaemon, projectLayout } from '@cairn/orchestrator/client';
+import { CairnError, connectDaemon, projectLayout } from '@cairn/daemon/client';
 import type { CommandContext } from '../context.js';
 import { describeEvent } from '../render/events.js';
 

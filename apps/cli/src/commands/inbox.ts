@@ -1,4 +1,4 @@
-import type { InboxResult, InboxThread } from '@cairn/orchestrator/client';
+import type { InboxResult, InboxThread } from '@cairn/daemon/client';
 import { connect } from '../connect.js';
 import { noteUnsynced } from '../render/unsynced.js';
 import { UsageError, type CommandContext } from '../context.js';

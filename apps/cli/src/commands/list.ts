@@ -1,4 +1,4 @@
-import { AGENT_STATES, type AgentInfo, type AgentState } from '@cairn/orchestrator/client';
+import { AGENT_STATES, type AgentInfo, type AgentState } from '@cairn/daemon/client';
 import { catchUp, connect } from '../connect.js';
 import { noteUnsynced } from '../render/unsynced.js';
 import { UsageError, type CommandContext } from '../context.js';

@@ -1,4 +1,5 @@
-import { connectDaemon, projectLayout, repairProject } from '@cairn/orchestrator';
+import { projectLayout, repairProject } from '@cairn/orchestrator';
+import { connectDaemon } from '@cairn/daemon';
 import { CommandError, type CommandContext } from '../context.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { CairnApi, CairnEvent } from '@cairn/orchestrator/client';
+import type { CairnApi, CairnEvent } from '@cairn/daemon/client';
 import { splitAcceptWords } from '../accept-arguments.js';
 import { connect } from '../connect.js';
 import type { CommandContext } from '../context.js';

@@ -1,4 +1,4 @@
-import { decisionCarriedOut, type ReviewOptions } from '@cairn/orchestrator/client';
+import { decisionCarriedOut, type ReviewOptions } from '@cairn/daemon/client';
 import { connect } from '../connect.js';
 import type { CommandContext } from '../context.js';
 import { spawnOptionsOf, type SpawnFlags } from '../spawn-flags.js';

@@ -1,4 +1,4 @@
-import type { AgentInfo, CairnEvent } from '@cairn/orchestrator/client';
+import type { AgentInfo, CairnEvent } from '@cairn/daemon/client';
 import { connect } from '../connect.js';
 import { taskOf, type CommandContext } from '../context.js';
 import { spawnOptionsOf, type SpawnFlags } from '../spawn-flags.js';

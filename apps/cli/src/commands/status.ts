@@ -1,5 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { type AgentInfo, type AgentState, projectLayout, type SkippedEntryInfo } from '@cairn/orchestrator/client';
+import { type AgentInfo, type AgentState, projectLayout, type SkippedEntryInfo } from '@cairn/daemon/client';
 import { connect } from '../connect.js';
 import { noteUnsynced } from '../render/unsynced.js';
 import type { CommandContext } from '../context.js';

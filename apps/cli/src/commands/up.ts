@@ -13,8 +13,8 @@ import {
   loadQueueSettings,
   type CairnEvent,
   type QueueSettings,
-} from '@cairn/orchestrator/client';
-import { daemonHoldsProject } from '@cairn/orchestrator/daemon-lock';
+} from '@cairn/daemon/client';
+import { daemonHoldsProject } from '@cairn/daemon/lock';
 import cliProgress from 'cli-progress';
 import { type CommandContext, UsageError } from '../context.js';
 import { describeEvent } from '../render/events.js';
@@ -87,7 +87,7 @@ export async function upCommand(ctx: CommandContext, given: UpFlags): Promise<nu
       out.line(`${out.paint.dim(event.time.slice(11, 19))} ${describeEvent(event, out.paint)}`);
   };
   // the daemon's code is loaded here only: `--detach` starts it in another process
-  const { startDaemon } = await import('@cairn/orchestrator/daemon');
+  const { startDaemon } = await import('@cairn/daemon/run');
   const daemon = await startDaemon(ctx.root, { onEvent, ...(remote === undefined ? {} : { remote }) }).finally(() => {
     if (barOn) bar?.stop();
   });

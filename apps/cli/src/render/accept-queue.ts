@@ -1,4 +1,4 @@
-import type { AcceptItem, AcceptManyOutcome, AcceptOutcome } from '@cairn/orchestrator/client';
+import type { AcceptItem, AcceptManyOutcome, AcceptOutcome } from '@cairn/daemon/client';
 import type { Paint } from '../output.js';
 import { renderAccept } from './accept.js';
 

@@ -1,4 +1,4 @@
-import type { AcceptOutcome, ConflictInfo, UndoOutcome } from '@cairn/orchestrator/client';
+import type { AcceptOutcome, ConflictInfo, UndoOutcome } from '@cairn/daemon/client';
 import type { Paint } from '../output.js';
 
 const HOW: Record<string, string> = {

@@ -1,4 +1,4 @@
-import type { AgentInfo, AgentState, CairnEvent } from '@cairn/orchestrator/client';
+import type { AgentInfo, AgentState, CairnEvent } from '@cairn/daemon/client';
 import type { Paint } from '../output.js';
 import { changedFileCount } from './changed-files.js';
 import { checksCell, renderChecks } from './checks.js';

@@ -1,4 +1,4 @@
-import type { ChangeInfo } from '@cairn/orchestrator/client';
+import type { ChangeInfo } from '@cairn/daemon/client';
 
 /**
  * How many files (and symbolic links) a proposal changes: a folder it creates or removes is listed among its

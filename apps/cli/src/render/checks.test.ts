@@ -1,4 +1,4 @@
-import type { AgentInfo, CheckResultInfo } from '@cairn/orchestrator/client';
+import type { AgentInfo, CheckResultInfo } from '@cairn/daemon/client';
 import { describe, expect, it } from 'vitest';
 import { checksCell } from './checks.js';
 

@@ -1,4 +1,4 @@
-import { type AgentInfo, type CheckResultInfo, describeCheckStatus } from '@cairn/orchestrator/client';
+import { type AgentInfo, type CheckResultInfo, describeCheckStatus } from '@cairn/daemon/client';
 import type { Paint } from '../output.js';
 
 /** ✓, ✗ or … for a check's status. */

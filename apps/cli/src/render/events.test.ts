@@ -1,4 +1,4 @@
-import type { CairnEvent } from '@cairn/orchestrator/client';
+import type { CairnEvent } from '@cairn/daemon/client';
 import { describe, expect, it } from 'vitest';
 import { createOutput } from '../output.js';
 import { describeEvent } from './events.js';

@@ -1,4 +1,4 @@
-import { type CairnEvent, describeCheckStatus } from '@cairn/orchestrator/client';
+import { type CairnEvent, describeCheckStatus } from '@cairn/daemon/client';
 import type { Paint } from '../output.js';
 import { changedFilesInWords } from './changed-files.js';
 

@@ -1,4 +1,4 @@
-import type { JournalView } from '@cairn/orchestrator/client';
+import type { JournalView } from '@cairn/daemon/client';
 import type { Paint } from '../output.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { SyncSummary } from '@cairn/orchestrator/client';
+import type { SyncSummary } from '@cairn/daemon/client';
 import type { Output } from '../output.js';
 
 /** A path cut to fit a line. */

@@ -1,7 +1,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { connectDaemon, projectLayout, startDaemon, type AgentInfo, type DaemonClient, type RunningDaemon } from '@cairn/orchestrator';
+import { projectLayout, type AgentInfo } from '@cairn/orchestrator';
+import { connectDaemon, startDaemon, type DaemonClient, type RunningDaemon } from '@cairn/daemon';
 
 /** A temp project with a real Cairn daemon serving it, and a client of that daemon. */
 export interface DaemonProject {

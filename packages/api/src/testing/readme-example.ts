@@ -18,7 +18,9 @@ export function runReadmeExample(packageRoot: URL, name: string, report: string)
   const work = mkdtempSync(join(tmpdir(), 'cairn-readme-'));
   try {
     writeFileSync(join(work, 'example.mjs'), script);
-    return JSON.parse(execFileSync(process.execPath, ['example.mjs'], { cwd: work, encoding: 'utf8', timeout: 120_000 }));
+    return JSON.parse(
+      execFileSync(process.execPath, ['--no-node-snapshot', 'example.mjs'], { cwd: work, encoding: 'utf8', timeout: 120_000 }),
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CheckResultInfo } from '@cairn/api';
 import type { Project } from '../project/project.js';
-import { type OpenedTempProject, openTempProject } from '../test-support/temp-project.js';
-import { writes } from '../test-support/contract-context.js';
+import { type OpenedTempProject, openTempProject } from '../testing/temp-project.js';
+import { writes } from '../testing/contract-context.js';
 import { decide, threadOf } from '../test-support/inbox-fixture.js';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

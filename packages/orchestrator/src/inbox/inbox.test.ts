@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseThread } from '@cairn/triage';
 import { describe, expect, it } from 'vitest';
 import type { Project } from '../project/project.js';
-import { type OpenedTempProject, SAMPLE_FILES } from '../test-support/temp-project.js';
+import { type OpenedTempProject, SAMPLE_FILES } from '../testing/temp-project.js';
 
 import {
   ADD_MUL,

@@ -5,7 +5,7 @@ import { parseThread } from '@cairn/triage';
 import { describe, expect, it } from 'vitest';
 import { wireProject } from '../project/open-project.js';
 import { Project } from '../project/project.js';
-import { type OpenedTempProject, SAMPLE_FILES } from '../test-support/temp-project.js';
+import { type OpenedTempProject, SAMPLE_FILES } from '../testing/temp-project.js';
 import { DecisionStore } from './decision-store.js';
 import { decisionKey } from './inbox.js';
 import { acceptProposal } from '../review/accept.js';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CairnEvent } from '@cairn/api';
 import type { Project } from '../project/project.js';
 import { programAnswer, startScriptedOllama, type ScriptedOllama } from '../testing/scripted-ollama.js';
-import { makeTempProject, SAMPLE_FILES, type TempProject } from '../test-support/temp-project.js';
+import { makeTempProject, SAMPLE_FILES, type TempProject } from '../testing/temp-project.js';
 
 const GOOD = `const t = await read_file('src/greet.js');
 await write_file('src/greet.js', t.replace('var text', 'const text'));

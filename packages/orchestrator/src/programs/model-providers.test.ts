@@ -7,7 +7,7 @@ import type { Project } from '../project/project.js';
 import { startScriptedOllama, type ScriptedOllama } from '../testing/scripted-ollama.js';
 import { startScriptedOpenAi, type ScriptedOpenAi } from '../testing/scripted-openai.js';
 import { programAnswer, type ScriptedReply } from '../testing/scripted-reply.js';
-import { makeTempProject, SAMPLE_FILES, type TempProject } from '../test-support/temp-project.js';
+import { makeTempProject, SAMPLE_FILES, type TempProject } from '../testing/temp-project.js';
 
 const GOOD = `const t = await read_file('src/greet.js');
 await write_file('src/greet.js', t.replace('var text', 'const text'));

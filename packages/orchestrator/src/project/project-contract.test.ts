@@ -1,5 +1,5 @@
-import { describeCairnApiContract } from '../test-support/cairn-api-contract.js';
-import { makeTempProject, SAMPLE_FILES } from '../test-support/temp-project.js';
+import { describeCairnApiContract } from '../testing/cairn-api-contract.js';
+import { makeTempProject, SAMPLE_FILES } from '../testing/temp-project.js';
 
 describeCairnApiContract('the in-process project (openProject)', async () => {
   const temp = makeTempProject(SAMPLE_FILES);

@@ -1,6 +1,6 @@
-import { loadCheckSettings } from '@cairn/checks';
+import { loadCheckSettings } from '@cairn/checks/settings';
 import { loadInboxSettings } from '../inbox/inbox-settings.js';
-import { loadModelSettings } from '@cairn/model';
+import { loadModelSettings } from '@cairn/model/settings';
 import { configError, isConfigObject, readProjectConfig } from '@cairn/api';
 import type { ProjectLayout } from '../workspace/layout.js';
 import { loadWorkingTreeSettings } from '../workspace/working-tree-settings.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { isCairnError } from '@cairn/api';
 import type { CairnEvent } from '@cairn/api';
 import type { Project } from './project.js';
-import { type OpenedTempProject, openTempProject, SAMPLE_FILES } from '../test-support/temp-project.js';
+import { type OpenedTempProject, openTempProject, SAMPLE_FILES } from '../testing/temp-project.js';
 
 const RENAME_VAR = `
 const text = await read_file('src/greet.js');

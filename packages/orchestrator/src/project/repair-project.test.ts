@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isCairnError } from '@cairn/api';
 import type { Project } from './project.js';
-import { makeTempProject, type TempProject } from '../test-support/temp-project.js';
+import { makeTempProject, type TempProject } from '../testing/temp-project.js';
 import { RECOVERED_REASON, repairProject } from './repair-project.js';
 
 let temp: TempProject;

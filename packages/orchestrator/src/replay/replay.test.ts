@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentFS } from '@cairn/agentfs';
 import type { Project } from '../project/project.js';
-import { type OpenedTempProject, openTempProject, SAMPLE_FILES } from '../test-support/temp-project.js';
+import { type OpenedTempProject, openTempProject, SAMPLE_FILES } from '../testing/temp-project.js';
 
 const PROGRAM = `
 const files = await search_files('src/**/*.js');

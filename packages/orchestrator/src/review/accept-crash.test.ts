@@ -7,7 +7,7 @@ import { AgentFS } from '@cairn/agentfs';
 import { readDiskState, sameState, stateOf } from '@cairn/agentfs/internal';
 import { describe, expect, it } from 'vitest';
 import { openProject } from '../project/open-project.js';
-import { makeTempProject } from '../test-support/temp-project.js';
+import { makeTempProject } from '../testing/temp-project.js';
 
 const CHILD = fileURLToPath(new URL('../../test/fixtures/accept-child.mjs', import.meta.url));
 const FILES = 50;

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isCairnError } from '@cairn/api';
 import type { Project } from '../project/project.js';
-import { makeTempProject, type TempProject } from '../test-support/temp-project.js';
+import { makeTempProject, type TempProject } from '../testing/temp-project.js';
 
 const CHILD = fileURLToPath(new URL('../../test/fixtures/accept-child.mjs', import.meta.url));
 

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeTempProject, type TempProject } from '../test-support/temp-project.js';
+import { makeTempProject, type TempProject } from '../testing/temp-project.js';
 
 let temp: TempProject;
 

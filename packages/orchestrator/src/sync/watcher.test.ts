@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { AgentFS } from '@cairn/agentfs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Project } from '../project/project.js';
-import { makeTempProject, type TempProject } from '../test-support/temp-project.js';
+import { makeTempProject, type TempProject } from '../testing/temp-project.js';
 import { projectLayout } from '../workspace/layout.js';
 import type { ProjectWatcher } from './watcher.js';
 

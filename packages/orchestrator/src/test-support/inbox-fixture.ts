@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseAuditLog } from '@cairn/triage';
 import { afterEach, beforeEach, expect } from 'vitest';
 import type { Project } from '../project/project.js';
-import { type OpenedTempProject, openTempProject, SAMPLE_FILES } from './temp-project.js';
+import { type OpenedTempProject, openTempProject, SAMPLE_FILES } from '../testing/temp-project.js';
 
 /**
  * Opens the sample project afresh for each test of the file, as alice (the person threads and decisions name),

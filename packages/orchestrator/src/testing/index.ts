@@ -4,3 +4,8 @@
 export { startScriptedOllama, type ScriptedOllama, type ScriptedOllamaOptions } from './scripted-ollama.js';
 export { startScriptedOpenAi, type ScriptedOpenAi, type ScriptedOpenAiOptions } from './scripted-openai.js';
 export { programAnswer, type ScriptedReply, type ScriptedRequest } from './scripted-reply.js';
+
+// Projects for tests of packages built on this one (the daemon, workers): a sample project in a temp folder,
+// and the contract suite every implementation of CairnApi passes.
+export { makeTempProject, SAMPLE_FILES, type TempProject } from './temp-project.js';
+export { describeCairnApiContract } from './cairn-api-contract.js';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CairnEvent } from '@cairn/api';
 import type { Project } from '../project/project.js';
-import { makeTempProject, type TempProject } from '../test-support/temp-project.js';
+import { makeTempProject, type TempProject } from '../testing/temp-project.js';
 import { nameLimitProblem } from '../run/resolve-path.js';
 
 let temp: TempProject;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Project } from '../project/project.js';
-import { type OpenedTempProject, openTempProject } from '../test-support/temp-project.js';
+import { type OpenedTempProject, openTempProject } from '../testing/temp-project.js';
 
 const CONFIG = {
   checks: {

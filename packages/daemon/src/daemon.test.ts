@@ -5,9 +5,9 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isCairnError } from '@cairn/api';
 import type { CairnEvent } from '@cairn/api';
-import { makeTempProject, SAMPLE_FILES, type TempProject } from '../test-support/temp-project.js';
-import { connectDaemon, DaemonClient } from './client.js';
-import { projectLayout } from '../workspace/layout.js';
+import { makeTempProject, SAMPLE_FILES, type TempProject } from '@cairn/orchestrator/testing';
+import { connectDaemon, DaemonClient } from './socket-client.js';
+import { projectLayout } from '@cairn/orchestrator';
 import { daemonHoldsProject } from './daemon-lock.js';
 import { startDaemon, type RunningDaemon } from './run-daemon.js';
 

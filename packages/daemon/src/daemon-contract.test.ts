@@ -1,6 +1,6 @@
-import { describeCairnApiContract } from '../test-support/cairn-api-contract.js';
-import { makeTempProject, SAMPLE_FILES } from '../test-support/temp-project.js';
-import { connectDaemon } from './client.js';
+import { describeCairnApiContract } from '@cairn/orchestrator/testing';
+import { makeTempProject, SAMPLE_FILES } from '@cairn/orchestrator/testing';
+import { connectDaemon } from './socket-client.js';
 import { startDaemon } from './run-daemon.js';
 
 describeCairnApiContract("the daemon's client over a real socket (connectDaemon to startDaemon)", async () => {

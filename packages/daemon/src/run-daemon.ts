@@ -3,22 +3,22 @@ import { join } from 'node:path';
 import { type HeldLock, tryHoldExclusiveLock } from '@cairn/agentfs/exclusive-lock';
 import { CairnError } from '@cairn/api';
 import type { CairnEvent } from '@cairn/api';
-import { ensurePrivateDir, projectLayout, type ProjectLayout } from '../workspace/layout.js';
-import { openProject, type ProjectOptions } from '../project/open-project.js';
-import type { Project } from '../project/project.js';
+import { ensurePrivateDir, projectLayout, type ProjectLayout } from '@cairn/orchestrator';
+import { openProject, type ProjectOptions } from '@cairn/orchestrator';
+import type { Project } from '@cairn/orchestrator';
 import type { SyncSummary } from '@cairn/api';
-import { checkProjectSettings } from '../project/project-settings.js';
+import { checkProjectSettings } from '@cairn/orchestrator';
 import { serveApi, type DaemonServer } from './server.js';
 import { watchSignals, type SignalWatcher } from './signals.js';
 import { guardProject, type ProjectGuard } from './project-guard.js';
-import type { ProjectWatcher } from '../sync/watcher.js';
-import { watchInbox, type InboxWatcher } from '../inbox/inbox-watcher.js';
+import type { ProjectWatcher } from '@cairn/orchestrator';
+import { watchInbox, type InboxWatcher } from '@cairn/orchestrator';
 import { CAIRN_VERSION } from '@cairn/api';
 import { type DaemonPidFile, readPidFile, writePidFile } from './pid-file.js';
-import type { ProjectCore } from '../agents/project-core.js';
-import type { Coordinator } from '../remote/coordinator.js';
-import type { WorkerEndpoint } from '../remote/worker-endpoint.js';
-import type { WithoutWorkers } from '../remote/queue-settings.js';
+import type { ProjectCore } from '@cairn/orchestrator';
+import type { Coordinator } from '@cairn/remote';
+import type { WorkerEndpoint } from '@cairn/remote';
+import type { WithoutWorkers } from '@cairn/remote';
 
 /** A daemon running in this process. */
 export interface RunningDaemon {
@@ -184,10 +184,10 @@ export async function startDaemon(root: string, options: DaemonOptions = {}): Pr
 /** What a daemon that feeds workers runs beside the project: the coordinator, its endpoint and its queue's probe. */
 async function loadRemoteCode() {
   const [{ Coordinator, remoteDirs }, { serveWorkers }, { loadBearer }, { probeQueue, redactedUrl }] = await Promise.all([
-    import('../remote/coordinator.js'),
-    import('../remote/worker-endpoint.js'),
-    import('../remote/worker-bearer.js'),
-    import('../remote/queue-probe.js'),
+    import('@cairn/remote'),
+    import('@cairn/remote'),
+    import('@cairn/remote'),
+    import('@cairn/remote'),
   ]);
   return { Coordinator, remoteDirs, serveWorkers, loadBearer, probeQueue, redactedUrl };
 }

@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentRecord } from '../agents/agent-store.js';
-import type { ProjectCore } from '../agents/project-core.js';
+import type { AgentRecord } from '@cairn/orchestrator';
+import type { ProjectCore } from '@cairn/orchestrator';
 import type { AgentFailure, ChangeInfo } from '@cairn/api';
-import { AgentWorkspace } from '../workspace/agent-workspace.js';
-import { spentFromJournal } from '../workspace/journal-spend.js';
+import { AgentWorkspace } from '@cairn/orchestrator';
+import { spentFromJournal } from '@cairn/orchestrator';
 import { type UploadClaims, uploadPaths } from './worker-endpoint.js';
 
 /** What a verified result adds to the agent: the journal head it was verified at and the worker's key. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as v from 'valibot';
-import type { Project } from '../project/project.js';
-import { makeTempProject, SAMPLE_FILES, type TempProject } from '../test-support/temp-project.js';
+import type { Project } from '@cairn/orchestrator';
+import { makeTempProject, SAMPLE_FILES, type TempProject } from '@cairn/orchestrator/testing';
 import { daemonRoutes } from './routes.js';
 import { requestTarget, WIRE } from './wire.js';
 import { agentInfoSchema } from './wire-schemas.js';

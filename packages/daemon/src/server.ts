@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import { dirname } from 'node:path';
 import { CairnError } from '@cairn/api';
 import { socketAnswers } from './socket-probe.js';
-import { ensurePrivateDir } from '../workspace/layout.js';
+import { ensurePrivateDir } from '@cairn/orchestrator';
 import type { CairnApi } from '@cairn/api';
 import type { DaemonIdentity } from './routes.js';
 

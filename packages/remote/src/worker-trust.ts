@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { projectLayout } from '../workspace/layout.js';
+import { projectLayout } from '@cairn/orchestrator';
 import { remoteDirs } from './coordinator.js';
 import { WorkerRoster } from './worker-roster.js';
 

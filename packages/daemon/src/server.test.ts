@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Project } from '../project/project.js';
-import { makeTempProject, SAMPLE_FILES, type TempProject } from '../test-support/temp-project.js';
+import type { Project } from '@cairn/orchestrator';
+import { makeTempProject, SAMPLE_FILES, type TempProject } from '@cairn/orchestrator/testing';
 import { serveApi } from './server.js';
 import { readBody, requestOverSocket, socketAgent } from './socket-http.js';
 

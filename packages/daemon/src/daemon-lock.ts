@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { tryHoldExclusiveLock } from '@cairn/agentfs/exclusive-lock';
-import type { ProjectLayout } from '../workspace/layout.js';
+import type { ProjectLayout } from '@cairn/orchestrator';
 
 /**
  * True while a daemon holds the project, starting or serving: its lock is taken. (A pid file alone can be

@@ -1,13 +1,13 @@
 import { constants, copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { runAgent } from '../agents/agent-runner.js';
-import type { AgentRecord } from '../agents/agent-store.js';
+import { runAgent } from '@cairn/orchestrator';
+import type { AgentRecord } from '@cairn/orchestrator';
 import type { Sandbox } from '@cairn/sandbox';
 import type { CairnEvent } from '@cairn/api';
-import { ReceiptSigner } from '../governance/receipt-signer.js';
-import { wireProject } from '../project/open-project.js';
-import { Project, type ProjectParts } from '../project/project.js';
-import { CheckRefused } from '../run/check-adapter.js';
+import { ReceiptSigner } from '@cairn/orchestrator';
+import { wireProject } from '@cairn/orchestrator';
+import { Project, type ProjectParts } from '@cairn/orchestrator';
+import { CheckRefused } from '@cairn/orchestrator';
 import { tokenHash } from './capability-token.js';
 import type { RemoteJobData } from './remote-job.js';
 

@@ -1,6 +1,6 @@
-import type { AgentRecord } from '../agents/agent-store.js';
-import type { ProjectCore } from '../agents/project-core.js';
-import { startingGovernance } from '../governance/project-governance.js';
+import type { AgentRecord } from '@cairn/orchestrator';
+import type { ProjectCore } from '@cairn/orchestrator';
+import { startingGovernance } from '@cairn/orchestrator';
 import { governanceHash, signToken } from './capability-token.js';
 import { jobIdOf, type RemoteJobData } from './remote-job.js';
 

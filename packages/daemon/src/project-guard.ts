@@ -1,5 +1,5 @@
 import { type Stats, statSync } from 'node:fs';
-import type { ProjectLayout } from '../workspace/layout.js';
+import type { ProjectLayout } from '@cairn/orchestrator';
 
 /** Watches that what a daemon serves is still where it was. */
 export interface ProjectGuard {
