@@ -26,7 +26,9 @@ const out = join(cli, 'bundle');
 // the sandbox is the orchestrator's dependency, found from there
 const fromOrchestrator = createRequire(createRequire(join(cli, 'package.json')).resolve('@cairn/orchestrator'));
 const sandboxDist = dirname(fromOrchestrator.resolve('@cairn/sandbox'));
-const typescriptEntry = fromOrchestrator.resolve('typescript');
+// TypeScript's compiler outlines symbols for the repo map, in the model package
+const fromModel = createRequire(fromOrchestrator.resolve('@cairn/model'));
+const typescriptEntry = fromModel.resolve('typescript');
 
 const native = ['better-sqlite3', 'isolated-vm', '@pydantic/monty', 'fsevents'];
 // how the split code imports the vendored compiler until step 3 gives the import its place

@@ -18,3 +18,4 @@ export type { ImportSummary } from './import-summary.js';
 export { importTree, importTreeAsync, type ImportOptions, type ImportProgress } from './import-tree.js';
 export { materialize } from './materialize.js';
 export { normalizePath } from './path.js';
+export { walkTree, type WalkEntry } from './entry-walk.js';

@@ -8,3 +8,4 @@ export * from './ollama-client.js';
 export * from './repair-report.js';
 export * from './token-budget.js';
 export * from './windowed-chat.js';
+export * from './repo-map.js';

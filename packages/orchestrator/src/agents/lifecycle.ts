@@ -1,7 +1,7 @@
 import type { AgentState } from '@cairn/api';
 
-/** The transitions an agent may make, and the operation that makes each. */
-const LEGAL: Readonly<Record<AgentState, readonly AgentState[]>> = {
+/** The moves an agent may make, from each state (SPEC §6.2 draws the same table; a test compares them). */
+export const AGENT_MOVES: Readonly<Record<AgentState, readonly AgentState[]>> = {
   queued: ['running', 'rejected', 'failed'],
   running: ['reviewing', 'failed', 'decided', 'queued'],
   reviewing: ['queued', 'running', 'accepted', 'rejected'],
@@ -13,5 +13,5 @@ const LEGAL: Readonly<Record<AgentState, readonly AgentState[]>> = {
 
 /** True when an agent in `from` may move to `to`. */
 export function canTransition(from: AgentState, to: AgentState): boolean {
-  return LEGAL[from].includes(to);
+  return AGENT_MOVES[from].includes(to);
 }

@@ -14,7 +14,7 @@ import { buildToolbox } from '../tools/tool-table.js';
 import { appendCairnEntry, SCHEMAS } from '../workspace/journal-entries.js';
 import { buildLegacyProgramPrompt } from './legacy-prompt.js';
 import { buildProgramPrompt, type ProgramPromptInput } from './prompt.js';
-import { buildRepoMap } from './repo-map.js';
+import { buildRepoMap } from '@cairn/model';
 
 /** What asking the model for a program came to. */
 export type Generation =

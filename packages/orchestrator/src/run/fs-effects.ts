@@ -7,7 +7,7 @@ import picomatch from 'picomatch';
 import type { RE2JS } from 're2js';
 import type { BlobStore } from '../workspace/blob-store.js';
 import type { TouchedLog } from '../workspace/touched-log.js';
-import { walkTree } from './tree-walk.js';
+import { walkTree } from '@cairn/agentfs';
 
 const load = createRequire(import.meta.url);
 let engine: typeof RE2JS | undefined;

@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentFS, Overlay } from '@cairn/agentfs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { FsView } from '../run/fs-effects.js';
+import type { MappedTree } from './visible-paths.js';
 import { listVisiblePaths } from './visible-paths.js';
 
 describe('listVisiblePaths', () => {
   let dir: string;
   let stable: AgentFS;
   const overlays: Overlay[] = [];
-  const view = (overlay: Overlay, readExclude: string[] = ['.env']) => ({ fs: overlay.fs, readExclude }) as unknown as FsView;
+  const view = (overlay: Overlay, readExclude: string[] = ['.env']) => ({ fs: overlay.fs, readExclude }) as unknown as MappedTree;
   const overlay = () => {
     const opened = Overlay.open(join(dir, `agent-${overlays.length}.db`), stable);
     overlays.push(opened);

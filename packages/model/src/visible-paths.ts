@@ -1,7 +1,12 @@
 import type { OverlayFileSystem } from '@cairn/agentfs';
 import { fsPathExcluded } from '@cairn/air';
-import type { FsView } from '../run/fs-effects.js';
-import { walkTree } from '../run/tree-walk.js';
+import { walkTree } from '@cairn/agentfs';
+
+/** What the repo map reads of an agent's view: its files, and the paths it may not read. */
+export interface MappedTree {
+  fs: OverlayFileSystem;
+  readExclude: readonly string[];
+}
 
 /** The most paths a repo map walks; a larger project is mapped from the first ones in path order. */
 export const MAX_MAPPED_PATHS = 250_000;
@@ -42,7 +47,7 @@ const ROOT_INO = 1;
  * directory, whiteouts applied as the overlay applies them), which is what makes a map of 50,000 files cheap;
  * a file system without them is walked entry by entry.
  */
-export function listVisiblePaths(view: FsView, limit: number = MAX_MAPPED_PATHS): VisiblePaths {
+export function listVisiblePaths(view: MappedTree, limit: number = MAX_MAPPED_PATHS): VisiblePaths {
   const layers = layersOf(view.fs);
   if (layers === undefined) return walkEntries(view, limit);
   if (!upperIsEmpty(layers.upper)) return walkLayers(layers, view.readExclude, limit);
@@ -125,7 +130,7 @@ function walkLayers(layers: { upper: Layer; base: Layer }, exclude: readonly str
   return out;
 }
 
-function walkEntries(view: FsView, limit: number): Listing {
+function walkEntries(view: MappedTree, limit: number): Listing {
   const out: Listing = { files: [], dirs: [], cut: false };
   walkTree(
     view.fs,

@@ -1,5 +1,5 @@
-import type { FsView } from '../run/fs-effects.js';
-import { CHARS_PER_TOKEN } from '@cairn/model';
+import type { MappedTree } from './visible-paths.js';
+import { CHARS_PER_TOKEN } from './token-budget.js';
 import { outlineFolders } from './folder-outline.js';
 import { CONTENT_SEARCH_LIMITS, rankFiles, type RankedFiles } from './rank-files.js';
 import { canOutline, loadParser, outlineSymbols } from './symbol-outline.js';
@@ -8,7 +8,7 @@ import { listVisiblePaths } from './visible-paths.js';
 
 /** What a repo map is made from. */
 export interface RepoMapInput {
-  view: FsView;
+  view: MappedTree;
   task: string;
   /** Files the person edited lately, newest first. */
   recent?: readonly string[];
@@ -128,7 +128,7 @@ export async function buildRepoMap(input: RepoMapInput): Promise<RepoMap> {
 }
 
 /** A small text file's content as the agent may read it; undefined for a binary, large, unreadable or denied one. */
-function readSmallText(view: FsView, path: string, mayRead: ((path: string) => boolean) | undefined): string | undefined {
+function readSmallText(view: MappedTree, path: string, mayRead: ((path: string) => boolean) | undefined): string | undefined {
   if (mayRead !== undefined && !mayRead(path)) return undefined;
   let bytes: Buffer;
   try {
