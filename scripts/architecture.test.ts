@@ -59,4 +59,10 @@ describe('docs/ARCHITECTURE.md and the README agree with the packages and the la
       expect(row).toMatch(new RegExp(`\\| L${layers[name]}\\b`));
     }
   });
+
+  it('the root tsconfig.json references every package, so `tsc -b` builds the whole repository', () => {
+    const root = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')) as { references: { path: string }[] };
+    const referenced = root.references.map((reference) => reference.path.replace(/\/tsconfig\.build\.json$/, ''));
+    expect(referenced.sort()).toEqual([...packages.values(), 'bench'].sort());
+  });
 });
