@@ -11,7 +11,7 @@ const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
 /** A child process that takes the lock, writes `child-start`, holds the lock a second, writes `child-end`, and exits. */
 const HOLDER = `
 import { appendFileSync } from 'node:fs';
-import { withExclusiveLock } from '@cairn/agentfs/internal';
+import { withExclusiveLock } from '@cairn/agentfs';
 const [lock, log] = process.argv.slice(1);
 withExclusiveLock(lock, () => {
   appendFileSync(log, 'child-start\\n');
@@ -68,7 +68,7 @@ describe('tryHoldExclusiveLock', () => {
     writeFileSync(log, '');
     const holder = `
       import { appendFileSync } from 'node:fs';
-      import { tryHoldExclusiveLock } from '@cairn/agentfs/internal';
+      import { tryHoldExclusiveLock } from '@cairn/agentfs';
       const [lock, log] = process.argv.slice(1);
       appendFileSync(log, tryHoldExclusiveLock(lock) === undefined ? 'refused\\n' : 'held\\n');
       setInterval(() => globalThis.gc?.(), 50);

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { AgentFS } from '@cairn/agentfs';
-import { type EntryState, stateOf } from '@cairn/agentfs/internal';
+import { type EntryState, stateOf } from '@cairn/agentfs';
 import type { AgentRecord } from '@cairn/orchestrator';
 import type { ProjectCore } from '@cairn/orchestrator';
 import { isCairnError } from '@cairn/api';

@@ -1,5 +1,5 @@
 import { AgentFS } from '@cairn/agentfs';
-import { createTables } from '@cairn/agentfs/internal';
+import { createTables } from '@cairn/agentfs';
 import { CairnError } from '@cairn/api';
 import type { CairnEvent } from '@cairn/api';
 import type { AgentSpec } from '@cairn/api';

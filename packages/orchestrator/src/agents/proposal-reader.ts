@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Overlay } from '@cairn/agentfs';
-import { SqliteJournalStore, stateOf } from '@cairn/agentfs/internal';
+import { SqliteJournalStore, stateOf } from '@cairn/agentfs';
 import { CairnError } from '@cairn/api';
 import { projectPath } from '@cairn/api';
 import type { ChangeInfo, FileProposal, JournalView } from '@cairn/api';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { stateOf, type EntryState } from '@cairn/agentfs/internal';
+import { stateOf, type EntryState } from '@cairn/agentfs';
 import type { CallRecord, ProgramError, RunStatus, Sandbox } from '@cairn/sandbox';
 import type { FsView } from '../run/fs-effects.js';
 import { buildToolbox } from '../tools/tool-table.js';

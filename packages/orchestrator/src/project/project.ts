@@ -1,5 +1,5 @@
 import { requestStop } from '../agents/stop-request.js';
-import { skippedEntries } from '@cairn/agentfs/internal';
+import { skippedEntries } from '@cairn/agentfs';
 import type { Actor } from '@cairn/triage';
 import type { AgentCommands } from '../agents/agent-commands.js';
 import type { CheckService } from '../agents/check-service.js';

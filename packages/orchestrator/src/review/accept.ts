@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AcceptResult, Overlay } from '@cairn/agentfs';
-import { stateOf, type EntryState } from '@cairn/agentfs/internal';
+import { stateOf, type EntryState } from '@cairn/agentfs';
 import { CairnError } from '@cairn/api';
 import { conflictOutcome } from '@cairn/api';
 import { projectPath } from '@cairn/api';

@@ -10,7 +10,7 @@ import {
   writeBack,
   type EntryState,
   type StateSummary,
-} from '@cairn/agentfs/internal';
+} from '@cairn/agentfs';
 import type { AgentRecord } from '../agents/agent-store.js';
 import type { ProjectCore } from '../agents/project-core.js';
 import type { ChangeInfo } from '@cairn/api';

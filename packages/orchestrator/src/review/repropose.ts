@@ -1,5 +1,5 @@
 import type { Overlay, PreImage } from '@cairn/agentfs';
-import { stateOf } from '@cairn/agentfs/internal';
+import { stateOf } from '@cairn/agentfs';
 
 /**
  * Writes accepted states back into an agent's overlay after an undo, so they are a proposal again: the

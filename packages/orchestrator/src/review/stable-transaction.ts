@@ -1,5 +1,5 @@
 import type { AgentFS } from '@cairn/agentfs';
-import { IgnoreRules, importPaths } from '@cairn/agentfs/internal';
+import { IgnoreRules, importPaths } from '@cairn/agentfs';
 import { ancestorsOf } from './ancestors.js';
 
 /**

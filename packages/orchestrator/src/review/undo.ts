@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { PreImage } from '@cairn/agentfs';
-import { stateOf, undoAccept, type EntryState } from '@cairn/agentfs/internal';
+import { stateOf, undoAccept, type EntryState } from '@cairn/agentfs';
 import { toAgentInfo } from '../agents/agent-info.js';
 import { CairnError } from '@cairn/api';
 import type { ProjectCore } from '../agents/project-core.js';

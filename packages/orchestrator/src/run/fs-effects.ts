@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createRequire } from 'node:module';
 import { isAgentFSError, type OverlayFileSystem } from '@cairn/agentfs';
-import { stateOf } from '@cairn/agentfs/internal';
+import { stateOf } from '@cairn/agentfs';
 import { fsPathExcluded, type CborValue } from '@cairn/air';
 import picomatch from 'picomatch';
 import type { RE2JS } from 're2js';

@@ -1,6 +1,6 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { findGitRepository, IgnoreRules, TrackedPaths } from '@cairn/agentfs/internal';
+import { findGitRepository, IgnoreRules, TrackedPaths } from '@cairn/agentfs';
 
 /** A watch of the git files that decide what the mirror holds besides .gitignore. */
 export interface GitWatch {

@@ -1,5 +1,5 @@
 import type { AgentFS } from '@cairn/agentfs';
-import type { EntryState } from '@cairn/agentfs/internal';
+import type { EntryState } from '@cairn/agentfs';
 import type { BlobStore } from './blob-store.js';
 
 /** What a path held before a run first changed it: enough to rebuild that run's starting point. */
