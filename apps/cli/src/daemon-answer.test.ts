@@ -87,13 +87,13 @@ describe('file signals never stall the daemon', () => {
     const signals = projectLayout(project.root, project.home).signalsDir;
     execFileSync('mkfifo', [join(signals, 'spawn-fifo')]);
     const reason = join(signals, 'failed', 'spawn-fifo.reason');
-    for (let i = 0; i < 200 && !existsSync(reason); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 1200 && !existsSync(reason); i++) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(readFileSync(reason, 'utf8').trim()).toBe('only regular files are read as signals, and this is a FIFO');
     const listed = await run(['ls']);
     expect(listed.code, listed.stderr).toBe(0);
     // a regular signal still works
     writeFileSync(join(signals, 'queue-plain'), 'tidy up');
-    for (let i = 0; i < 200 && existsSync(join(signals, 'queue-plain')); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 1200 && existsSync(join(signals, 'queue-plain')); i++) await new Promise((resolve) => setTimeout(resolve, 50));
     const agents = resultOf(await run(['ls', '--json'])).agents as { task: string }[];
     expect(agents.map((a) => a.task)).toEqual(['tidy up']);
   });

@@ -1,6 +1,9 @@
 import { CairnError } from './errors.js';
 import { AGENT_STATES, type AgentState } from './types.js';
 
+/** The states an agent rests in until a person or a reviewer acts: what a wait for an agent ends at. */
+export const SETTLED_STATES: readonly AgentState[] = ['reviewing', 'accepted', 'rejected', 'failed', 'decided'];
+
 /** States given by a caller, checked: an unknown one is `CAIRN_INVALID_ARGUMENT` naming the states there are. */
 export function parseAgentStates(states: unknown): AgentState[] {
   const list: unknown[] = Array.isArray(states) ? states : [states];

@@ -6,7 +6,7 @@ export type { CairnApi, EventOptions } from '@cairn/api';
 export type { CairnEvent, CairnEventType } from '@cairn/api';
 export { CairnError, isCairnError, type CairnErrorCode } from '@cairn/api';
 export { CAIRN_VERSION } from '@cairn/api';
-export { AGENT_STATES } from '@cairn/api';
+export { AGENT_STATES, SETTLED_STATES } from '@cairn/api';
 export { describeCheckStatus } from '@cairn/api';
 export type * from '@cairn/api';
 export { connectDaemon, type DaemonClient } from './socket-client.js';

@@ -99,3 +99,4 @@ export type { ProjectWatcher } from './sync/watcher.js';
 export { AgentWorkspace } from './workspace/agent-workspace.js';
 export { SCHEMAS, cairnEntry } from './workspace/journal-entries.js';
 export { spentFromJournal } from './workspace/journal-spend.js';
+export { changeInfoOf } from './workspace/change-info.js';

@@ -6,6 +6,7 @@ import type { AgentFailure, ChangeInfo } from '@cairn/api';
 import { AgentWorkspace } from '@cairn/orchestrator';
 import { spentFromJournal } from '@cairn/orchestrator';
 import { type UploadClaims, uploadPaths } from './worker-endpoint.js';
+import { changeInfoOf } from '@cairn/orchestrator';
 
 /** What a verified result adds to the agent: the journal head it was verified at and the worker's key. */
 export interface VerifiedUpload {
@@ -38,7 +39,7 @@ export function adoptUpload(
   let changes: ChangeInfo[];
   let spent: AgentRecord['spent'];
   try {
-    changes = workspace.overlay.changes().map((c) => ({ path: c.path, status: c.status, kind: c.kind }));
+    changes = workspace.overlay.changes().map(changeInfoOf);
     spent = { ...spentFromJournal(workspace.journal.entries()), calls: run.calls, wallMs: run.wallMs, repairs: run.repairs };
   } finally {
     workspace.close();

@@ -1,4 +1,4 @@
-import type { AgentInfo, CairnEvent } from '@cairn/daemon/client';
+import { type AgentInfo, type AgentState, type CairnEvent, SETTLED_STATES } from '@cairn/daemon/client';
 import { connect } from '../connect.js';
 import { taskOf, type CommandContext } from '../context.js';
 import { spawnOptionsOf, type SpawnFlags } from '../spawn-flags.js';
@@ -12,8 +12,9 @@ export interface SpawnCommandFlags extends SpawnFlags {
   wait?: boolean;
 }
 
+/** The events after which an agent has settled. */
 const SETTLED = new Set(['agent.submitted', 'agent.failed', 'agent.rejected']);
-const SETTLED_STATES = new Set(['reviewing', 'failed', 'rejected', 'accepted', 'decided']);
+const SETTLED_STATE_SET = new Set<AgentState>(SETTLED_STATES);
 
 /**
  * `cairn spawn` / `cairn queue`: creates the agent and prints its id at once. With a daemon the agent runs
@@ -106,7 +107,7 @@ async function followAgent(
   const { out } = ctx;
   let waiting: Waiting | undefined;
   const current = await fetch(agent.id);
-  if (SETTLED_STATES.has(current.state)) return { agent: current };
+  if (SETTLED_STATE_SET.has(current.state)) return { agent: current };
   for (let next = await stream.next(); next.done !== true; next = await stream.next()) {
     const event = next.value;
     if (!('agentId' in event) || event.agentId !== agent.id) continue;
@@ -119,7 +120,7 @@ async function followAgent(
       break;
     }
     // an error of Cairn's own may come instead of the event that settles the agent: ask where it stands
-    if (event.type === 'error' && SETTLED_STATES.has((await fetch(agent.id)).state)) break;
+    if (event.type === 'error' && SETTLED_STATE_SET.has((await fetch(agent.id)).state)) break;
   }
   const final = await fetch(agent.id);
   return waiting === undefined || final.state !== 'queued' ? { agent: final } : { agent: final, waiting };

@@ -15,6 +15,7 @@ import type { AgentRecord } from './agent-store.js';
 import { proposalForReview } from './proposal-reader.js';
 import { appendCairnEntry, governanceRefOf, runStartsOf, SCHEMAS } from '../workspace/journal-entries.js';
 import { generationSetup, readableBy, windowOptionsOf } from './generation-setup.js';
+import { changeInfoOf } from '../workspace/change-info.js';
 
 /**
  * Runs one stretch of an agent's life: claims it (queued → running), opens its overlay and journal, builds
@@ -208,7 +209,7 @@ async function finish(
   outcome: AttemptsOutcome,
   started: number,
 ): Promise<void> {
-  const changes: ChangeInfo[] = workspace.overlay.changes().map((c) => ({ path: c.path, status: c.status, kind: c.kind }));
+  const changes: ChangeInfo[] = workspace.overlay.changes().map(changeInfoOf);
   let failure = outcome.failure;
   const reviewer = record.role === 'reviewer';
   if (reviewer && outcome.ok && outcome.decision === undefined)

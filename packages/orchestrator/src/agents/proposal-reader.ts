@@ -11,6 +11,7 @@ import { journalRows, verifyJournal } from '../workspace/journal-view.js';
 import { withModelRows } from '../tools/model-rows.js';
 import { interruptedJournal } from './interrupted.js';
 import type { ProjectCore } from './project-core.js';
+import { changeInfoOf } from '../workspace/change-info.js';
 
 /** Files of a reviewer's view of a proposal larger than this are shown without their text. */
 const MAX_REVIEW_TEXT = 256 * 1024;
@@ -33,7 +34,7 @@ export function withOverlayOf<T>(core: Pick<ProjectCore, 'store' | 'layout' | 's
 
 /** What an agent's proposal changes. */
 export function changesOf(core: ProjectCore, id: string): ChangeInfo[] {
-  return withOverlayOf(core, id, (overlay) => overlay.changes().map((c) => ({ path: c.path, status: c.status, kind: c.kind })));
+  return withOverlayOf(core, id, (overlay) => overlay.changes().map(changeInfoOf));
 }
 
 /** The git-style diff of the proposal, or of the given paths. */

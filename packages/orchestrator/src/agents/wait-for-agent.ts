@@ -1,12 +1,9 @@
-import { CairnError } from '@cairn/api';
+import { CairnError, SETTLED_STATES } from '@cairn/api';
 import type { CairnEvent } from '@cairn/api';
 import type { AgentInfo, AgentState } from '@cairn/api';
 import type { EventBus } from '../events/event-bus.js';
 import { toAgentInfo } from './agent-info.js';
 import type { AgentStore } from './agent-store.js';
-
-/** The states `wait` ends on unless told otherwise: where an agent stops by itself. */
-export const SETTLED_STATES: readonly AgentState[] = ['reviewing', 'accepted', 'rejected', 'failed', 'decided'];
 
 /** Progress events never change an agent's state: only the others are worth a look at its record. */
 const PROGRESS = new Set<CairnEvent['type']>(['agent.tool-called', 'agent.denied', 'agent.log', 'agent.generating', 'agent.repairing']);

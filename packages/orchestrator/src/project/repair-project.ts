@@ -11,6 +11,7 @@ import { isDatabaseDamage } from '../agents/bin-damage.js';
 import { PendingWrites } from '../review/pending-writes.js';
 import { withProjectLock } from '../workspace/project-lock.js';
 import { cairnEntry, runStartOf, SCHEMAS } from '../workspace/journal-entries.js';
+import { changeInfoOf } from '../workspace/change-info.js';
 
 /** The reason given to an agent whose fate its database cannot tell. */
 export const RECOVERED_REASON = 'recovered by cairn repair';
@@ -263,7 +264,7 @@ function recoverRecord(id: string, path: string, stable: AgentFS, clock: () => n
     record.spent = { ...record.spent, ...workspace.spent() };
     const head = workspace.head();
     if (head !== undefined) record.journalHead = head;
-    const changes: ChangeInfo[] = workspace.overlay.changes().map((c) => ({ path: c.path, status: c.status, kind: c.kind }));
+    const changes: ChangeInfo[] = workspace.overlay.changes().map(changeInfoOf);
     const accepts = new PendingWrites(stable).openAccepts(id);
     if (changes.length === 0 && accepts.length > 0) return settled(record, 'accepted', acceptedChanges(accepts), submitted);
     if (changes.length > 0 && (submitted !== undefined || accepts.length > 0)) return settled(record, 'reviewing', changes, submitted);

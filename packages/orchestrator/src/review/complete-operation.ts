@@ -20,6 +20,7 @@ import { processAlive } from '@cairn/agentfs/process-alive';
 import { withAgentOverlay } from '../workspace/agent-overlay.js';
 import { withProjectLock } from '../workspace/project-lock.js';
 import { fsyncsWorkingTree } from '../workspace/working-tree-settings.js';
+import { changeInfoOf } from '../workspace/change-info.js';
 
 /** What finishing an operation did on disk. */
 export interface CompletedOperation {
@@ -128,7 +129,7 @@ export function completeOperation(
       }
       // an overlay that kept no merge base has nothing left to propose, so its changes are not listed
       const left = overlay.touchedPaths().length === 0 ? [] : overlay.changes();
-      const changes: ChangeInfo[] = left.map((c) => ({ path: c.path, status: c.status, kind: c.kind }));
+      const changes: ChangeInfo[] = left.map(changeInfoOf);
       return settleRecord(core, record, kind, changes);
     });
   }
