@@ -1,5 +1,4 @@
-import { describeCairnApiContract } from '@cairn/orchestrator/testing';
-import { makeTempProject, SAMPLE_FILES } from '@cairn/orchestrator/testing';
+import { describeCairnApiContract, makeTempProject, SAMPLE_FILES } from '@cairn/orchestrator/testing';
 import { connectDaemon } from './socket-client.js';
 import { startDaemon } from './run-daemon.js';
 

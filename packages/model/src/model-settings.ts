@@ -1,5 +1,4 @@
-import type { CairnError } from '@cairn/api';
-import { configError, isConfigObject as isObject, readProjectConfig } from '@cairn/api';
+import { type CairnError, configError, isConfigObject as isObject, readProjectConfig } from '@cairn/api';
 import type { ModelProvider } from './model-types.js';
 
 /** The `model` section of `.cairn/config.json`: which model, on which server, with which window and limits. */

@@ -1,5 +1,4 @@
-import type { AgentFS } from '@cairn/agentfs';
-import { createTables } from '@cairn/agentfs';
+import { type AgentFS, createTables } from '@cairn/agentfs';
 import type { InboxOutcomeKind } from '@cairn/api';
 
 type Database = AgentFS['db'];

@@ -1,5 +1,4 @@
-import type { AgentFS } from '@cairn/agentfs';
-import { IgnoreRules, importPaths } from '@cairn/agentfs';
+import { type AgentFS, IgnoreRules, importPaths } from '@cairn/agentfs';
 import { ancestorsOf } from './ancestors.js';
 
 /**
