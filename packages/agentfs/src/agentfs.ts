@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
-import { type Clock, type ConnectionOptions, ensureStoreSchema, openConnection, unreadableDatabase } from './connection.js';
+import type { Clock, ConnectionOptions } from './connection.js';
+import { ensureStoreSchema, openConnection, unreadableDatabase } from './connection.js';
 import { InodeStore } from './inode-store.js';
 import { KvStore } from './kv-store.js';
 import { StoreFileSystem } from './store-fs.js';

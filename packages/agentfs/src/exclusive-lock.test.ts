@@ -10,6 +10,7 @@ const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
 
 /** A child process that takes the lock, writes `child-start`, holds the lock a second, writes `child-end`, and exits. */
 const HOLDER = `
+import { appendFileSync } from 'node:fs';
 import { withExclusiveLock } from '@cairn/agentfs';
 const [lock, log] = process.argv.slice(1);
 withExclusiveLock(lock, () => {

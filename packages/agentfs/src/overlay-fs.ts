@@ -1,15 +1,18 @@
 import { stateOf } from './entry-state.js';
 import { AgentFSError } from './errors.js';
 import { isProtectedPath } from './ignore-rules.js';
-import { type FileSystem, type WriteFileOptions, type RenameOptions, toBytes } from './file-system.js';
+import type { FileSystem, WriteFileOptions, RenameOptions } from './file-system.js';
 import { TreeFileSystem } from './tree-file-system.js';
-import { type Dentry, type InodeStore, toTimestamp } from './inode-store.js';
+import { toBytes } from './file-system.js';
+import type { Dentry, InodeStore } from './inode-store.js';
+import { toTimestamp } from './inode-store.js';
 import type { MergeBaseLog } from './merge-base.js';
 import { DEFAULT_DIR_MODE, kindOfMode, modeFor, S_IFMT } from './mode.js';
 import { baseName, isWithin, joinPath, normalizePath, parentPath, splitPath } from './path.js';
 import { Stats } from './stats.js';
 import { assertReplaceable, type StoreFileSystem } from './store-fs.js';
-import { type Located, type WalkableTree, symlinkTargetPath } from './tree-walk.js';
+import type { Located, WalkableTree } from './tree-walk.js';
+import { symlinkTargetPath } from './tree-walk.js';
 
 /** A path as the overlay sees it: its upper entry, and the base entry at the same path if one shows through. */
 export interface OverlayEntry {

@@ -3,7 +3,8 @@ import type { DirEntry, FileHandle, MkdirOptions, RmOptions } from './file-syste
 import { kindOfMode, type EntryKind } from './mode.js';
 import { baseName, normalizePath, parentPath } from './path.js';
 import type { Stats } from './stats.js';
-import { type Located, type WalkableTree, refuseLinks, resolveRealPath, tryWalkPath, walkPath } from './tree-walk.js';
+import type { Located, WalkableTree } from './tree-walk.js';
+import { refuseLinks, resolveRealPath, tryWalkPath, walkPath } from './tree-walk.js';
 
 /**
  * The read half of a file system over a walkable tree of entries `H`, shared by a store (one layer) and an

@@ -6,8 +6,9 @@ import { PlanRunner, type PlanInstance } from './plan-runner.js';
 import type { World } from './world.js';
 import type { Reducer } from './reducer.js';
 import { zeroValue } from './values.js';
-import { type Hash, hashBytes, hashNode } from './node-hash.js';
+import type { Hash } from './node-hash.js';
 import { encodeCanonical } from './canonical-cbor.js';
+import { hashBytes, hashNode } from './node-hash.js';
 
 /** Everything that defines a world's behaviour apart from its inputs. */
 export interface RuntimeConfig {

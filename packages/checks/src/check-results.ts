@@ -1,4 +1,5 @@
-import { type AgentFS, createTables } from '@cairn/agentfs';
+import type { AgentFS } from '@cairn/agentfs';
+import { createTables } from '@cairn/agentfs';
 import type { CheckResultInfo, CheckStatus } from '@cairn/api';
 
 /** One stored result: the public view, the run it came from, and the output kept. */

@@ -1,4 +1,5 @@
-import { type CairnError, configError, isConfigObject as isObject, readProjectConfig } from '@cairn/api';
+import type { CairnError } from '@cairn/api';
+import { configError, isConfigObject as isObject, readProjectConfig } from '@cairn/api';
 
 /** One declared check: a command run over an agent's proposal in a sealed view of the project. */
 export interface CheckSpec {

@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CairnEvent, AgentInfo } from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
+import type { AgentInfo } from '@cairn/api';
 import { DaemonClient } from './socket-client.js';
 
 // A tiny daemon of the test's own on a real Unix socket, answering what a broken or newer daemon might.

@@ -1,4 +1,5 @@
-import { describeCairnApiContract, makeTempProject, SAMPLE_FILES } from '@cairn/orchestrator/testing';
+import { describeCairnApiContract } from '@cairn/orchestrator/testing';
+import { makeTempProject, SAMPLE_FILES } from '@cairn/orchestrator/testing';
 import { connectDaemon } from './socket-client.js';
 import { startDaemon } from './run-daemon.js';
 

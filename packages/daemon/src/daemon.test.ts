@@ -3,7 +3,8 @@ import { chmodSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } fro
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isCairnError, type CairnEvent } from '@cairn/api';
+import { isCairnError } from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
 import { makeTempProject, SAMPLE_FILES, type TempProject } from '@cairn/orchestrator/testing';
 import { connectDaemon, DaemonClient } from './socket-client.js';
 import { projectLayout } from '@cairn/orchestrator';

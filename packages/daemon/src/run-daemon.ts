@@ -1,25 +1,24 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type HeldLock, tryHoldExclusiveLock } from '@cairn/agentfs/exclusive-lock';
-import { CairnError, type CairnEvent, type SyncSummary, CAIRN_VERSION } from '@cairn/api';
-import {
-  ensurePrivateDir,
-  projectLayout,
-  type ProjectLayout,
-  openProject,
-  type ProjectOptions,
-  type Project,
-  checkProjectSettings,
-  type ProjectWatcher,
-  watchInbox,
-  type InboxWatcher,
-  type ProjectCore,
-} from '@cairn/orchestrator';
+import { CairnError } from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
+import { ensurePrivateDir, projectLayout, type ProjectLayout } from '@cairn/orchestrator';
+import { openProject, type ProjectOptions } from '@cairn/orchestrator';
+import type { Project } from '@cairn/orchestrator';
+import type { SyncSummary } from '@cairn/api';
+import { checkProjectSettings } from '@cairn/orchestrator';
 import { serveApi, type DaemonServer } from './server.js';
 import { watchSignals, type SignalWatcher } from './signals.js';
 import { guardProject, type ProjectGuard } from './project-guard.js';
+import type { ProjectWatcher } from '@cairn/orchestrator';
+import { watchInbox, type InboxWatcher } from '@cairn/orchestrator';
+import { CAIRN_VERSION } from '@cairn/api';
 import { type DaemonPidFile, readPidFile, writePidFile } from './pid-file.js';
-import type { Coordinator, WorkerEndpoint, WithoutWorkers } from '@cairn/remote';
+import type { ProjectCore } from '@cairn/orchestrator';
+import type { Coordinator } from '@cairn/remote';
+import type { WorkerEndpoint } from '@cairn/remote';
+import type { WithoutWorkers } from '@cairn/remote';
 
 /** A daemon running in this process. */
 export interface RunningDaemon {

@@ -1,7 +1,11 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, type Stats, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { watch } from 'chokidar';
-import { isCairnError, type CairnEvent, parseSpawnOptions, type SpawnOptions, type CairnApi } from '@cairn/api';
+import { isCairnError } from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
+import { parseSpawnOptions } from '@cairn/api';
+import type { SpawnOptions } from '@cairn/api';
+import type { CairnApi } from '@cairn/api';
 
 /** A watcher of the signals folder. */
 export interface SignalWatcher {

@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Agent } from 'node:http';
-import { type CairnApi, type EventOptions, CairnError, type CairnEvent } from '@cairn/api';
+import type { CairnApi, EventOptions } from '@cairn/api';
+import { CairnError } from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
 import type {
   AcceptManyOptions,
   AcceptManyOutcome,

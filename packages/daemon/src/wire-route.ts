@@ -1,5 +1,7 @@
 import type * as v from 'valibot';
-import { type CairnApi, CairnError, type AgentInfo, type SpawnOptions } from '@cairn/api';
+import type { CairnApi } from '@cairn/api';
+import { CairnError } from '@cairn/api';
+import type { AgentInfo, SpawnOptions } from '@cairn/api';
 import type { WireInput } from './wire-inputs.js';
 import type { DaemonHealth, DaemonIdentity } from './wire-schemas.js';
 

@@ -1,5 +1,7 @@
 import * as v from 'valibot';
-import { type EventOptions, CairnError, type AcceptManyOptions, type AcceptOptions } from '@cairn/api';
+import type { EventOptions } from '@cairn/api';
+import { CairnError } from '@cairn/api';
+import type { AcceptManyOptions, AcceptOptions } from '@cairn/api';
 import {
   readNumber,
   readOptionalFlag,

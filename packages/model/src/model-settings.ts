@@ -1,4 +1,5 @@
-import { type CairnError, configError, isConfigObject as isObject, readProjectConfig } from '@cairn/api';
+import type { CairnError } from '@cairn/api';
+import { configError, isConfigObject as isObject, readProjectConfig } from '@cairn/api';
 import type { ModelProvider } from './model-types.js';
 
 /** The `model` section of `.cairn/config.json`: which model, on which server, with which window and limits. */

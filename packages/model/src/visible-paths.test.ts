@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentFS, Overlay } from '@cairn/agentfs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type MappedTree, listVisiblePaths } from './visible-paths.js';
+import type { MappedTree } from './visible-paths.js';
+import { listVisiblePaths } from './visible-paths.js';
 
 describe('listVisiblePaths', () => {
   let dir: string;

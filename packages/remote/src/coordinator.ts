@@ -1,7 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Job, Queue, QueueEvents } from 'bullmq';
-import { runAgent, type AgentPatch, type AgentRecord, type ProjectCore, type AgentDispatch } from '@cairn/orchestrator';
+import { runAgent } from '@cairn/orchestrator';
+import type { AgentPatch, AgentRecord } from '@cairn/orchestrator';
+import type { ProjectCore } from '@cairn/orchestrator';
+import type { AgentDispatch } from '@cairn/orchestrator';
 import { tokenHash } from './capability-token.js';
 import { dropDeadUploads } from './dead-uploads.js';
 import { offerJob } from './job-offer.js';

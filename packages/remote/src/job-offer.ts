@@ -1,4 +1,6 @@
-import { type AgentRecord, type ProjectCore, startingGovernance } from '@cairn/orchestrator';
+import type { AgentRecord } from '@cairn/orchestrator';
+import type { ProjectCore } from '@cairn/orchestrator';
+import { startingGovernance } from '@cairn/orchestrator';
 import { governanceHash, signToken } from './capability-token.js';
 import { jobIdOf, type RemoteJobData } from './remote-job.js';
 

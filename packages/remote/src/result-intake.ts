@@ -1,8 +1,12 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type AgentRecord, type ProjectCore, AgentWorkspace, spentFromJournal, changeInfoOf } from '@cairn/orchestrator';
+import type { AgentRecord } from '@cairn/orchestrator';
+import type { ProjectCore } from '@cairn/orchestrator';
 import type { AgentFailure, ChangeInfo } from '@cairn/api';
+import { AgentWorkspace } from '@cairn/orchestrator';
+import { spentFromJournal } from '@cairn/orchestrator';
 import { type UploadClaims, uploadPaths } from './worker-endpoint.js';
+import { changeInfoOf } from '@cairn/orchestrator';
 
 /** What a verified result adds to the agent: the journal head it was verified at and the worker's key. */
 export interface VerifiedUpload {

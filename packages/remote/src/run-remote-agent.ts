@@ -1,8 +1,13 @@
 import { constants, copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { runAgent, type AgentRecord, ReceiptSigner, wireProject, Project, type ProjectParts, CheckRefused } from '@cairn/orchestrator';
+import { runAgent } from '@cairn/orchestrator';
+import type { AgentRecord } from '@cairn/orchestrator';
 import type { Sandbox } from '@cairn/sandbox';
 import type { CairnEvent } from '@cairn/api';
+import { ReceiptSigner } from '@cairn/orchestrator';
+import { wireProject } from '@cairn/orchestrator';
+import { Project, type ProjectParts } from '@cairn/orchestrator';
+import { CheckRefused } from '@cairn/orchestrator';
 import { tokenHash } from './capability-token.js';
 import type { RemoteJobData } from './remote-job.js';
 

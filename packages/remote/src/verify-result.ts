@@ -1,16 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { AgentFS, type EntryState, stateOf } from '@cairn/agentfs';
-import {
-  type AgentRecord,
-  type ProjectCore,
-  ReceiptSigner,
-  contentDigest,
-  replayRecorded,
-  AgentWorkspace,
-  cairnEntry,
-  SCHEMAS,
-} from '@cairn/orchestrator';
+import { AgentFS } from '@cairn/agentfs';
+import { type EntryState, stateOf } from '@cairn/agentfs';
+import type { AgentRecord } from '@cairn/orchestrator';
+import type { ProjectCore } from '@cairn/orchestrator';
 import { isCairnError } from '@cairn/api';
+import { ReceiptSigner } from '@cairn/orchestrator';
+import { contentDigest } from '@cairn/orchestrator';
+import { replayRecorded } from '@cairn/orchestrator';
+import { AgentWorkspace } from '@cairn/orchestrator';
+import { cairnEntry, SCHEMAS } from '@cairn/orchestrator';
 import { governanceHash, tokenHash, verifyToken } from './capability-token.js';
 import { hashFile } from './snapshots.js';
 import { uploadSigningText } from './upload-signature.js';

@@ -1,6 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { triage, type Triage } from './decision.js';
-import { type Actor, type BranchName, type Reason, parseReason } from './names.js';
+import type { Actor, BranchName, Reason } from './names.js';
+import { parseReason } from './names.js';
 
 describe('decision types', () => {
   it('accepts only the cases of the vocabulary, each with its branded payload', () => {

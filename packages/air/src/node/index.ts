@@ -8,8 +8,9 @@ import type { ValidatedManifest } from '../validate.js';
 import type { SignatureVerifier, EffectIntent, Receipt } from '../kernel.js';
 import { signReceipt, type BlobAdapter, type EffectAdapter } from '../adapters.js';
 import type { CborValue } from '../cbor-value.js';
-import { type Hash, useNativeSha256 } from '../node-hash.js';
+import type { Hash } from '../node-hash.js';
 import { acceptableEd25519Key, acceptableSignatureShape } from '../ed25519-strict.js';
+import { useNativeSha256 } from '../node-hash.js';
 
 /** Node's one-shot digest (Node 20.12 and later): no hash object made and dropped for each small input. */
 const oneShot = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: 'hex') => string }).hash;

@@ -1,4 +1,7 @@
-import { CairnError, type CairnEvent, type AgentSpec, agentSpec, type AgentInfo, type SpawnOptions } from '@cairn/api';
+import { CairnError } from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
+import { type AgentSpec, agentSpec } from '@cairn/api';
+import type { AgentInfo, SpawnOptions } from '@cairn/api';
 import { startingGovernance } from '../governance/project-governance.js';
 import { withModelSettings } from './model-defaults.js';
 import { toAgentInfo } from './agent-info.js';

@@ -1,4 +1,5 @@
-import type { AgentState, CairnEvent } from '@cairn/api';
+import type { AgentState } from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
 import type { AgentPatch, AgentRecord, AgentStore } from './agent-store.js';
 
 /** What the code that changed a record already knows of the agent, so an observer need not read it again. */

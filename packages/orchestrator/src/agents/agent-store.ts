@@ -1,13 +1,9 @@
-import { AgentFS, createTables } from '@cairn/agentfs';
-import {
-  CairnError,
-  type CairnEvent,
-  type AgentSpec,
-  type AgentFailure,
-  type AgentInfo,
-  type AgentState,
-  type ChangeInfo,
-} from '@cairn/api';
+import { AgentFS } from '@cairn/agentfs';
+import { createTables } from '@cairn/agentfs';
+import { CairnError } from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
+import type { AgentSpec } from '@cairn/api';
+import type { AgentFailure, AgentInfo, AgentState, ChangeInfo } from '@cairn/api';
 import { newAgentId } from './agent-id.js';
 import { canTransition } from './lifecycle.js';
 

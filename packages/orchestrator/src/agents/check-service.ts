@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { type CheckResultInfo, CairnError } from '@cairn/api';
-import {
-  type CheckSpec,
-  loadCheckSettings,
-  type CheckResultStore,
-  type StoredCheck,
-  type ProposedFile,
-  runSealed,
-  type SealedRun,
-} from '@cairn/checks';
+import type { CheckResultInfo } from '@cairn/api';
+import { CairnError } from '@cairn/api';
+import { type CheckSpec, loadCheckSettings } from '@cairn/checks';
+import type { CheckResultStore, StoredCheck } from '@cairn/checks';
+import type { ProposedFile } from '@cairn/checks';
+import { runSealed, type SealedRun } from '@cairn/checks';
 import { proposalRef } from '../run/check-adapter.js';
 import type { AgentRecord } from './agent-store.js';
 import type { ProjectCore } from './project-core.js';

@@ -1,7 +1,9 @@
 import { decidePolicy } from '@cairn/air';
 import type { CompiledGovernance } from '../governance/compile.js';
 import { FS_GRANT } from '../governance/default-manifest.js';
-import { parseModelName, contextWindow, type WindowOptions } from '@cairn/model';
+import { parseModelName } from '@cairn/model';
+import { contextWindow } from '@cairn/model';
+import type { WindowOptions } from '@cairn/model';
 import type { GenerationSetup } from '../programs/generate-program.js';
 import type { AgentRecord } from './agent-store.js';
 import type { ProjectCore } from './project-core.js';

@@ -1,5 +1,6 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
-import { type AgentFS, Overlay, SqliteJournalStore } from '@cairn/agentfs';
+import { type AgentFS, Overlay } from '@cairn/agentfs';
+import { SqliteJournalStore } from '@cairn/agentfs';
 import type { JournalEntry } from '@cairn/air';
 import { processAlive } from '@cairn/agentfs/process-alive';
 import { isCairnError } from '@cairn/api';

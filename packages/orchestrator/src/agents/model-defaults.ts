@@ -1,5 +1,7 @@
-import type { AgentSpec, ModelOptions } from '@cairn/api';
-import { qualifyModelName, type ModelSettings } from '@cairn/model';
+import type { AgentSpec } from '@cairn/api';
+import type { ModelOptions } from '@cairn/api';
+import { qualifyModelName } from '@cairn/model';
+import type { ModelSettings } from '@cairn/model';
 
 /**
  * A spec with the project's model settings under its own: the project's default model where the spawn named

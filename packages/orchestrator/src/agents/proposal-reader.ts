@@ -1,6 +1,9 @@
 import { existsSync } from 'node:fs';
-import { type Overlay, SqliteJournalStore, stateOf } from '@cairn/agentfs';
-import { CairnError, projectPath, type ChangeInfo, type FileProposal, type JournalView } from '@cairn/api';
+import type { Overlay } from '@cairn/agentfs';
+import { SqliteJournalStore, stateOf } from '@cairn/agentfs';
+import { CairnError } from '@cairn/api';
+import { projectPath } from '@cairn/api';
+import type { ChangeInfo, FileProposal, JournalView } from '@cairn/api';
 import type { ProposalForReview } from '../run/run-context.js';
 import { withAgentOverlay } from '../workspace/agent-overlay.js';
 import { readFileProposal } from '../workspace/file-proposal.js';

@@ -1,7 +1,8 @@
-import { CairnError, type AgentBudgets } from '@cairn/api';
+import { CairnError } from '@cairn/api';
 import type { ProjectLayout } from '../workspace/layout.js';
 import { type AgentRole, defaultGovernance, type GovernanceSource } from './default-manifest.js';
 import { loadProjectGovernance, tightenGovernance } from './project-manifest.js';
+import type { AgentBudgets } from '@cairn/api';
 import { loadCheckSettings } from '@cairn/checks';
 import { type CompiledGovernance, compileGovernance, compileGovernanceJson } from './compile.js';
 

@@ -1,4 +1,5 @@
-import { type AgentFS, createTables } from '@cairn/agentfs';
+import type { AgentFS } from '@cairn/agentfs';
+import { createTables } from '@cairn/agentfs';
 import type { InboxOutcomeKind } from '@cairn/api';
 
 type Database = AgentFS['db'];

@@ -7,18 +7,10 @@ import type { AgentCommands } from '../agents/agent-commands.js';
 import type { AgentRecord } from '../agents/agent-store.js';
 import type { DecisionWritten, ProjectCore, ReviewerDecisions } from '../agents/project-core.js';
 import { diffOf } from '../agents/proposal-reader.js';
-import {
-  CairnError,
-  oneLine,
-  agentSpec,
-  type AgentInfo,
-  type InboxLogView,
-  type InboxProcessOutcome,
-  type InboxResult,
-  type InboxThread,
-  type ReviewOptions,
-  type SpawnOptions,
-} from '@cairn/api';
+import { CairnError } from '@cairn/api';
+import { oneLine } from '@cairn/api';
+import { agentSpec } from '@cairn/api';
+import type { AgentInfo, InboxLogView, InboxProcessOutcome, InboxResult, InboxThread, ReviewOptions, SpawnOptions } from '@cairn/api';
 import { rejectAgent } from '../review/retire.js';
 import { auditPath, readAudit } from './audit.js';
 import { Inbox } from './inbox.js';

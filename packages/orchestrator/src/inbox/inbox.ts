@@ -3,15 +3,9 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatTriage, parseThread, type Actor, type Thread, type Triage } from '@cairn/triage';
 import type { AgentRecord, AgentStore } from '../agents/agent-store.js';
-import {
-  type CairnEvent,
-  type CheckResultInfo,
-  type InboxDiagnostic,
-  type InboxResult,
-  type InboxThread,
-  writeAtomically,
-} from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
 import type { ProjectLayout } from '../workspace/layout.js';
+import type { CheckResultInfo, InboxDiagnostic, InboxResult, InboxThread } from '@cairn/api';
 import { appendAudit } from './audit.js';
 import { DecisionStore, type DecisionRow } from './decision-store.js';
 import {
@@ -26,6 +20,7 @@ import {
   withTriage,
   withChecksSection,
 } from './thread-file.js';
+import { writeAtomically } from '@cairn/api';
 
 /** What the inbox needs from the project around it. */
 export interface InboxDeps {

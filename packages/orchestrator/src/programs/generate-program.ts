@@ -1,15 +1,11 @@
 import type { CborValue } from '@cairn/air';
 import type { AgentFailure, ProgramLang } from '@cairn/api';
 import { MAX_TOKENS_PER_CALL } from '../governance/default-manifest.js';
-import {
-  type Extraction,
-  extractProgram,
-  type ModelFault,
-  parseModelName,
-  estimateChatTokens,
-  MIN_ANSWER_TOKENS,
-  buildRepoMap,
-} from '@cairn/model';
+import { type Extraction, extractProgram } from '@cairn/model';
+import type { ModelFault } from '@cairn/model';
+import { parseModelName } from '@cairn/model';
+import { estimateChatTokens } from '@cairn/model';
+import { MIN_ANSWER_TOKENS } from '@cairn/model';
 import type { RunContext } from '../run/run-context.js';
 import { modelParams, temperatureOf } from '../tools/ask-llm.js';
 import { governedModelCall } from '../tools/model-call.js';
@@ -18,6 +14,7 @@ import { buildToolbox } from '../tools/tool-table.js';
 import { appendCairnEntry, SCHEMAS } from '../workspace/journal-entries.js';
 import { buildLegacyProgramPrompt } from './legacy-prompt.js';
 import { buildProgramPrompt, type ProgramPromptInput } from './prompt.js';
+import { buildRepoMap } from '@cairn/model';
 
 /** What asking the model for a program came to. */
 export type Generation =

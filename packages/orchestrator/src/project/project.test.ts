@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isCairnError, type CairnEvent } from '@cairn/api';
+import { isCairnError } from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
 import type { Project } from './project.js';
 import { type OpenedTempProject, openTempProject, SAMPLE_FILES } from '../testing/temp-project.js';
 

@@ -8,7 +8,10 @@ import type { ProjectCore } from '../agents/project-core.js';
 import { changesOf, diffOf, fileProposalOf, journalOf, proposedText } from '../agents/proposal-reader.js';
 import type { Scheduler } from '../agents/scheduler.js';
 import { waitForAgent } from '../agents/wait-for-agent.js';
-import { parseAgentStates, type CairnApi, type EventOptions, CairnError, type CairnEvent } from '@cairn/api';
+import { parseAgentStates } from '@cairn/api';
+import type { CairnApi, EventOptions } from '@cairn/api';
+import { CairnError } from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
 import type {
   AcceptManyOptions,
   AcceptManyOutcome,

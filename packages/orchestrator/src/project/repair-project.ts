@@ -2,17 +2,11 @@ import { existsSync, lstatSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentFS, Ledger } from '@cairn/agentfs';
 import { AgentStore, type AgentRecord } from '../agents/agent-store.js';
-import {
-  CairnError,
-  DEFAULT_BUDGETS,
-  DEFAULT_LIMITS,
-  type AgentState,
-  type ChangeInfo,
-  type ProgramLang,
-  type RepairOutcome,
-} from '@cairn/api';
+import { CairnError } from '@cairn/api';
 import { projectLayout, type ProjectLayout } from '../workspace/layout.js';
+import { DEFAULT_BUDGETS, DEFAULT_LIMITS } from '@cairn/api';
 import { AgentWorkspace } from '../workspace/agent-workspace.js';
+import type { AgentState, ChangeInfo, ProgramLang, RepairOutcome } from '@cairn/api';
 import { isDatabaseDamage } from '../agents/bin-damage.js';
 import { PendingWrites } from '../review/pending-writes.js';
 import { withProjectLock } from '../workspace/project-lock.js';

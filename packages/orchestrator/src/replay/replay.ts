@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { AgentFS, Ledger, Overlay } from '@cairn/agentfs';
 import { Journal, MemoryJournalStore, receiptFromRecord, type JournalEntry, type Receipt } from '@cairn/air';
 import type { AgentRecord } from '../agents/agent-store.js';
-import { CairnError, isCairnError, type ReplayDivergence, type ReplayOutcome } from '@cairn/api';
+import { CairnError, isCairnError } from '@cairn/api';
 import { compileGovernanceJson } from '../governance/compile.js';
 import { buildRunContext, type RunSource } from '../run/build-run-context.js';
 import { runAttempts } from '../programs/attempts.js';
@@ -16,6 +16,7 @@ import type { RunContext } from '../run/run-context.js';
 import { ReceiptSigner } from '../governance/receipt-signer.js';
 import { TouchedLog } from '../workspace/touched-log.js';
 import { resolutionKey, type ResolvedPath } from '../run/resolve-path.js';
+import type { ReplayDivergence, ReplayOutcome } from '@cairn/api';
 import { buildReplayBase } from './replay-base.js';
 import { cairnEntry, governanceRefOf, runStartsOf, SCHEMAS, startsStretch } from '../workspace/journal-entries.js';
 

@@ -1,16 +1,8 @@
 import type { CheckService } from '../agents/check-service.js';
 import type { ProjectCore } from '../agents/project-core.js';
-import {
-  describeCheckStatus,
-  CairnError,
-  isCairnError,
-  type AcceptItem,
-  type AcceptManyOptions,
-  type AcceptManyOutcome,
-  type AcceptOptions,
-  type AcceptOutcome,
-  type CheckResultInfo,
-} from '@cairn/api';
+import { describeCheckStatus } from '@cairn/api';
+import { CairnError, isCairnError } from '@cairn/api';
+import type { AcceptItem, AcceptManyOptions, AcceptManyOutcome, AcceptOptions, AcceptOutcome, CheckResultInfo } from '@cairn/api';
 import { acceptWhenReady, requireReviewing } from './accept.js';
 
 /** How one accept is gated: on the automatic checks (the default), or not at all (`--force`, an inbox without the rule). */

@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { type AcceptResult, type Overlay, stateOf, type EntryState } from '@cairn/agentfs';
-import { CairnError, conflictOutcome, projectPath, type AcceptOptions, type AcceptOutcome, type ConflictInfo } from '@cairn/api';
+import type { AcceptResult, Overlay } from '@cairn/agentfs';
+import { stateOf, type EntryState } from '@cairn/agentfs';
+import { CairnError } from '@cairn/api';
+import { conflictOutcome } from '@cairn/api';
+import { projectPath } from '@cairn/api';
 import type { ProjectCore } from '../agents/project-core.js';
+import type { AcceptOptions, AcceptOutcome, ConflictInfo } from '@cairn/api';
 import { toAgentInfo } from '../agents/agent-info.js';
 import { withAgentOverlay } from '../workspace/agent-overlay.js';
 import { completeOperation } from './complete-operation.js';

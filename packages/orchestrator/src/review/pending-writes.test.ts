@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { AgentFS, type EntryState, hashContent } from '@cairn/agentfs';
+import { AgentFS } from '@cairn/agentfs';
+import { type EntryState, hashContent } from '@cairn/agentfs';
 import { describe, expect, it } from 'vitest';
 import { isCairnError } from '@cairn/api';
 import { tempFolders } from '@cairn/api/testing';

@@ -1,4 +1,5 @@
-import { type AgentFS, type PreImage, createTables, decodePreImages, encodePreImages, summaryOf, type StateSummary } from '@cairn/agentfs';
+import type { AgentFS, PreImage } from '@cairn/agentfs';
+import { createTables, decodePreImages, encodePreImages, summaryOf, type StateSummary } from '@cairn/agentfs';
 import { CairnError } from '@cairn/api';
 
 /** An operation that changes stable.db and the working tree together. */

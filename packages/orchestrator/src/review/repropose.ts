@@ -1,4 +1,5 @@
-import { type Overlay, type PreImage, stateOf } from '@cairn/agentfs';
+import type { Overlay, PreImage } from '@cairn/agentfs';
+import { stateOf } from '@cairn/agentfs';
 
 /**
  * Writes accepted states back into an agent's overlay after an undo, so they are a proposal again: the

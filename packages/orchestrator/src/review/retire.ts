@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { AgentFS, AgentFSError, Ledger } from '@cairn/agentfs';
 import { toAgentInfo } from '../agents/agent-info.js';
-import { CairnError, type AgentInfo, type CollectOutcome } from '@cairn/api';
+import { CairnError } from '@cairn/api';
 import type { ProjectCore } from '../agents/project-core.js';
+import type { AgentInfo, CollectOutcome } from '@cairn/api';
 import { damagedProposal } from '../workspace/agent-overlay.js';
 import { withAgentOperation } from './agent-operation.js';
 

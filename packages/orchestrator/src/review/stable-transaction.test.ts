@@ -1,7 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentFS, stateOf } from '@cairn/agentfs';
+import { AgentFS } from '@cairn/agentfs';
+import { stateOf } from '@cairn/agentfs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { importAffected, inStableTransaction } from './stable-transaction.js';
 

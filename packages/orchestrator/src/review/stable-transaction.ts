@@ -1,4 +1,5 @@
-import { type AgentFS, IgnoreRules, importPaths } from '@cairn/agentfs';
+import type { AgentFS } from '@cairn/agentfs';
+import { IgnoreRules, importPaths } from '@cairn/agentfs';
 import { ancestorsOf } from './ancestors.js';
 
 /**

@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { type PreImage, stateOf, undoAccept, type EntryState } from '@cairn/agentfs';
+import type { PreImage } from '@cairn/agentfs';
+import { stateOf, undoAccept, type EntryState } from '@cairn/agentfs';
 import { toAgentInfo } from '../agents/agent-info.js';
-import { CairnError, type UndoOutcome, conflictOutcome } from '@cairn/api';
+import { CairnError } from '@cairn/api';
 import type { ProjectCore } from '../agents/project-core.js';
+import type { UndoOutcome } from '@cairn/api';
 import { PendingWrites, type PendingWrite } from './pending-writes.js';
 import { completeOperation } from './complete-operation.js';
 import { importAffected, inStableTransaction } from './stable-transaction.js';
 import { withAgentOperation } from './agent-operation.js';
+import { conflictOutcome } from '@cairn/api';
 
 const UNDO_REASONS = { changed: 'changed-since-accept', kind: 'kind-changed-since-accept', 'not-empty': 'not-empty' } as const;
 

@@ -1,4 +1,4 @@
-import type { ToolCalls, Overlay } from '@cairn/agentfs';
+import type { ToolCalls } from '@cairn/agentfs';
 import type { EffectKernel, Journal } from '@cairn/air';
 import type { CairnEvent } from '@cairn/api';
 import type { CompiledGovernance } from '../governance/compile.js';
@@ -6,6 +6,7 @@ import { CHECK_GRANT, FS_GRANT, LLM_GRANT } from '../governance/default-manifest
 import type { ReceiptSigner } from '../governance/receipt-signer.js';
 import type { BlobStore } from '../workspace/blob-store.js';
 import type { TouchedLog } from '../workspace/touched-log.js';
+import type { Overlay } from '@cairn/agentfs';
 import { checkCaller, proposalOf, type CheckRunner } from './check-adapter.js';
 import type { ResolvedPath } from './resolve-path.js';
 import type { ModelCall, RecordedReceipts, ReviewContext, RunContext } from './run-context.js';

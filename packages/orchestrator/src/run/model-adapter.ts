@@ -1,5 +1,6 @@
 import type { CborValue } from '@cairn/air';
-import { type ModelClient, chatInWindow, type WindowFacts, type WindowOptions } from '@cairn/model';
+import type { ModelClient } from '@cairn/model';
+import { chatInWindow, type WindowFacts, type WindowOptions } from '@cairn/model';
 import type { BlobStore } from '../workspace/blob-store.js';
 import type { ModelCall } from './run-context.js';
 

@@ -1,6 +1,7 @@
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { importTree, IgnoreRules, importPath } from '@cairn/agentfs';
+import { importTree } from '@cairn/agentfs';
+import { IgnoreRules, importPath } from '@cairn/agentfs';
 import type { ProjectCore } from '../agents/project-core.js';
 import type { SyncSummary } from '@cairn/api';
 import { FolderWatches } from './folder-watches.js';

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { AgentFS, Overlay } from '@cairn/agentfs';
 import { Journal, MemoryJournalStore } from '@cairn/air';
-import { DEFAULT_BUDGETS, type CairnEvent } from '@cairn/api';
+import { DEFAULT_BUDGETS } from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
 import { createAgentKernel } from '../governance/agent-kernel.js';
 import { compileGovernance } from '../governance/compile.js';
 import { defaultGovernance } from '../governance/default-manifest.js';

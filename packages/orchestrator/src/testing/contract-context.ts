@@ -1,5 +1,8 @@
 import { expect } from 'vitest';
-import type { CairnApi, CairnErrorCode, CairnEvent, AgentInfo } from '@cairn/api';
+import type { CairnApi } from '@cairn/api';
+import type { CairnErrorCode } from '@cairn/api';
+import type { CairnEvent } from '@cairn/api';
+import type { AgentInfo } from '@cairn/api';
 
 export interface ContractTemp {
   root: string;

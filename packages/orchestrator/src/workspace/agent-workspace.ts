@@ -1,4 +1,5 @@
-import { type AgentFS, Overlay, journalTableDdl, SqliteJournalStore } from '@cairn/agentfs';
+import { type AgentFS, Overlay } from '@cairn/agentfs';
+import { journalTableDdl, SqliteJournalStore } from '@cairn/agentfs';
 import { Journal, type JournalEntry, type JournalStore } from '@cairn/air';
 import { CairnError } from '@cairn/api';
 import { BLOBS_DDL, BlobStore } from './blob-store.js';

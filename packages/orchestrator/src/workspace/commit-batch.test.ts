@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentFS, Overlay, SqliteJournalStore } from '@cairn/agentfs';
+import { AgentFS, Overlay } from '@cairn/agentfs';
+import { SqliteJournalStore } from '@cairn/agentfs';
 import { Journal } from '@cairn/air';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isCairnError } from '@cairn/api';

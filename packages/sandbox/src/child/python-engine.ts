@@ -1,6 +1,7 @@
 import { Monty, MontyComplete, MontyNameLookup, type MontySnapshot } from '@pydantic/monty';
 import type { DoneMessage, RunMessage } from '../protocol.js';
-import { type EngineHooks, stripHostPaths } from './js-engine.js';
+import type { EngineHooks } from './js-engine.js';
+import { stripHostPaths } from './js-engine.js';
 import { EXIT_FUNCTIONS, exitMessage, exitStatusOf, rewriteExits } from './python-exit.js';
 
 type Progress = MontySnapshot | MontyNameLookup | MontyComplete;
