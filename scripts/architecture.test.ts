@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error plain JavaScript module without declarations
-import { LAYERS } from './check-layers.mjs';
+import { FOLDERS, LAYERS } from './check-layers.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const layers = LAYERS as Record<string, number>;
@@ -64,5 +64,18 @@ describe('docs/ARCHITECTURE.md and the README agree with the packages and the la
     const root = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')) as { references: { path: string }[] };
     const referenced = root.references.map((reference) => reference.path.replace(/\/tsconfig\.build\.json$/, ''));
     expect(referenced.sort()).toEqual([...packages.values(), 'bench'].sort());
+  });
+
+  it("the orchestrator README's folder table lists its rooms in the order the layer check gives them", () => {
+    const readme = readFileSync(join(ROOT, 'packages', 'orchestrator', 'README.md'), 'utf8');
+    const listed = [...readme.matchAll(/^\| `([a-z-]+)\/` \|/gm)].map((match) => match[1]);
+    const rooms = (FOLDERS as Record<string, string[]>)['@cairn/orchestrator']!.filter(
+      (room) => room !== 'testing' && room !== 'test-support',
+    );
+    expect(listed).toEqual(rooms);
+    const onDisk = readdirSync(join(ROOT, 'packages', 'orchestrator', 'src'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && entry.name !== 'testing' && entry.name !== 'test-support')
+      .map((entry) => entry.name);
+    expect(onDisk.sort()).toEqual([...rooms].sort());
   });
 });

@@ -17,13 +17,15 @@ export const LAYERS = {
   '@cairn/api': 2,
   '@cairn/model': 3,
   '@cairn/checks': 3,
-  '@cairn/orchestrator': 4,
-  '@cairn/remote': 5,
-  '@cairn/daemon': 6,
-  '@cairn/cli': 7,
-  '@cairn/nvim-bridge': 7,
-  '@cairn/bench': 8,
-  '@cairn/integration-tests': 8,
+  '@cairn/workspace': 3,
+  '@cairn/governance': 4,
+  '@cairn/orchestrator': 5,
+  '@cairn/remote': 6,
+  '@cairn/daemon': 7,
+  '@cairn/cli': 8,
+  '@cairn/nvim-bridge': 8,
+  '@cairn/bench': 9,
+  '@cairn/integration-tests': 9,
 };
 
 /** The top layer (benchmarks, end-to-end tests): its packages may import each other. */
@@ -36,8 +38,6 @@ const TOP = Math.max(...Object.values(LAYERS));
 export const FOLDERS = {
   '@cairn/orchestrator': [
     'events',
-    'workspace',
-    'governance',
     'run',
     'tools',
     'programs',

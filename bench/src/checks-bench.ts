@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openProject, runSealed, type ProposedFile } from '@cairn/orchestrator';
+import { type ProposedFile, runSealed } from '@cairn/checks';
+import { openProject } from '@cairn/orchestrator';
 import { median, report, scaled, timeOnceAsync, within } from './measure.js';
 import type { BenchRow } from './storage-bench.js';
 

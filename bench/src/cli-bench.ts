@@ -1,9 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { openProject, projectLayout } from '@cairn/orchestrator';
-import { readPidFile } from '@cairn/daemon';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readPidFile } from '@cairn/daemon';
+import { openProject, projectLayout } from '@cairn/orchestrator';
 import { commitAll, generateTree, git } from './fixtures.js';
 import { median } from './measure.js';
 import type { BenchRow } from './storage-bench.js';

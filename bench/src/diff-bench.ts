@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatChangeDiff, mergeText, type Change } from '@cairn/agentfs';
+import { type Change, formatChangeDiff, mergeText } from '@cairn/agentfs';
 import { medianOf, scaled } from './measure.js';
 import type { BenchRow } from './storage-bench.js';
 

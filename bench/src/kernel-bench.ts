@@ -1,21 +1,21 @@
+import { createHmac, createPublicKey, verify as cryptoVerify } from 'node:crypto';
 import {
+  createWorld,
+  type DefPolicyNode,
   EffectKernel,
+  ed25519PublicKey,
   Journal,
   MemoryJournalStore,
-  createWorld,
-  ed25519PublicKey,
   receiptSigningBytes,
   signEd25519,
   verifyChain,
-  type DefPolicyNode,
+  verifyReceiptSignature,
 } from '@cairn/air';
 import { nodeSignatureVerifier } from '@cairn/air/node';
-import { verifyReceiptSignature } from '@cairn/air';
 import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
-import { createHmac, createPublicKey, verify as cryptoVerify } from 'node:crypto';
-import type { BenchRow } from './storage-bench.js';
 import { median, scaled } from './measure.js';
+import type { BenchRow } from './storage-bench.js';
 
 const SECRET = new Uint8Array(32).fill(3);
 

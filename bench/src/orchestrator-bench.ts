@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AgentFS, Overlay, importTree } from '@cairn/agentfs';
+import { AgentFS, importTree, Overlay } from '@cairn/agentfs';
 import { openProject, type Project } from '@cairn/orchestrator';
 import { createSandbox } from '@cairn/sandbox';
 import { commitAll, git, listFiles } from './fixtures.js';
@@ -9,6 +9,7 @@ import { median, scaled, timeOnceAsync, within } from './measure.js';
 
 /** Reviewing agents held in one process for the memory figure. */
 const HELD = scaled(50);
+
 import type { BenchRow } from './storage-bench.js';
 
 /** A trivial agent: reads three files and writes one. */

@@ -9,15 +9,15 @@ import { benchCli } from './cli-bench.js';
 import { benchDiff } from './diff-bench.js';
 import { generateTree } from './fixtures.js';
 import { benchKernel } from './kernel-bench.js';
+import { report, SMOKE } from './measure.js';
 import { benchNvim } from './nvim-bench.js';
 import { benchOrchestrator } from './orchestrator-bench.js';
 import { benchPrompt } from './prompt-bench.js';
 import { benchSandbox } from './sandbox-bench.js';
-import { benchSeed } from './seed-bench.js';
-import { report, SMOKE } from './measure.js';
-import { benchStorage, type BenchRow } from './storage-bench.js';
-import { benchWorkers } from './workers-bench.js';
 import { benchScenario } from './scenario-bench.js';
+import { benchSeed } from './seed-bench.js';
+import { type BenchRow, benchStorage } from './storage-bench.js';
+import { benchWorkers } from './workers-bench.js';
 
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'results');
 

@@ -2,12 +2,12 @@ import { type ChildProcess, execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { AgentInfo } from '@cairn/orchestrator';
 import { startDaemon } from '@cairn/daemon';
+import type { AgentInfo } from '@cairn/orchestrator';
 import { commitAll, generateTree } from './fixtures.js';
 import { report, SMOKE, within } from './measure.js';
-import type { BenchRow } from './storage-bench.js';
 import { startRedis } from './redis.js';
+import type { BenchRow } from './storage-bench.js';
 import { CAIRN_BIN, enrollWorker, startWorkerProcess, stopProcesses } from './worker-processes.js';
 
 const run = promisify(execFile);

@@ -1,7 +1,7 @@
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CairnEvent, openProject, projectLayout } from '@cairn/orchestrator';
 import { connectDaemon, startDaemon } from '@cairn/daemon';
+import { type CairnEvent, openProject, projectLayout } from '@cairn/orchestrator';
 import { programAnswer, startScriptedOllama } from '@cairn/orchestrator/testing';
 import { commitAll, git, listFiles } from './fixtures.js';
 import { median, scaled, timeOnceAsync, within } from './measure.js';

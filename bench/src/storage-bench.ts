@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { AgentFS, Overlay, importTree } from '@cairn/agentfs';
+import { AgentFS, importTree, Overlay } from '@cairn/agentfs';
 import { AgentFS as SdkAgentFS } from 'agentfs-sdk';
 import { commitAll, git, listFiles, totalBytes } from './fixtures.js';
 import { median, medianOf, scaled, timeOnce, timeOnceAsync } from './measure.js';

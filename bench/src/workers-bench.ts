@@ -1,12 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CairnEvent } from '@cairn/orchestrator';
 import { startDaemon } from '@cairn/daemon';
+import type { CairnEvent } from '@cairn/orchestrator';
 import { programAnswer, startScriptedOllama } from '@cairn/orchestrator/testing';
 import { median, report, scaled, within } from './measure.js';
-import type { BenchRow } from './storage-bench.js';
 import { startRedis } from './redis.js';
+import type { BenchRow } from './storage-bench.js';
 import { enrollWorker, startWorkerProcess, stopProcesses } from './worker-processes.js';
 
 /** What the model takes to answer: it stands for generation time. */

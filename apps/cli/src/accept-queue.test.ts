@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeCliProject, resultOf, type CliProject } from './test-support/run-cairn.js';
+import { type CliProject, makeCliProject, resultOf } from './test-support/run-cairn.js';
 
 // The check: every file in src/ is listed in list.txt, and value.txt is good. Where src/a.js is there (once A
 // was accepted) it takes a while, so an accept that comes right after finds it still running.

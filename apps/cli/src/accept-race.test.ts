@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeCliProject, resultOf, type CliProject } from './test-support/run-cairn.js';
+import { type CliProject, makeCliProject, resultOf } from './test-support/run-cairn.js';
 
 let project: CliProject;
 beforeEach(() => {

@@ -9,15 +9,15 @@ import {
   readFileSync,
   readlinkSync,
   rmSync,
-  statSync,
   statfsSync,
+  statSync,
   symlinkSync,
   truncateSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeCliProject, resultOf, type CairnRun, type CliProject } from './test-support/run-cairn.js';
+import { type CairnRun, type CliProject, makeCliProject, resultOf } from './test-support/run-cairn.js';
 
 const IS_ROOT = process.getuid?.() === 0;
 const NOBODY = 65534;

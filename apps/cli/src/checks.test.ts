@@ -2,7 +2,7 @@ import { execFileSync, spawn as spawnProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CAIRN_BIN, makeCliProject, resultOf, type CliProject } from './test-support/run-cairn.js';
+import { CAIRN_BIN, type CliProject, makeCliProject, resultOf } from './test-support/run-cairn.js';
 
 const TEST_JS =
   "const v = require('fs').readFileSync('value.txt', 'utf8');\nconsole.log('value is ' + v.trim());\nprocess.exit(v.startsWith('good') ? 0 : 1);\n";

@@ -1,8 +1,8 @@
-import { chmodSync, chownSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CAIRN_BIN, makeCliProject, resultOf, type CliProject } from './test-support/run-cairn.js';
+import { CAIRN_BIN, type CliProject, makeCliProject, resultOf } from './test-support/run-cairn.js';
 
 const FILES: Record<string, string> = {
   'src/greet.js': 'export function greet(name) {\n  var text = "Hello, " + name;\n  return text;\n}\n',

@@ -1,5 +1,5 @@
-import type { Project, ProjectOptions } from '@cairn/orchestrator';
 import { type CairnApi, connectDaemon, isCairnError, projectLayout, type SyncSummary } from '@cairn/daemon/client';
+import type { Project, ProjectOptions } from '@cairn/orchestrator';
 import { onReadOnlyFileSystem } from './project-root.js';
 import { describeSystemError } from './system-error.js';
 

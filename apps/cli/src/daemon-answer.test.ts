@@ -3,8 +3,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { processAlive as alive, projectLayout } from '@cairn/orchestrator';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startCairn, type BackgroundCairn } from './test-support/background-cairn.js';
-import { makeCliProject, resultOf, runCairn, type CliProject } from './test-support/run-cairn.js';
+import { type BackgroundCairn, startCairn } from './test-support/background-cairn.js';
+import { type CliProject, makeCliProject, resultOf, runCairn } from './test-support/run-cairn.js';
 
 let project: CliProject;
 let daemonPid: number | undefined;

@@ -1,5 +1,5 @@
-import type { Project } from '@cairn/orchestrator';
 import type { CairnEvent, CheckResultInfo } from '@cairn/daemon/client';
+import type { Project } from '@cairn/orchestrator';
 import type { Output } from './output.js';
 import { renderCheckLine } from './render/checks.js';
 

@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAuditLog } from '@cairn/triage';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeCliProject, resultOf, type CliProject } from './test-support/run-cairn.js';
+import { type CliProject, makeCliProject, resultOf } from './test-support/run-cairn.js';
 
 const FILES: Record<string, string> = {
   'src/greet.js': 'export function greet(name) {\n  var text = "Hello, " + name;\n  return text;\n}\n',

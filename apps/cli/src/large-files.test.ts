@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeCliProject, resultOf, type CliProject } from './test-support/run-cairn.js';
+import { type CliProject, makeCliProject, resultOf } from './test-support/run-cairn.js';
 
 let project: CliProject;
 

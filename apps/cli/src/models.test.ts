@@ -1,6 +1,6 @@
-import { programAnswer, startScriptedOllama, startScriptedOpenAi, type ScriptedRequest } from '@cairn/orchestrator/testing';
+import { programAnswer, type ScriptedRequest, startScriptedOllama, startScriptedOpenAi } from '@cairn/orchestrator/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeCliProject, resultOf, type CliProject } from './test-support/run-cairn.js';
+import { type CliProject, makeCliProject, resultOf } from './test-support/run-cairn.js';
 
 const USE_CONST = `const t = await read_file('src/greet.js');
 await write_file('src/greet.js', t.replace('var text', 'const text'));

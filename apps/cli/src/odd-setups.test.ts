@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CAIRN_BIN, makeCliProject, resultOf, runCairn, type CliProject } from './test-support/run-cairn.js';
+import { CAIRN_BIN, type CliProject, makeCliProject, resultOf, runCairn } from './test-support/run-cairn.js';
 
 let project: CliProject;
 

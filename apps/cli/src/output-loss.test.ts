@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CAIRN_BIN, makeCliProject, resultOf, type CliProject } from './test-support/run-cairn.js';
+import { CAIRN_BIN, type CliProject, makeCliProject, resultOf } from './test-support/run-cairn.js';
 
 let project: CliProject;
 

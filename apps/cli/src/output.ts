@@ -1,5 +1,5 @@
-import pc from 'picocolors';
 import type { CairnEvent } from '@cairn/daemon/client';
+import pc from 'picocolors';
 import { stdoutLost } from './output-loss.js';
 import { forTerminal } from './render/terminal-text.js';
 

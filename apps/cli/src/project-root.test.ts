@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { projectLayout } from '@cairn/orchestrator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CAIRN_BIN, runCairn, type CairnRun } from './test-support/run-cairn.js';
+import { CAIRN_BIN, type CairnRun, runCairn } from './test-support/run-cairn.js';
 
 const NEW_FILE = "await write_file('new.txt', 'x');\nawait submit_result('a new file', ['new.txt']);\n";
 const FIX = `const t = await read_file('src/a.js');\nawait write_file('src/a.js', t.replace('var', 'const'));\nawait submit_result('const', ['src/a.js']);\n`;

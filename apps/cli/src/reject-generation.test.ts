@@ -1,6 +1,6 @@
 import { startScriptedOllama } from '@cairn/orchestrator/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeCliProject, resultOf, type CliProject } from './test-support/run-cairn.js';
+import { type CliProject, makeCliProject, resultOf } from './test-support/run-cairn.js';
 
 let project: CliProject;
 

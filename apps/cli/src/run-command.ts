@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
+import { checkProjectSettings, projectLayout, SETTINGS_SECTIONS } from '@cairn/daemon/client';
 import { checkCairnHome, settleCairnHome } from './cairn-home.js';
 import { type CommandContext, type CommonOptions, leaveDeletedFolder } from './context.js';
-import { checkProjectSettings, projectLayout, SETTINGS_SECTIONS } from '@cairn/daemon/client';
 import { createOutput, type Output } from './output.js';
 import { type AgentWrites, checkProject, findProjectRoot, onReadOnlyFileSystem, type ProjectUse } from './project-root.js';
 import { reportError } from './report-error.js';

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeCliProject, resultOf, runCairn, type CliProject } from './test-support/run-cairn.js';
+import { type CliProject, makeCliProject, resultOf, runCairn } from './test-support/run-cairn.js';
 
 /** Where secrets sit in a home folder, each with a line an agent must never see. */
 const SECRETS: Record<string, string> = {

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CAIRN_BIN, makeCliProject, resultOf, type CliProject } from './test-support/run-cairn.js';
+import { CAIRN_BIN, type CliProject, makeCliProject, resultOf } from './test-support/run-cairn.js';
 
 /** util-linux's `script` runs a command on a pseudo-terminal: how a person's terminal sees the binary's output. */
 const MISSING_SCRIPT = "missing util-linux's script (a pseudo-terminal for the command): apt-get install bsdutils";

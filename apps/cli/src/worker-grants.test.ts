@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { programAnswer, startScriptedOllama, type ScriptedOllama } from '@cairn/orchestrator/testing';
+import { programAnswer, type ScriptedOllama, startScriptedOllama } from '@cairn/orchestrator/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisAvailable } from './test-support/redis-server.js';
 import { resultOf } from './test-support/run-cairn.js';

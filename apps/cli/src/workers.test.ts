@@ -1,11 +1,11 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { programAnswer, startScriptedOllama } from '@cairn/orchestrator/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BackgroundCairn, startCairn } from './test-support/background-cairn.js';
 import { startCorruptingProxy } from './test-support/corrupting-proxy.js';
-import { freePort, redisAvailable, type RedisServer, startRedis } from './test-support/redis-server.js';
-import { programAnswer, startScriptedOllama } from '@cairn/orchestrator/testing';
+import { freePort, type RedisServer, redisAvailable, startRedis } from './test-support/redis-server.js';
 import { resultOf, runCairn } from './test-support/run-cairn.js';
 
 const hasRedis = redisAvailable();

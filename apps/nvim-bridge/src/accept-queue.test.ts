@@ -1,7 +1,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { messages } from './test-support/inspect.js';
-import { describeInNeovims, startNvim, until, type EmbeddedNvim } from './test-support/nvim.js';
-import { replaceProgram, startDaemonProject, type DaemonProject } from './test-support/project.js';
+import { describeInNeovims, type EmbeddedNvim, startNvim, until } from './test-support/nvim.js';
+import { type DaemonProject, replaceProgram, startDaemonProject } from './test-support/project.js';
 
 const CHECK = ['node', '-e', 'process.exit(0)'];
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
 import { bufferLines, messages } from './test-support/inspect.js';
-import { describeInNeovims, PLUGIN_DIR, startNvim, until, type EmbeddedNvim } from './test-support/nvim.js';
-import { GREET, startDaemonProject, type DaemonProject } from './test-support/project.js';
+import { describeInNeovims, type EmbeddedNvim, PLUGIN_DIR, startNvim, until } from './test-support/nvim.js';
+import { type DaemonProject, GREET, startDaemonProject } from './test-support/project.js';
 
 /** Only catches a hang: before, these commands never returned. */
 const HANG_MS = 10_000;

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { isCairnError, projectLayout, type AcceptOutcome, type CairnApi, type CairnEvent, describeCheckStatus } from '@cairn/orchestrator';
 import { connectDaemon, type DaemonClient } from '@cairn/daemon';
+import { type AcceptOutcome, type CairnApi, type CairnEvent, describeCheckStatus, isCairnError, projectLayout } from '@cairn/orchestrator';
 import type { NeovimClient } from 'neovim';
 import { ProposalIndex } from './proposal-index.js';
 

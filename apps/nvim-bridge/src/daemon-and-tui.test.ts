@@ -1,15 +1,15 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { projectLayout } from '@cairn/orchestrator';
 import { connectDaemon } from '@cairn/daemon';
-import { programAnswer, startScriptedOllama, type ScriptedOllama } from '@cairn/orchestrator/testing';
+import { projectLayout } from '@cairn/orchestrator';
+import { programAnswer, type ScriptedOllama, startScriptedOllama } from '@cairn/orchestrator/testing';
 import { afterEach, expect, it } from 'vitest';
 import { describeWithTools } from './test-support/describe-with-tools.js';
 import { cairnMarks, messages } from './test-support/inspect.js';
 import { lookUpNeovims, TMUX } from './test-support/neovim-tools.js';
-import { describeInNeovims, PLUGIN_DIR, startNvim, until, type EmbeddedNvim } from './test-support/nvim.js';
+import { describeInNeovims, type EmbeddedNvim, PLUGIN_DIR, startNvim, until } from './test-support/nvim.js';
 import { lookUpTool } from './test-support/optional-tool.js';
-import { replaceProgram, startDaemonProject, type DaemonProject } from './test-support/project.js';
+import { type DaemonProject, replaceProgram, startDaemonProject } from './test-support/project.js';
 
 const CAIRN = fileURLToPath(new URL('../../cli/bin/cairn.mjs', import.meta.url));
 const BYE = replaceProgram(

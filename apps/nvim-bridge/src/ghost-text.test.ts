@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { cairnMarks, bufferLines, messages, screenText } from './test-support/inspect.js';
-import { describeInNeovims, startNvim, until, type EmbeddedNvim } from './test-support/nvim.js';
-import { GREET, replaceProgram, startDaemonProject, type DaemonProject } from './test-support/project.js';
+import { bufferLines, cairnMarks, messages, screenText } from './test-support/inspect.js';
+import { describeInNeovims, type EmbeddedNvim, startNvim, until } from './test-support/nvim.js';
+import { type DaemonProject, GREET, replaceProgram, startDaemonProject } from './test-support/project.js';
 
 describeInNeovims('ghost text in Neovim', (binary) => {
   let project: DaemonProject;

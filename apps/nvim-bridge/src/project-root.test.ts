@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { describeInNeovims, startNvim, type EmbeddedNvim } from './test-support/nvim.js';
+import { describeInNeovims, type EmbeddedNvim, startNvim } from './test-support/nvim.js';
 
 describeInNeovims('finding the project, in Neovim', (binary) => {
   let base: string;

@@ -1,4 +1,4 @@
-import { proposalOnText, type AgentInfo, type CairnApi, type FileProposal } from '@cairn/orchestrator';
+import { type AgentInfo, type CairnApi, type FileProposal, proposalOnText } from '@cairn/orchestrator';
 
 /** A reviewing agent that changes a path, as the editor labels it. */
 export interface ProposalEntry {

@@ -34,6 +34,16 @@ export function sameState(a: StateSummary, b: StateSummary): boolean {
   return a.hash === b.hash;
 }
 
+/**
+ * A state as one line of text: kind, permission bits and hash (what `sameState` compares). Digests of a tree's
+ * states are made of these lines, so two equal lines are two states `sameState` calls the same.
+ */
+export function stateLine(state: StateSummary): string {
+  if (state.kind === 'absent') return 'absent';
+  if (state.kind === 'dir') return `dir ${(state.mode & 0o7777).toString(8)}`;
+  return `${state.kind} ${(state.mode & 0o7777).toString(8)} ${state.hash}`;
+}
+
 /** True when two states hold the same kind and bytes (permission bits aside). */
 export function sameContent(a: EntryState, b: EntryState): boolean {
   if (a.kind !== b.kind) return false;

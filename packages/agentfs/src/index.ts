@@ -23,7 +23,7 @@ export { walkTree, type WalkEntry } from './entry-walk.js';
 // The project mirror's machinery: entry states and pre-images, accept and undo, write-back to the working tree,
 // skipped entries, ignore rules and the git repository, mode bits, the journal store, cross-process locks.
 export type { EntryState, StateSummary } from './entry-state.js';
-export { stateOf, hashContent, summaryOf, sameState, sameContent, readDiskState, tryReadDiskState } from './entry-state.js';
+export { stateOf, hashContent, summaryOf, sameState, stateLine, sameContent, readDiskState, tryReadDiskState } from './entry-state.js';
 export { encodePreImages, decodePreImages } from './pre-images.js';
 export { acceptChanges, undoAccept, type UndoConflict, type UndoResult, UNFORCEABLE } from './accept.js';
 export { describeFsError, type SkippedEntry } from './skipped-entries.js';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
 import { tempFolders } from '@cairn/api/testing';
+import { describe, expect, it } from 'vitest';
 import { CHECK_DEFAULTS, loadCheckSettings } from './check-settings.js';
 
 const folders = tempFolders('cairn-checks-');

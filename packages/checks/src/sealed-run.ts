@@ -1,14 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { constants, homedir } from 'node:os';
 import { join } from 'node:path';
 import { CappedOutput } from './capped-output.js';
-import { checkTempFolder } from './check-temp.js';
 import { checkEnvironment, programFolders } from './check-env.js';
+import { checkTempFolder } from './check-temp.js';
 import { findSecretFiles } from './hidden-files.js';
-import { proposedPathProblem, type ProposedFile } from './proposed-file.js';
 import { hostsWithLocalhost } from './loopback-hosts.js';
+import { type ProposedFile, proposedPathProblem } from './proposed-file.js';
 import { layOutRoot } from './root-skeleton.js';
 import { SEAL_SCRIPT } from './sealed-script.js';
 import { killMarkedProcesses } from './survivors.js';

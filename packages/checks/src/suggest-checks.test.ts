@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
 import { tempFolders } from '@cairn/api/testing';
+import { describe, expect, it } from 'vitest';
 import { loadCheckSettings } from './check-settings.js';
 import { suggestChecks } from './suggest-checks.js';
 import { addChecksToConfig } from './write-checks.js';

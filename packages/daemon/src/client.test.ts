@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { AgentInfo, CairnEvent } from '@cairn/api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CairnEvent } from '@cairn/api';
-import type { AgentInfo } from '@cairn/api';
 import { DaemonClient } from './socket-client.js';
 
 // A tiny daemon of the test's own on a real Unix socket, answering what a broken or newer daemon might.

@@ -2,24 +2,28 @@
 // the API's types, and nothing that opens a database, a sandbox or a model (those are in `@cairn/orchestrator`
 // and `@cairn/orchestrator/project`). A `cairn` command that a daemon answers loads only this.
 
-export type { CairnApi, EventOptions } from '@cairn/api';
-export type { CairnEvent, CairnEventType } from '@cairn/api';
-export { CairnError, isCairnError, type CairnErrorCode } from '@cairn/api';
-export { CAIRN_VERSION } from '@cairn/api';
-export { AGENT_STATES, SETTLED_STATES } from '@cairn/api';
-export { describeCheckStatus } from '@cairn/api';
+export { processAlive } from '@cairn/agentfs/process-alive';
 export type * from '@cairn/api';
-export { connectDaemon, type DaemonClient } from './socket-client.js';
-export { readPidFile, type DaemonPidFile } from './pid-file.js';
-export { socketAnswers } from './socket-probe.js';
+export type { CairnApi, CairnEvent, CairnEventType, EventOptions } from '@cairn/api';
+export {
+  AGENT_STATES,
+  CAIRN_VERSION,
+  CairnError,
+  type CairnErrorCode,
+  describeCheckStatus,
+  isCairnError,
+  SETTLED_STATES,
+} from '@cairn/api';
 export {
   cairnHomeDir,
   checkProjectSettings,
   decisionCarriedOut,
   ensurePrivateDir,
+  type ProjectLayout,
   projectLayout,
   SETTINGS_SECTIONS,
-  type ProjectLayout,
 } from '@cairn/orchestrator/surface';
-export { processAlive } from '@cairn/agentfs/process-alive';
 export { checkQueueUrl, checkWithoutWorkers, checkWorkerWait, loadQueueSettings, type QueueSettings } from '@cairn/remote/settings';
+export { type DaemonPidFile, readPidFile } from './pid-file.js';
+export { connectDaemon, type DaemonClient } from './socket-client.js';
+export { socketAnswers } from './socket-probe.js';

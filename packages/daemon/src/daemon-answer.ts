@@ -1,6 +1,5 @@
+import { CairnError, type CairnErrorCode, oneLine } from '@cairn/api';
 import * as v from 'valibot';
-import { CairnError, type CairnErrorCode } from '@cairn/api';
-import { oneLine } from '@cairn/api';
 import { errorBodySchema } from './wire-schemas.js';
 
 // The client's side of the wire: what the daemon sends is read as untrusted input, never cast.

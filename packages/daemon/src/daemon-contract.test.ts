@@ -1,7 +1,6 @@
-import { describeCairnApiContract } from '@cairn/orchestrator/testing';
-import { makeTempProject, SAMPLE_FILES } from '@cairn/orchestrator/testing';
-import { connectDaemon } from './socket-client.js';
+import { describeCairnApiContract, makeTempProject, SAMPLE_FILES } from '@cairn/orchestrator/testing';
 import { startDaemon } from './run-daemon.js';
+import { connectDaemon } from './socket-client.js';
 
 describeCairnApiContract("the daemon's client over a real socket (connectDaemon to startDaemon)", async () => {
   const temp = makeTempProject(SAMPLE_FILES);

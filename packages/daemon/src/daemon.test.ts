@@ -1,15 +1,15 @@
-import { request } from 'node:http';
 import { chmodSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { isCairnError } from '@cairn/api';
 import type { CairnEvent } from '@cairn/api';
-import { makeTempProject, SAMPLE_FILES, type TempProject } from '@cairn/orchestrator/testing';
-import { connectDaemon, DaemonClient } from './socket-client.js';
+import { isCairnError } from '@cairn/api';
 import { projectLayout } from '@cairn/orchestrator';
+import { makeTempProject, SAMPLE_FILES, type TempProject } from '@cairn/orchestrator/testing';
+import { afterEach, describe, expect, it } from 'vitest';
 import { daemonHoldsProject } from './daemon-lock.js';
-import { startDaemon, type RunningDaemon } from './run-daemon.js';
+import { type RunningDaemon, startDaemon } from './run-daemon.js';
+import { connectDaemon, DaemonClient } from './socket-client.js';
 
 let temp: TempProject;
 let daemon: RunningDaemon | undefined;

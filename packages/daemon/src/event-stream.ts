@@ -1,5 +1,5 @@
-import { CairnError } from '@cairn/api';
 import type { CairnEvent } from '@cairn/api';
+import { CairnError } from '@cairn/api';
 import { parseJsonAs } from './daemon-answer.js';
 import { readLines } from './ndjson-lines.js';
 import { EVENT_STREAM } from './wire.js';

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as v from 'valibot';
 import type { Project } from '@cairn/orchestrator';
 import { makeTempProject, SAMPLE_FILES, type TempProject } from '@cairn/orchestrator/testing';
+import * as v from 'valibot';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daemonRoutes } from './routes.js';
 import { requestTarget, WIRE } from './wire.js';
 import { agentInfoSchema } from './wire-schemas.js';

@@ -1,8 +1,8 @@
+import type { CairnApi } from '@cairn/api';
+import { CairnError, type CairnErrorCode, isCairnError } from '@cairn/api';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { stream } from 'hono/streaming';
-import type { CairnApi } from '@cairn/api';
-import { CairnError, type CairnErrorCode, isCairnError } from '@cairn/api';
 import { EVENT_STREAM, WIRE, type WireTarget } from './wire.js';
 import { parseBody, type WireInput } from './wire-inputs.js';
 import type { DaemonIdentity } from './wire-schemas.js';

@@ -1,24 +1,24 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type HeldLock, tryHoldExclusiveLock } from '@cairn/agentfs/exclusive-lock';
-import { CairnError } from '@cairn/api';
-import type { CairnEvent } from '@cairn/api';
-import { ensurePrivateDir, projectLayout, type ProjectLayout } from '@cairn/orchestrator';
-import { openProject, type ProjectOptions } from '@cairn/orchestrator';
+import type { CairnEvent, SyncSummary } from '@cairn/api';
+import { CAIRN_VERSION, CairnError } from '@cairn/api';
 import type { Project } from '@cairn/orchestrator';
-import type { SyncSummary } from '@cairn/api';
-import { checkProjectSettings } from '@cairn/orchestrator';
-import { serveApi, type DaemonServer } from './server.js';
-import { watchSignals, type SignalWatcher } from './signals.js';
-import { guardProject, type ProjectGuard } from './project-guard.js';
-import type { ProjectWatcher } from '@cairn/orchestrator';
-import { watchInbox, type InboxWatcher } from '@cairn/orchestrator';
-import { CAIRN_VERSION } from '@cairn/api';
+import {
+  checkProjectSettings,
+  ensurePrivateDir,
+  openProject,
+  type ProjectLayout,
+  type ProjectOptions,
+  projectLayout,
+} from '@cairn/orchestrator';
+import type { ProjectCore, ProjectWatcher } from '@cairn/orchestrator/engine';
+import { type InboxWatcher, watchInbox } from '@cairn/orchestrator/engine';
+import type { Coordinator, WithoutWorkers, WorkerEndpoint } from '@cairn/remote';
 import { type DaemonPidFile, readPidFile, writePidFile } from './pid-file.js';
-import type { ProjectCore } from '@cairn/orchestrator';
-import type { Coordinator } from '@cairn/remote';
-import type { WorkerEndpoint } from '@cairn/remote';
-import type { WithoutWorkers } from '@cairn/remote';
+import { guardProject, type ProjectGuard } from './project-guard.js';
+import { type DaemonServer, serveApi } from './server.js';
+import { type SignalWatcher, watchSignals } from './signals.js';
 
 /** A daemon running in this process. */
 export interface RunningDaemon {

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Project } from '@cairn/orchestrator';
 import { makeTempProject, SAMPLE_FILES, type TempProject } from '@cairn/orchestrator/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveApi } from './server.js';
 import { readBody, requestOverSocket, socketAgent } from './socket-http.js';
 

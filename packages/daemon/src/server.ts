@@ -1,11 +1,11 @@
 import { chmodSync, lstatSync, rmSync, type Stats } from 'node:fs';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { dirname } from 'node:path';
-import { CairnError } from '@cairn/api';
-import { socketAnswers } from './socket-probe.js';
-import { ensurePrivateDir } from '@cairn/orchestrator';
 import type { CairnApi } from '@cairn/api';
+import { CairnError } from '@cairn/api';
+import { ensurePrivateDir } from '@cairn/orchestrator';
 import type { DaemonIdentity } from './routes.js';
+import { socketAnswers } from './socket-probe.js';
 
 /** How long a client may take to send a whole request (headers and body). */
 const REQUEST_TIMEOUT_MS = 10_000;

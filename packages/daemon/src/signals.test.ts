@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
 import type { CairnEvent } from '@cairn/api';
 import type { Project } from '@cairn/orchestrator';
 import { makeTempProject, SAMPLE_FILES, type TempProject } from '@cairn/orchestrator/testing';
+import { afterEach, describe, expect, it } from 'vitest';
 import { FAILED_SIGNALS, type SignalWatcher, watchSignals } from './signals.js';
 
 let temp: TempProject;

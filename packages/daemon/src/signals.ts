@@ -1,11 +1,8 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, type Stats, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import type { CairnApi, CairnEvent, SpawnOptions } from '@cairn/api';
+import { isCairnError, parseSpawnOptions } from '@cairn/api';
 import { watch } from 'chokidar';
-import { isCairnError } from '@cairn/api';
-import type { CairnEvent } from '@cairn/api';
-import { parseSpawnOptions } from '@cairn/api';
-import type { SpawnOptions } from '@cairn/api';
-import type { CairnApi } from '@cairn/api';
 
 /** A watcher of the signals folder. */
 export interface SignalWatcher {

@@ -1,9 +1,5 @@
 import { existsSync } from 'node:fs';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Agent } from 'node:http';
-import type { CairnApi, EventOptions } from '@cairn/api';
-import { CairnError } from '@cairn/api';
-import type { CairnEvent } from '@cairn/api';
 import type {
   AcceptManyOptions,
   AcceptManyOutcome,
@@ -12,8 +8,13 @@ import type {
   AgentFilter,
   AgentInfo,
   AgentState,
+  CairnApi,
+  CairnEvent,
   ChangeInfo,
+  CheckOutput,
+  CheckResultInfo,
   CollectOutcome,
+  EventOptions,
   FileProposal,
   InboxLogView,
   InboxProcessOutcome,
@@ -21,21 +22,20 @@ import type {
   JournalView,
   ReplayOutcome,
   ReviewOptions,
-  SpawnOptions,
   SkippedEntryInfo,
+  SpawnOptions,
   SyncSummary,
   UndoOutcome,
-  CheckOutput,
-  CheckResultInfo,
 } from '@cairn/api';
+import { CairnError } from '@cairn/api';
 import { answeredError, readAnswer } from './daemon-answer.js';
-import { readEventStream } from './event-stream.js';
-import { healthAnswers, socketAnswers } from './socket-probe.js';
+import { notAnsweringError, unreachableError } from './daemon-faults.js';
 import { answeredInTime, daemonTimeoutMs } from './daemon-watch.js';
-import { readPidFile } from './pid-file.js';
+import { readEventStream } from './event-stream.js';
+import { readBody, requestOverSocket, type SocketAnswer, socketAgent } from './socket-http.js';
+import { healthAnswers, socketAnswers } from './socket-probe.js';
 import { EVENT_STREAM, requestTarget, WIRE, type WireRoute } from './wire.js';
 import type { DaemonHealth } from './wire-schemas.js';
-import { readBody, requestOverSocket, type SocketAnswer, socketAgent } from './socket-http.js';
 
 /**
  * The orchestrator API spoken to a running daemon over its socket: the same interface as the in-process
@@ -246,7 +246,7 @@ export class DaemonClient implements CairnApi {
     try {
       return await requestOverSocket(this.connections, this.socketPath, method, target, body, signal);
     } catch (cause) {
-      throw await this.unreachable(cause);
+      throw await unreachableError(this.socketPath, cause);
     }
   }
 
@@ -256,67 +256,18 @@ export class DaemonClient implements CairnApi {
     return answeredInTime(work, {
       quietMs,
       probe: () => healthAnswers(this.socketPath, timeoutMs),
-      unanswered: (waitedMs) => this.notAnswering(waitedMs, timeoutMs),
+      unanswered: (waitedMs) => notAnsweringError(this.socketPath, this.options.pidPath, waitedMs, timeoutMs),
     });
-  }
-
-  /** The error for a daemon that is there (its socket takes connections) but answers nothing: stopped, or stuck. */
-  private notAnswering(waitedMs: number, timeoutMs: number): CairnError {
-    const pid = this.options.pidPath === undefined ? undefined : readPidFile(this.options.pidPath)?.pid;
-    const who = pid === undefined ? `the daemon at ${this.socketPath}` : `the daemon (pid ${pid})`;
-    const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
-    const stop =
-      pid === undefined
-        ? 'stop it with `cairn down`, or end its process'
-        : `\`cairn down\` stops it (or \`kill ${pid}\`, then \`kill -9 ${pid}\` if it stays); one stopped with Ctrl-Z or SIGSTOP goes on after \`kill -CONT ${pid}\``;
-    return new CairnError(
-      'CAIRN_DAEMON',
-      `${who} does not answer: a request waited ${seconds(waitedMs)}, and a second request got no answer in ${seconds(timeoutMs)}`,
-      {
-        hint: `${stop}; without a daemon, commands run by themselves (CAIRN_DAEMON_TIMEOUT_MS sets how long a daemon is given, now ${timeoutMs} ms)`,
-      },
-    );
   }
 
   private async readText(response: SocketAnswer): Promise<string> {
     try {
       return await readBody(response);
     } catch (cause) {
-      throw await this.unreachable(cause);
+      throw await unreachableError(this.socketPath, cause);
     }
   }
-
-  /**
-   * The error for a request the daemon did not answer. The socket is tried once more: when nothing answers there
-   * now, the daemon is gone (stopped, killed, crashed), and the hint says how to go on without it.
-   */
-  private async unreachable(cause: unknown): Promise<CairnError> {
-    const why = cause instanceof Error ? cause.message : String(cause);
-    const what = `the daemon at ${this.socketPath} did not answer: ${why}`;
-    if (await stillAnswers(this.socketPath))
-      return new CairnError('CAIRN_DAEMON', what, { hint: 'restart it with `cairn down && cairn up`', cause });
-    return new CairnError('CAIRN_DAEMON', `${what}; nothing answers there now (the daemon was stopped, killed or crashed)`, {
-      hint: 'see where things stand with `cairn ls`: without a daemon a command runs by itself, and first finishes an accept or undo the daemon left half done; `cairn up` starts a new daemon',
-      cause,
-    });
-  }
 }
-
-/** How long the socket of a daemon that did not answer is given to answer again. */
-const GONE_PROBE_MS = 1000;
-
-/**
- * True when a daemon still answers on the socket, asked twice a moment apart: a daemon being killed may drop the
- * request's connection a moment before it stops listening.
- */
-async function stillAnswers(socketPath: string): Promise<boolean> {
-  if (!(await socketAnswers(socketPath, GONE_PROBE_MS))) return false;
-  await delay(GONE_SETTLE_MS);
-  return socketAnswers(socketPath, GONE_PROBE_MS);
-}
-
-/** How long a daemon that dropped a request is given to finish going away before its socket is tried again. */
-const GONE_SETTLE_MS = 200;
 
 /** How long a request goes without an answer before the daemon is probed. */
 const QUIET_MS = 1000;

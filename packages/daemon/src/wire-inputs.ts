@@ -1,7 +1,5 @@
-import { CairnError } from '@cairn/api';
-import { parseSpawnOptions } from '@cairn/api';
 import type { AgentState, ReviewOptions, SpawnOptions } from '@cairn/api';
-import { parseAgentStates } from '@cairn/api';
+import { CairnError, parseAgentStates, parseSpawnOptions } from '@cairn/api';
 
 // The daemon's side of the wire: every piece of a request read as untrusted input, a wrong one refused with
 // `CAIRN_INVALID_ARGUMENT` naming it (and the HTTP status 400).

@@ -1,7 +1,6 @@
-import type * as v from 'valibot';
-import type { CairnApi } from '@cairn/api';
+import type { AgentInfo, CairnApi, SpawnOptions } from '@cairn/api';
 import { CairnError } from '@cairn/api';
-import type { AgentInfo, SpawnOptions } from '@cairn/api';
+import type * as v from 'valibot';
 import type { WireInput } from './wire-inputs.js';
 import type { DaemonHealth, DaemonIdentity } from './wire-schemas.js';
 

@@ -1,11 +1,10 @@
-import type * as v from 'valibot';
-import type { CairnEvent } from '@cairn/api';
 import type {
   AcceptItem,
   AcceptManyOutcome,
   AcceptOutcome,
   AgentInfo,
   AgentState,
+  CairnEvent,
   ChangeInfo,
   CollectOutcome,
   ConflictInfo,
@@ -20,6 +19,7 @@ import type {
   SyncSummary,
   UndoOutcome,
 } from '@cairn/api';
+import type * as v from 'valibot';
 import type {
   acceptItemSchema,
   acceptManyOutcomeSchema,

@@ -1,5 +1,5 @@
-import * as v from 'valibot';
 import { AGENT_STATES } from '@cairn/api';
+import * as v from 'valibot';
 
 // What the daemon's client reads off the socket, as valibot schemas: one per type of `api/types.ts` that a
 // route answers with, and the event union. `wire-schemas.test-d.ts` proves each output type and its public

@@ -1,7 +1,6 @@
-import * as v from 'valibot';
-import type { EventOptions } from '@cairn/api';
+import type { AcceptManyOptions, AcceptOptions, EventOptions } from '@cairn/api';
 import { CairnError } from '@cairn/api';
-import type { AcceptManyOptions, AcceptOptions } from '@cairn/api';
+import * as v from 'valibot';
 import {
   readNumber,
   readOptionalFlag,
@@ -15,6 +14,7 @@ import {
   readText,
   type WireInput,
 } from './wire-inputs.js';
+import { MAX_PROGRAM_BODY, route, type WireRequest, type WireTable } from './wire-route.js';
 import {
   acceptManyOutcomeSchema,
   acceptOutcomeSchema,
@@ -37,7 +37,6 @@ import {
   syncSummarySchema,
   undoOutcomeSchema,
 } from './wire-schemas.js';
-import { MAX_PROGRAM_BODY, route, type WireRequest, type WireTable } from './wire-route.js';
 
 export { requestTarget, type WireRoute, type WireTarget } from './wire-route.js';
 

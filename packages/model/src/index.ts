@@ -6,6 +6,6 @@ export * from './model-settings.js';
 export * from './model-types.js';
 export * from './ollama-client.js';
 export * from './repair-report.js';
+export * from './repo-map.js';
 export * from './token-budget.js';
 export * from './windowed-chat.js';
-export * from './repo-map.js';

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
 import { tempFolders } from '@cairn/api/testing';
-import { loadModelSettings } from './model-settings.js';
+import { describe, expect, it } from 'vitest';
 import { parseModelName, qualifyModelName } from './model-name.js';
+import { loadModelSettings } from './model-settings.js';
 import { retryDelayMs } from './retry-after.js';
 import { contextWindow, promptWasCut } from './token-budget.js';
 

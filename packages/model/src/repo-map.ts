@@ -1,9 +1,9 @@
-import type { MappedTree } from './visible-paths.js';
-import { CHARS_PER_TOKEN } from './token-budget.js';
 import { outlineFolders } from './folder-outline.js';
-import { CONTENT_SEARCH_LIMITS, rankFiles, type RankedFiles } from './rank-files.js';
+import { CONTENT_SEARCH_LIMITS, type RankedFiles, rankFiles } from './rank-files.js';
 import { canOutline, loadParser, outlineSymbols } from './symbol-outline.js';
 import { readTaskTerms } from './task-terms.js';
+import { CHARS_PER_TOKEN } from './token-budget.js';
+import type { MappedTree } from './visible-paths.js';
 import { listVisiblePaths } from './visible-paths.js';
 
 /** What a repo map is made from. */

@@ -1,6 +1,6 @@
 import type { OverlayFileSystem } from '@cairn/agentfs';
-import { fsPathExcluded } from '@cairn/air';
 import { walkTree } from '@cairn/agentfs';
+import { fsPathExcluded } from '@cairn/air';
 
 /** What the repo map reads of an agent's view: its files, and the paths it may not read. */
 export interface MappedTree {

@@ -1,6 +1,5 @@
-import type { AgentRecord } from '@cairn/orchestrator';
-import type { ProjectCore } from '@cairn/orchestrator';
-import { startingGovernance } from '@cairn/orchestrator';
+import { startingGovernance } from '@cairn/governance';
+import type { AgentRecord, ProjectCore } from '@cairn/orchestrator/engine';
 import { governanceHash, signToken } from './capability-token.js';
 import { jobIdOf, type RemoteJobData } from './remote-job.js';
 
@@ -18,7 +17,7 @@ export interface JobOffer {
  * the grants, the sha256 of that governance text, the budgets, the snapshot and when it expires.
  */
 export function offerJob(
-  core: ProjectCore,
+  core: Pick<ProjectCore, 'layout' | 'defaultModel' | 'clock'>,
   record: AgentRecord,
   attempt: number,
   snapshot: string,

@@ -1,5 +1,5 @@
-import { Redis } from 'ioredis';
 import { CairnError } from '@cairn/api';
+import { Redis } from 'ioredis';
 import { checkQueueUrl } from './redis-connection.js';
 
 /** How long a coordinator or a worker waits, when it starts, for the queue to answer. */

@@ -1,5 +1,4 @@
-import { CairnError } from '@cairn/api';
-import { readProjectConfig } from '@cairn/api';
+import { CairnError, readProjectConfig } from '@cairn/api';
 
 /** What a coordinator does with a queued agent no trusted worker takes: leave it queued, or run it itself. */
 export type WithoutWorkers = 'wait' | 'run-here';

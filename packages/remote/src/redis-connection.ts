@@ -1,5 +1,5 @@
-import type { ConnectionOptions } from 'bullmq';
 import { CairnError } from '@cairn/api';
+import type { ConnectionOptions } from 'bullmq';
 
 /** BullMQ's connection to the queue at `url` (`redis://HOST:PORT`): it retries while Redis is away. */
 export function redisConnection(url: string): ConnectionOptions {

@@ -1,5 +1,5 @@
-import * as v from 'valibot';
 import type { AgentSpec } from '@cairn/api';
+import * as v from 'valibot';
 
 /** The BullMQ queue of a project's coordinator, named for the project's home: one queue per project. */
 export function queueNameOf(home: string): string {

@@ -1,12 +1,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentRecord } from '@cairn/orchestrator';
-import type { ProjectCore } from '@cairn/orchestrator';
-import type { AgentFailure, ChangeInfo } from '@cairn/api';
-import { AgentWorkspace } from '@cairn/orchestrator';
-import { spentFromJournal } from '@cairn/orchestrator';
+import type { AgentFailure } from '@cairn/api';
+import type { AgentRecord, ProjectCore } from '@cairn/orchestrator/engine';
+import { submitProposal } from '@cairn/orchestrator/engine';
+import { AgentWorkspace, spentFromJournal } from '@cairn/workspace';
 import { type UploadClaims, uploadPaths } from './worker-endpoint.js';
-import { changeInfoOf } from '@cairn/orchestrator';
 
 /** What a verified result adds to the agent: the journal head it was verified at and the worker's key. */
 export interface VerifiedUpload {
@@ -25,7 +23,7 @@ export interface ReviewedRun {
 
 /** Moves a verified upload into place as the agent's database and the agent to `reviewing`. */
 export function adoptUpload(
-  core: ProjectCore,
+  core: Pick<ProjectCore, 'layout' | 'lifecycle' | 'stable'>,
   record: AgentRecord,
   db: string,
   { head, workerKey }: VerifiedUpload,
@@ -36,34 +34,13 @@ export function adoptUpload(
   renameSync(db, path);
   rmSync(db.replace(/\.db$/, '.json'), { force: true });
   const workspace = AgentWorkspace.open(record.id, path, core.stable, head);
-  let changes: ChangeInfo[];
-  let spent: AgentRecord['spent'];
   try {
-    changes = workspace.overlay.changes().map(changeInfoOf);
-    spent = { ...spentFromJournal(workspace.journal.entries()), calls: run.calls, wallMs: run.wallMs, repairs: run.repairs };
+    const spent = { ...spentFromJournal(workspace.journal.entries()), calls: run.calls, wallMs: run.wallMs, repairs: run.repairs };
+    const patch = { remoteJob: undefined, workerKey, runs: run.runs, spent, journalHead: head };
+    submitProposal(core, record, workspace, { summary: run.summary, patch });
   } finally {
     workspace.close();
   }
-  const summary = run.summary === '' ? `changed ${changes.length} file${changes.length === 1 ? '' : 's'}` : run.summary;
-  const patch = {
-    owner: undefined,
-    remoteJob: undefined,
-    workerKey,
-    runs: run.runs,
-    spent,
-    changes,
-    journalHead: head,
-    summary,
-    failure: undefined,
-    reason: undefined,
-  };
-  core.lifecycle.move(record.id, ['running'], 'reviewing', patch, 'submit', (_, time) => ({
-    type: 'agent.submitted',
-    time,
-    agentId: record.id,
-    summary,
-    changes,
-  }));
 }
 
 /** Moves a refused upload into the evidence folder; the path of the kept database. */
@@ -126,7 +103,7 @@ export function refusedUploadOf(
 
 /** Fails a remote agent with `failure`, unless someone else moved it first (a reject): that move stands. */
 export function failRemoteAgent(
-  core: ProjectCore,
+  core: Pick<ProjectCore, 'lifecycle'>,
   id: string,
   failure: AgentFailure,
   from: readonly ('queued' | 'running')[] = ['queued', 'running'],

@@ -1,13 +1,11 @@
 import { constants, copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { runAgent } from '@cairn/orchestrator';
-import type { AgentRecord } from '@cairn/orchestrator';
-import type { Sandbox } from '@cairn/sandbox';
 import type { CairnEvent } from '@cairn/api';
-import { ReceiptSigner } from '@cairn/orchestrator';
-import { wireProject } from '@cairn/orchestrator';
-import { Project, type ProjectParts } from '@cairn/orchestrator';
-import { CheckRefused } from '@cairn/orchestrator';
+import { ReceiptSigner } from '@cairn/governance';
+import { Project } from '@cairn/orchestrator';
+import type { AgentRecord, ProjectParts } from '@cairn/orchestrator/engine';
+import { CheckRefused, runAgent, wireProject } from '@cairn/orchestrator/engine';
+import type { Sandbox } from '@cairn/sandbox';
 import { tokenHash } from './capability-token.js';
 import type { RemoteJobData } from './remote-job.js';
 

@@ -1,19 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { AgentFS } from '@cairn/agentfs';
-import { type EntryState, stateOf } from '@cairn/agentfs';
-import type { AgentRecord } from '@cairn/orchestrator';
-import type { ProjectCore } from '@cairn/orchestrator';
+import { AgentFS, sameState, stateOf } from '@cairn/agentfs';
 import { isCairnError } from '@cairn/api';
-import { ReceiptSigner } from '@cairn/orchestrator';
-import { contentDigest } from '@cairn/orchestrator';
-import { replayRecorded } from '@cairn/orchestrator';
-import { AgentWorkspace } from '@cairn/orchestrator';
-import { cairnEntry, SCHEMAS } from '@cairn/orchestrator';
+import { ReceiptSigner } from '@cairn/governance';
+import type { AgentRecord, ProjectCore } from '@cairn/orchestrator/engine';
+import { contentDigest, replayRecorded } from '@cairn/orchestrator/engine';
+import { AgentWorkspace, cairnEntry, SCHEMAS } from '@cairn/workspace';
 import { governanceHash, tokenHash, verifyToken } from './capability-token.js';
+import { verifyText } from './signing-key.js';
 import { hashFile } from './snapshots.js';
 import { uploadSigningText } from './upload-signature.js';
 import type { UploadClaims } from './worker-endpoint.js';
-import { verifyText } from './signing-key.js';
 
 /** What the coordinator checks a remote result against. */
 export interface ExpectedResult {
@@ -45,7 +41,11 @@ export type Verdict =
  * (every effect admitted again by grants, policy and budgets, every receipt verified with the worker's key)
  * whose rebuilt overlay must hash like the uploaded one.
  */
-export async function verifyResult(core: ProjectCore, expected: ExpectedResult, worker: string): Promise<Verdict> {
+export async function verifyResult(
+  core: Pick<ProjectCore, 'defaultModel' | 'sandbox' | 'signer'>,
+  expected: ExpectedResult,
+  worker: string,
+): Promise<Verdict> {
   const refuse = (reason: string, blameWorker = true): Verdict => ({ ok: false, reason, blameWorker });
   const token = verifyToken(expected.token, expected.coordinatorKey, expected.now);
   if (!token.ok) return refuse(token.reason, false);
@@ -116,14 +116,6 @@ export async function verifyResult(core: ProjectCore, expected: ExpectedResult, 
 function forgedBefore(workspace: AgentWorkspace, snapshot: AgentFS, runs: number): string | undefined {
   for (let run = 1; run <= runs; run++)
     for (const entry of workspace.touched.entries(run))
-      if (describeState(workspace.touched.stateOf(entry)) !== describeState(stateOf(snapshot.fs, `/${entry.path}`))) return entry.path;
+      if (!sameState(workspace.touched.stateOf(entry), stateOf(snapshot.fs, `/${entry.path}`))) return entry.path;
   return undefined;
-}
-
-function describeState(state: EntryState): string {
-  return state.kind === 'absent'
-    ? 'absent'
-    : state.kind === 'dir'
-      ? 'dir'
-      : `${state.kind} ${(state.mode & 0o7777).toString(8)} ${state.hash}`;
 }

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { Node, parse as acornParse } from 'acorn';
+import type { parse as acornParse, Node } from 'acorn';
 import type { CheckProblem } from './run-result.js';
 
 const load = createRequire(import.meta.url);

@@ -1,7 +1,7 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { dirname } from 'node:path';
 import { PARENT_PID_VARIABLE } from './child/orphan-watchdog.js';
-import { parseFromChild, type DoneMessage, type FromChild, type ToChild } from './protocol.js';
+import { type DoneMessage, type FromChild, parseFromChild, type ToChild } from './protocol.js';
 
 /** How a run on a child ended: its report, or the child's death. */
 export type ChildOutcome = { kind: 'done'; done: DoneMessage } | { kind: 'died'; reason: string; outOfMemory: boolean };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SandboxError, isSandboxError } from './errors.js';
+import { isSandboxError, SandboxError } from './errors.js';
 
 describe('isSandboxError', () => {
   it('knows the error by name and code, also when it crossed a process as plain data', () => {

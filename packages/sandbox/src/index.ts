@@ -1,7 +1,7 @@
-export { createSandbox, type Sandbox, type SandboxOptions, type RunRequest } from './sandbox.js';
-export { checkProgram, checkPythonProgram, type CheckResult } from './check.js';
-export type { RunResult, RunStatus, RunStats, ProgramError, CallRecord, CheckProblem } from './run-result.js';
-export type { ToolHandler } from './run-session.js';
-export { DEFAULT_LIMITS, resolveLimits, type Limits } from './limits.js';
+export { type CheckResult, checkProgram, checkPythonProgram } from './check.js';
+export { isSandboxError, SandboxError, type SandboxErrorCode } from './errors.js';
+export { DEFAULT_LIMITS, type Limits, resolveLimits } from './limits.js';
 export type { Engine } from './protocol.js';
-export { SandboxError, isSandboxError, type SandboxErrorCode } from './errors.js';
+export type { CallRecord, CheckProblem, ProgramError, RunResult, RunStats, RunStatus } from './run-result.js';
+export type { ToolHandler } from './run-session.js';
+export { createSandbox, type RunRequest, type Sandbox, type SandboxOptions } from './sandbox.js';

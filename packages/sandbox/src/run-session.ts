@@ -1,7 +1,7 @@
-import { plainJsonProblem } from './plain-json.js';
 import type { ChildOutcome, ChildWorker } from './child-worker.js';
 import { scrubHostPaths } from './host-paths.js';
 import type { Limits } from './limits.js';
+import { plainJsonProblem } from './plain-json.js';
 import type { Engine, RunMessage } from './protocol.js';
 import type { CallRecord, ProgramError, RunResult, RunStatus } from './run-result.js';
 

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkProgram, checkPythonProgram, type CheckResult } from './check.js';
+import { type CheckResult, checkProgram, checkPythonProgram } from './check.js';
 import { SandboxError } from './errors.js';
-import { resolveLimits, type Limits } from './limits.js';
+import { type Limits, resolveLimits } from './limits.js';
 import type { Engine } from './protocol.js';
 import type { RunResult } from './run-result.js';
 import { runSession, type ToolHandler } from './run-session.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatAuditLog, parseAuditLog, type AuditLog } from './audit-log.js';
+import { type AuditLog, formatAuditLog, parseAuditLog } from './audit-log.js';
 import { lineArb, triageArb } from './test-support/arbitraries.js';
 import { formatTriage } from './triage-text.js';
 

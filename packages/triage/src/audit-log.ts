@@ -1,6 +1,6 @@
-import { diagnose, relocate, type Diagnostic } from './diagnostic.js';
+import { type Diagnostic, diagnose, relocate } from './diagnostic.js';
 import { TriageError } from './errors.js';
-import { fail, succeed, type Result } from './result.js';
+import { fail, type Result, succeed } from './result.js';
 import { parseTriage } from './triage-text.js';
 
 /** One row of the daily log. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TriageError, isTriageError } from './errors.js';
+import { isTriageError, TriageError } from './errors.js';
 
 describe('isTriageError', () => {
   it('knows the error by name and code, also when it crossed a process as plain data', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { triage, type Triage } from './decision.js';
-import { planInbox, type InboxItem } from './inbox.js';
+import { type Triage, triage } from './decision.js';
+import { type InboxItem, planInbox } from './inbox.js';
 import type { Actor, BranchName, Description, Reason } from './names.js';
 import type { Thread } from './thread.js';
 import type { Timestamp } from './timestamp.js';

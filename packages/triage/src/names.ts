@@ -1,5 +1,5 @@
-import { diagnose, type Diagnostic } from './diagnostic.js';
-import { fail, succeed, type Result } from './result.js';
+import { type Diagnostic, diagnose } from './diagnostic.js';
+import { fail, type Result, succeed } from './result.js';
 
 declare const brand: unique symbol;
 type Branded<T, B extends string> = T & { readonly [brand]: B };

@@ -1,5 +1,5 @@
 import type { Triage } from './decision.js';
-import { ownerOfBranch, type Actor, type BranchName } from './names.js';
+import { type Actor, type BranchName, ownerOfBranch } from './names.js';
 import { checkTriage } from './triage-text.js';
 
 /** The rules a decision must pass before the orchestrator carries it out. */

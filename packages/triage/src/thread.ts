@@ -1,8 +1,8 @@
 import type { Triage } from './decision.js';
-import { diagnose, relocate, type Diagnostic } from './diagnostic.js';
+import { type Diagnostic, diagnose, relocate } from './diagnostic.js';
 import { TriageError } from './errors.js';
-import { parseActor, parseBranchName, type Actor, type BranchName } from './names.js';
-import { fail, succeed, type Result } from './result.js';
+import { type Actor, type BranchName, parseActor, parseBranchName } from './names.js';
+import { fail, type Result, succeed } from './result.js';
 import { parseTimestamp, type Timestamp } from './timestamp.js';
 import { formatTriage, parseTriage } from './triage-text.js';
 

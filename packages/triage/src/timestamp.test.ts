@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dateOf, parseTimestamp, timeOfDay, type Timestamp } from './timestamp.js';
+import { dateOf, parseTimestamp, type Timestamp, timeOfDay } from './timestamp.js';
 
 describe('timestamps', () => {
   it.each([

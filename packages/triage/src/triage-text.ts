@@ -1,8 +1,8 @@
 import type { Action, Triage } from './decision.js';
-import { diagnose, relocate, type Diagnostic } from './diagnostic.js';
+import { type Diagnostic, diagnose, relocate } from './diagnostic.js';
 import { TriageError } from './errors.js';
 import { parseActor, parseBranchName, parseDescription, parseReason } from './names.js';
-import { fail, succeed, type Result } from './result.js';
+import { fail, type Result, succeed } from './result.js';
 
 /** Every accepted form, for messages. */
 export const TRIAGE_FORMS = [

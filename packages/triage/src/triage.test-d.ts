@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import { triage, type Triage } from './decision.js';
+import { type Triage, triage } from './decision.js';
 import type { Actor, BranchName, Reason } from './names.js';
 import { parseReason } from './names.js';
 

@@ -1,10 +1,10 @@
 import { createInterface } from 'node:readline/promises';
 import { type CheckResultInfo, projectLayout } from '@cairn/daemon/client';
 import { connect } from '../connect.js';
-import { noteUnsynced } from '../render/unsynced.js';
 import type { CommandContext } from '../context.js';
 import { renderCheckLine, renderChecks } from '../render/checks.js';
 import { page } from '../render/diff.js';
+import { noteUnsynced } from '../render/unsynced.js';
 
 /**
  * `cairn checks [<id> [name]] [--run]`: without an id, every agent's checks; with one, its checks, one line
@@ -75,7 +75,7 @@ function explain(check: CheckResultInfo): string[] {
 /** `cairn checks suggest [--yes]`: checks from the project's scripts, written to .cairn/config.json once confirmed. */
 export async function checksSuggestCommand(ctx: CommandContext, flags: { yes?: boolean }): Promise<number> {
   const { out } = ctx;
-  const { addChecksToConfig, loadCheckSettings, suggestChecks } = await import('@cairn/orchestrator');
+  const { addChecksToConfig, loadCheckSettings, suggestChecks } = await import('@cairn/checks');
   const configPath = projectLayout(ctx.root).configPath;
   const declared = new Set(loadCheckSettings(configPath).map((check) => check.name));
   const suggested = suggestChecks(ctx.root).filter((check) => !declared.has(check.name));

@@ -2,7 +2,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CairnError, createModelClient, openProject, type AgentInfo, type Project, type SpawnOptions } from '@cairn/orchestrator';
+import { createModelClient } from '@cairn/model';
+import { type AgentInfo, CairnError, openProject, type Project, type SpawnOptions } from '@cairn/orchestrator';
 import type { CommandContext } from '../context.js';
 import type { Output } from '../output.js';
 import { renderAccept, renderUndo } from '../render/accept.js';

@@ -1,9 +1,9 @@
 import { connect } from '../connect.js';
-import { noteUnsynced } from '../render/unsynced.js';
 import type { CommandContext } from '../context.js';
 import { projectPathsOf } from '../path-argument.js';
 import { renderChecks } from '../render/checks.js';
 import { page, paintDiff } from '../render/diff.js';
+import { noteUnsynced } from '../render/unsynced.js';
 
 /** `cairn diff <id> [paths…]`: the proposal as a git-style diff, coloured and paged on a terminal; paths as git reads them. */
 export async function diffCommand(ctx: CommandContext, id: string, paths: readonly string[], flags: { pager?: boolean }): Promise<number> {

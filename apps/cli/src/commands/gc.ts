@@ -1,5 +1,5 @@
 import { connect } from '../connect.js';
-import { UsageError, type CommandContext } from '../context.js';
+import { type CommandContext, UsageError } from '../context.js';
 import { parseDuration } from '../render/time.js';
 
 /** `cairn gc [--older-than 7d]`: deletes for good the overlays of agents rejected at least that long ago. */

@@ -1,8 +1,8 @@
 import type { InboxResult, InboxThread } from '@cairn/daemon/client';
 import { connect } from '../connect.js';
-import { noteUnsynced } from '../render/unsynced.js';
-import { UsageError, type CommandContext } from '../context.js';
+import { type CommandContext, UsageError } from '../context.js';
 import type { Paint } from '../output.js';
+import { noteUnsynced } from '../render/unsynced.js';
 
 /** `cairn inbox [--all]`: the review threads, pending and decided (and processed ones with `--all`). */
 export async function inboxCommand(ctx: CommandContext, flags: { all?: boolean }): Promise<number> {

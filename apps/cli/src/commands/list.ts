@@ -1,8 +1,8 @@
 import { AGENT_STATES, type AgentInfo, type AgentState } from '@cairn/daemon/client';
 import { catchUp, connect } from '../connect.js';
-import { noteUnsynced } from '../render/unsynced.js';
-import { UsageError, type CommandContext } from '../context.js';
+import { type CommandContext, UsageError } from '../context.js';
 import { renderAgentTable, renderWaiting } from '../render/agents.js';
+import { noteUnsynced } from '../render/unsynced.js';
 
 /**
  * `cairn list-agents` (`ls`): one line per agent. Without a daemon it brings Cairn's copy up to date first when

@@ -1,4 +1,5 @@
-import { createModelClient, loadModelSettings, type ModelListing, modelClientOptionsFor, projectLayout } from '@cairn/orchestrator';
+import { createModelClient, loadModelSettings, type ModelListing, modelClientOptionsFor } from '@cairn/model';
+import { projectLayout } from '@cairn/workspace';
 import type { CommandContext } from '../context.js';
 
 type Provider = 'ollama' | 'openai';

@@ -1,6 +1,6 @@
-import { projectLayout, repairProject } from '@cairn/orchestrator';
 import { connectDaemon } from '@cairn/daemon';
-import { CommandError, type CommandContext } from '../context.js';
+import { projectLayout, repairProject } from '@cairn/orchestrator';
+import { type CommandContext, CommandError } from '../context.js';
 
 /**
  * `cairn repair`: gets a project whose bin.db is damaged or lost working again. The damaged file is kept

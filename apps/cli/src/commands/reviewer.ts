@@ -1,7 +1,7 @@
 import { decisionCarriedOut, type ReviewOptions } from '@cairn/daemon/client';
 import { connect } from '../connect.js';
 import type { CommandContext } from '../context.js';
-import { spawnOptionsOf, type SpawnFlags } from '../spawn-flags.js';
+import { type SpawnFlags, spawnOptionsOf } from '../spawn-flags.js';
 
 /** Flags of `cairn review`. */
 export interface ReviewFlags extends SpawnFlags {

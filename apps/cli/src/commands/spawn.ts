@@ -1,11 +1,11 @@
 import { type AgentInfo, type AgentState, type CairnEvent, SETTLED_STATES } from '@cairn/daemon/client';
 import { connect } from '../connect.js';
-import { taskOf, type CommandContext } from '../context.js';
-import { spawnOptionsOf, type SpawnFlags } from '../spawn-flags.js';
+import { type CommandContext, taskOf } from '../context.js';
 import { followChecks } from '../follow-checks.js';
-import { describeEvent } from '../render/events.js';
 import { changedFilesInWords } from '../render/changed-files.js';
+import { describeEvent } from '../render/events.js';
 import { noteSkipped } from '../render/skipped.js';
+import { type SpawnFlags, spawnOptionsOf } from '../spawn-flags.js';
 
 /** Flags of `spawn` and `queue`. */
 export interface SpawnCommandFlags extends SpawnFlags {

@@ -1,11 +1,11 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { type AgentInfo, type AgentState, projectLayout, type SkippedEntryInfo } from '@cairn/daemon/client';
 import { connect } from '../connect.js';
-import { noteUnsynced } from '../render/unsynced.js';
 import type { CommandContext } from '../context.js';
 import type { Output } from '../output.js';
 import { renderAgentDetail, renderWaiting } from '../render/agents.js';
 import { shortPath } from '../render/skipped.js';
+import { noteUnsynced } from '../render/unsynced.js';
 
 /** `cairn status <id>`: the agent in full, with its recent events; without an id, the project's. */
 export async function statusCommand(ctx: CommandContext, id: string | undefined): Promise<number> {

@@ -3,16 +3,16 @@ import { closeSync, fstatSync, openSync, readFileSync, writeSync } from 'node:fs
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import {
-  ensurePrivateDir,
-  projectLayout,
-  readPidFile,
-  socketAnswers,
+  type CairnEvent,
   checkQueueUrl,
   checkWithoutWorkers,
   checkWorkerWait,
+  ensurePrivateDir,
   loadQueueSettings,
-  type CairnEvent,
+  projectLayout,
   type QueueSettings,
+  readPidFile,
+  socketAnswers,
 } from '@cairn/daemon/client';
 import { daemonHoldsProject } from '@cairn/daemon/lock';
 import cliProgress from 'cli-progress';

@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { attach, type NeovimClient } from 'neovim';
 import { describeWithTools } from './describe-with-tools.js';
-import { lookUpNeovims, neovimTitle, type NvimBinary } from './neovim-tools.js';
+import { lookUpNeovims, type NvimBinary, neovimTitle } from './neovim-tools.js';
 
 /** The plugin folder (the one holding lua/, plugin/ and doc/). */
 export const PLUGIN_DIR = fileURLToPath(new URL('../..', import.meta.url));

@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { projectLayout, type AgentInfo } from '@cairn/orchestrator';
-import { connectDaemon, startDaemon, type DaemonClient, type RunningDaemon } from '@cairn/daemon';
+import { connectDaemon, type DaemonClient, type RunningDaemon, startDaemon } from '@cairn/daemon';
+import { type AgentInfo, projectLayout } from '@cairn/orchestrator';
 
 /** A temp project with a real Cairn daemon serving it, and a client of that daemon. */
 export interface DaemonProject {

@@ -1,11 +1,9 @@
-import { CairnError } from '@cairn/api';
-import type { CairnEvent } from '@cairn/api';
-import { type AgentSpec, agentSpec } from '@cairn/api';
-import type { AgentInfo, SpawnOptions } from '@cairn/api';
-import { startingGovernance } from '../governance/project-governance.js';
-import { withModelSettings } from './model-defaults.js';
+import type { AgentInfo, CairnEvent, SpawnOptions } from '@cairn/api';
+import { type AgentSpec, agentSpec, CairnError } from '@cairn/api';
+import { startingGovernance } from '@cairn/governance';
 import { toAgentInfo } from './agent-info.js';
 import type { AgentRecord, AgentStore } from './agent-store.js';
+import { withModelSettings } from './model-defaults.js';
 import type { ProjectCore } from './project-core.js';
 import type { Scheduler } from './scheduler.js';
 
@@ -21,7 +19,7 @@ export interface ReviewerOf {
  */
 export class AgentCommands {
   constructor(
-    private readonly core: ProjectCore,
+    private readonly core: Pick<ProjectCore, 'emit' | 'layout' | 'lifecycle' | 'modelSettings' | 'store'>,
     private readonly scheduler: Scheduler,
     /** Who creates agents through this process: the owner of their proposals in the review protocol. */
     private readonly person: string,

@@ -1,5 +1,4 @@
-import type { AgentState } from '@cairn/api';
-import type { CairnEvent } from '@cairn/api';
+import type { AgentState, CairnEvent } from '@cairn/api';
 import type { AgentPatch, AgentRecord, AgentStore } from './agent-store.js';
 
 /** What the code that changed a record already knows of the agent, so an observer need not read it again. */

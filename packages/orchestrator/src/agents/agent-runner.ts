@@ -1,21 +1,18 @@
-import { watchStopRequest } from './stop-request.js';
-import { modelCaller } from '../run/model-adapter.js';
-import { compileGovernanceJson, type CompiledGovernance } from '../governance/compile.js';
-import { startingGovernance } from '../governance/project-governance.js';
-import { runAttempts, type AttemptsOutcome } from '../programs/attempts.js';
-import type { ProjectCore } from './project-core.js';
-import { createAgentKernel } from '../governance/agent-kernel.js';
-import { AgentWorkspace } from '../workspace/agent-workspace.js';
+import type { AgentFailure, ChangeInfo } from '@cairn/api';
+import { runSealed } from '@cairn/checks';
+import { type CompiledGovernance, compileGovernanceJson, createAgentKernel, startingGovernance } from '@cairn/governance';
+import { AgentWorkspace, appendCairnEntry, changeInfoOf, governanceRefOf, runStartsOf, SCHEMAS } from '@cairn/workspace';
+import { type AttemptsOutcome, runAttempts } from '../programs/attempts.js';
 import type { RunLimits } from '../programs/program-run.js';
 import { buildRunContext, type RunSource } from '../run/build-run-context.js';
-import { runSealed } from '@cairn/checks';
+import { modelCaller } from '../run/model-adapter.js';
 import type { ReviewContext, RunContext } from '../run/run-context.js';
-import type { AgentFailure, ChangeInfo } from '@cairn/api';
 import type { AgentRecord } from './agent-store.js';
-import { proposalForReview } from './proposal-reader.js';
-import { appendCairnEntry, governanceRefOf, runStartsOf, SCHEMAS } from '../workspace/journal-entries.js';
 import { generationSetup, readableBy, windowOptionsOf } from './generation-setup.js';
-import { changeInfoOf } from '../workspace/change-info.js';
+import type { ProjectCore } from './project-core.js';
+import { proposalForReview } from './proposal-reader.js';
+import { watchStopRequest } from './stop-request.js';
+import { submitProposal } from './submit-proposal.js';
 
 /**
  * Runs one stretch of an agent's life: claims it (queued → running), opens its overlay and journal, builds
@@ -203,7 +200,7 @@ function lastProgram(workspace: AgentWorkspace): string | undefined {
 }
 
 async function finish(
-  core: ProjectCore,
+  core: Pick<ProjectCore, 'clock' | 'decisions' | 'lifecycle'>,
   record: AgentRecord,
   workspace: AgentWorkspace,
   outcome: AttemptsOutcome,
@@ -270,25 +267,7 @@ async function finish(
     );
     return;
   }
-  const summary =
-    outcome.summary ?? `changed ${changes.length} file${changes.length === 1 ? '' : 's'} (the program did not call submit_result)`;
-  // the preview is read from the overlay still open here, not from a second connection to it
-  const diff = workspace.overlay.diff();
-  core.lifecycle.move(
-    record.id,
-    ['running'],
-    'reviewing',
-    { ...common, summary, failure: undefined, reason: undefined },
-    'submit',
-    (_, time) => ({
-      type: 'agent.submitted',
-      time,
-      agentId: record.id,
-      summary,
-      changes,
-    }),
-    { diff },
-  );
+  submitProposal(core, record, workspace, { summary: outcome.summary, changes, patch: common });
 }
 
 function spendOf(workspace: AgentWorkspace): { tokens: number; bytes: number } {
@@ -297,7 +276,7 @@ function spendOf(workspace: AgentWorkspace): { tokens: number; bytes: number } {
 
 /** Marks an agent failed after an error of Cairn's own, keeping what its journal holds. */
 function fail(
-  core: ProjectCore,
+  core: Pick<ProjectCore, 'clock' | 'emit' | 'lifecycle' | 'store'>,
   id: string,
   failure: AgentFailure,
   workspace: AgentWorkspace | undefined,

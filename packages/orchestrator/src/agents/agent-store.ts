@@ -1,11 +1,8 @@
-import { AgentFS } from '@cairn/agentfs';
-import { createTables } from '@cairn/agentfs';
+import { AgentFS, createTables } from '@cairn/agentfs';
+import type { AgentFailure, AgentInfo, AgentSpec, AgentState, CairnEvent, ChangeInfo } from '@cairn/api';
 import { CairnError } from '@cairn/api';
-import type { CairnEvent } from '@cairn/api';
-import type { AgentSpec } from '@cairn/api';
-import type { AgentFailure, AgentInfo, AgentState, ChangeInfo } from '@cairn/api';
 import { newAgentId } from './agent-id.js';
-import { canTransition } from './lifecycle.js';
+import { canTransition } from './agent-moves.js';
 
 /** What an agent may spend, and has spent. */
 export type Spent = AgentInfo['spent'];

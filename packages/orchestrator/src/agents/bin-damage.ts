@@ -1,6 +1,6 @@
 import { isAgentFSError } from '@cairn/agentfs';
-import { AgentStore } from './agent-store.js';
 import { CairnError, isCairnError } from '@cairn/api';
+import { AgentStore } from './agent-store.js';
 
 /** The hint every command gives when bin.db cannot be used. */
 export const REPAIR_HINT = '`cairn repair` keeps the damaged file and rebuilds the agent records from the agent databases';

@@ -1,12 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CheckResultInfo } from '@cairn/api';
-import type { Project } from '../project/project.js';
-import { type OpenedTempProject, openTempProject } from '../testing/temp-project.js';
-import { writes } from '../testing/contract-context.js';
-import { decide, threadOf } from '../test-support/inbox-fixture.js';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { CheckResultInfo } from '@cairn/api';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Project } from '../project/project.js';
+import { decide, threadOf } from '../test-support/inbox-fixture.js';
+import { writes } from '../testing/contract-context.js';
+import { type OpenedTempProject, openTempProject } from '../testing/temp-project.js';
 
 const CONFIG = { checks: { test: { command: ['sh', '-c', 'cat value.txt; grep -q good value.txt'], timeoutMs: 120_000 } } };
 

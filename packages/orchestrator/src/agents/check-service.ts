@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { CheckResultInfo } from '@cairn/api';
 import { CairnError } from '@cairn/api';
-import { type CheckSpec, loadCheckSettings } from '@cairn/checks';
 import type { CheckResultStore, StoredCheck } from '@cairn/checks';
-import type { ProposedFile } from '@cairn/checks';
-import { runSealed, type SealedRun } from '@cairn/checks';
+import { type CheckSpec, loadCheckSettings, runSealed } from '@cairn/checks';
 import { proposalRef } from '../run/check-adapter.js';
 import type { AgentRecord } from './agent-store.js';
-import type { ProjectCore } from './project-core.js';
+import { type CheckExecution, executeCheck } from './check-execution.js';
+import { CheckPool } from './check-pool.js';
 import { mergedProposalOf } from './merged-proposal.js';
+import type { ProjectCore } from './project-core.js';
 import { withOverlayOf } from './proposal-reader.js';
 
 /** Runs a check (the sealed runner; a test may pass another). */
@@ -33,25 +33,21 @@ export interface CheckServiceOptions {
  * accord).
  */
 export class CheckService {
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
-  private readonly inflight = new Set<Promise<void>>();
-  private readonly inflightFor = new Map<string, Set<Promise<void>>>();
   private readonly stopping = new AbortController();
   /** The agents whose checks this process started. */
   private readonly started = new Set<string>();
-  /** The runs this process has started and not yet ended, by their mark and name. */
-  private readonly runsHere = new Map<string, { agentId: string; name: string }>();
-  private readonly runner: SealedRunner;
+  private readonly pool: CheckPool;
+  private readonly execution: CheckExecution;
   private readonly rerunOnMove: boolean;
 
   constructor(
-    private readonly core: ProjectCore,
+    private readonly core: Pick<ProjectCore, 'clock' | 'emit' | 'layout' | 'stable' | 'store'>,
     private readonly results: CheckResultStore,
-    private readonly slots: number,
+    slots: number,
     options: CheckServiceOptions = {},
   ) {
-    this.runner = options.runner ?? runSealed;
+    this.pool = new CheckPool(slots);
+    this.execution = { core, results, runner: options.runner ?? runSealed, signal: this.stopping.signal };
     this.rerunOnMove = options.rerunOnMove ?? true;
   }
 
@@ -145,7 +141,7 @@ export class CheckService {
         throw new CairnError('CAIRN_CLOSED', 'the project is closing; the accept was not made');
       const open = this.notPassing(agentId).filter((info) => info.status === 'pending' || info.status === 'stale');
       if (open.length === 0) return this.notPassing(agentId);
-      const here = [...(this.inflightFor.get(agentId) ?? [])];
+      const here = this.pool.of(agentId);
       const work =
         here.length > 0
           ? Promise.allSettled(here)
@@ -182,12 +178,12 @@ export class CheckService {
 
   /** The checks this process runs or holds waiting for a slot. */
   running(): { agentId: string; name: string }[] {
-    return [...this.runsHere.values()];
+    return this.pool.running();
   }
 
   /** Resolves when no check is running or waiting. */
-  async idle(): Promise<void> {
-    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  idle(): Promise<void> {
+    return this.pool.idle();
   }
 
   /**
@@ -245,92 +241,13 @@ export class CheckService {
         { info: { name: spec.name, status: 'pending', auto: spec.auto, updatedAt: this.now() }, runRef: ref, output: Buffer.alloc(0) },
         now,
       );
-      const done = this.limited(() => this.execute(agentId, spec, changes, ref));
-      const key = `${ref}\n${spec.name}`;
-      this.runsHere.set(key, { agentId, name: spec.name });
-      this.inflight.add(done);
-      const mine = this.inflightFor.get(agentId) ?? new Set<Promise<void>>();
-      this.inflightFor.set(agentId, mine.add(done));
-      void done
-        .finally(() => {
-          this.runsHere.delete(key);
-          this.inflight.delete(done);
-          mine.delete(done);
-          if (mine.size === 0 && this.inflightFor.get(agentId) === mine) this.inflightFor.delete(agentId);
-        })
-        .catch(() => undefined);
-      return done;
+      return this.pool.add(agentId, spec.name, `${ref}\n${spec.name}`, () => executeCheck(this.execution, agentId, spec, changes, ref));
     });
     await Promise.all(runs);
   }
 
-  private async execute(agentId: string, spec: CheckSpec, changes: readonly ProposedFile[], ref: string): Promise<void> {
-    const due = this.results.get(agentId, spec.name);
-    if (due === undefined || due.runRef !== ref || due.info.status !== 'pending') return;
-    this.core.emit({ type: 'check.started', time: this.now(), agentId, name: spec.name });
-    let run: SealedRun;
-    try {
-      run = await this.runner({
-        root: this.core.layout.root,
-        changes,
-        command: spec.command,
-        timeoutMs: spec.timeoutMs,
-        outputCapBytes: spec.outputCapBytes,
-        signal: this.stopping.signal,
-      });
-    } catch (error) {
-      run = {
-        status: 'error',
-        error: (error as Error).message,
-        output: Buffer.alloc(0),
-        outputBytes: 0,
-        truncated: false,
-        durationMs: 0,
-        view: 'overlay',
-        sealed: false,
-        why: 'the check could not be started',
-      };
-    }
-    // stopped with the process: left pending, to run again when the project next opens to run agents
-    if (this.stopping.signal.aborted) return;
-    const current = this.results.get(agentId, spec.name);
-    // superseded meanwhile (a revision, a move of the project, a newer run): this result belongs to nothing
-    if (current === undefined || current.runRef !== ref || current.info.status !== 'pending') {
-      // marked stale by another process: whoever here waits for this run learns that it ended so
-      if (current?.runRef === ref) this.core.emit({ type: 'check.finished', time: this.now(), agentId, result: current.info });
-      return;
-    }
-    const info: CheckResultInfo = {
-      name: spec.name,
-      status: run.status,
-      auto: spec.auto,
-      durationMs: Math.round(run.durationMs),
-      view: run.view,
-      sealed: run.sealed,
-      why: run.why,
-      outputBytes: run.outputBytes,
-      truncated: run.truncated,
-      updatedAt: this.now(),
-    };
-    if (run.exitCode !== undefined) info.exitCode = run.exitCode;
-    if (run.error !== undefined) info.error = run.error;
-    this.results.put(agentId, { info, runRef: ref, output: run.output }, this.core.clock());
-    this.core.emit({ type: 'check.finished', time: this.now(), agentId, result: info });
-  }
-
   private finishedEvents(agentId: string): void {
     for (const info of this.infos(agentId)) this.core.emit({ type: 'check.finished', time: this.now(), agentId, result: info });
-  }
-
-  private async limited(task: () => Promise<void>): Promise<void> {
-    if (this.active >= this.slots) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active++;
-    try {
-      await task();
-    } finally {
-      this.active--;
-      this.waiting.shift()?.();
-    }
   }
 
   private now(): string {

@@ -1,15 +1,14 @@
 import { decidePolicy } from '@cairn/air';
-import type { CompiledGovernance } from '../governance/compile.js';
-import { FS_GRANT } from '../governance/default-manifest.js';
-import { parseModelName } from '@cairn/model';
-import { contextWindow } from '@cairn/model';
+import type { CompiledGovernance } from '@cairn/governance';
+import { FS_GRANT } from '@cairn/governance';
 import type { WindowOptions } from '@cairn/model';
+import { contextWindow, parseModelName } from '@cairn/model';
 import type { GenerationSetup } from '../programs/generate-program.js';
 import type { AgentRecord } from './agent-store.js';
 import type { ProjectCore } from './project-core.js';
 
 /** How an agent's live model calls are sized: its window cap, seed and deadline (from its spawn, over the project's settings). */
-export function windowOptionsOf(core: ProjectCore, record: AgentRecord): WindowOptions {
+export function windowOptionsOf(core: Pick<ProjectCore, 'modelSettings'>, record: AgentRecord): WindowOptions {
   const options = record.modelOptions ?? {};
   return {
     ...(options.contextTokens === undefined ? {} : { contextTokens: options.contextTokens }),
@@ -20,7 +19,11 @@ export function windowOptionsOf(core: ProjectCore, record: AgentRecord): WindowO
 }
 
 /** What a live generation of this agent needs: the model's window, the answer length, recent edits, what it may read. */
-export function generationSetup(core: ProjectCore, record: AgentRecord, mayRead: (path: string) => boolean): GenerationSetup {
+export function generationSetup(
+  core: Pick<ProjectCore, 'modelClient' | 'recentEdits'>,
+  record: AgentRecord,
+  mayRead: (path: string) => boolean,
+): GenerationSetup {
   const options = record.modelOptions ?? {};
   return {
     async window(model) {
@@ -41,7 +44,7 @@ export function readableBy(governance: CompiledGovernance, agentId: string): (pa
       .decision === 'allow';
 }
 
-function providerOf(core: ProjectCore): Pick<WindowOptions, 'provider'> {
+function providerOf(core: Pick<ProjectCore, 'modelSettings'>): Pick<WindowOptions, 'provider'> {
   try {
     const provider = core.modelSettings().provider;
     return provider === undefined ? {} : { provider };

@@ -1,8 +1,7 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
-import { type AgentFS, Overlay } from '@cairn/agentfs';
-import { SqliteJournalStore } from '@cairn/agentfs';
-import type { JournalEntry } from '@cairn/air';
+import { type AgentFS, Overlay, SqliteJournalStore } from '@cairn/agentfs';
 import { processAlive } from '@cairn/agentfs/process-alive';
+import type { JournalEntry } from '@cairn/air';
 import { isCairnError } from '@cairn/api';
 import { frontSeq } from './agent-commands.js';
 import type { AgentRecord, AgentStore } from './agent-store.js';
@@ -18,7 +17,7 @@ export const INTERRUPTED = 'the process running the agent stopped before it fini
  * Running agents whose process is gone: one a queue ran goes back to the front of the queue once, on a fresh
  * overlay that keeps the interrupted run's journal; any other is failed as interrupted, its journal kept.
  */
-export function recoverOrphans(core: ProjectCore): void {
+export function recoverOrphans(core: Pick<ProjectCore, 'layout' | 'lifecycle' | 'owner' | 'stable' | 'store'>): void {
   for (const record of core.store.list(['running'])) {
     const pid = Number((record.owner ?? '').split(':')[0]);
     if (record.owner !== undefined && Number.isSafeInteger(pid) && pid > 0 && processAlive(pid)) continue;
@@ -34,7 +33,7 @@ export function recoverOrphans(core: ProjectCore): void {
   }
 }
 
-function rerun(core: ProjectCore, record: AgentRecord): void {
+function rerun(core: Pick<ProjectCore, 'layout' | 'lifecycle' | 'stable' | 'store'>, record: AgentRecord): void {
   restartOverlay(core.layout.overlayPath(record.id), core.stable);
   const patch = { owner: undefined, interruptions: (record.interruptions ?? 0) + 1, queueSeq: frontSeq(core.store), changes: undefined };
   core.lifecycle.move(record.id, ['running'], 'queued', patch, 'run again', (_, time) => ({
@@ -45,7 +44,7 @@ function rerun(core: ProjectCore, record: AgentRecord): void {
   }));
 }
 
-function failInterrupted(core: ProjectCore, record: AgentRecord): void {
+function failInterrupted(core: Pick<ProjectCore, 'lifecycle'>, record: AgentRecord): void {
   const message = (record.interruptions ?? 0) > 0 ? `${INTERRUPTED}, and again when it ran a second time` : INTERRUPTED;
   const failure = { code: 'interrupted', message, hint: 'spawn the task again' };
   core.lifecycle.move(record.id, ['running'], 'failed', { owner: undefined, failure, reason: message }, 'fail', (_, time) => ({

@@ -1,7 +1,6 @@
-import type { AgentSpec } from '@cairn/api';
-import type { ModelOptions } from '@cairn/api';
-import { qualifyModelName } from '@cairn/model';
+import type { AgentSpec, ModelOptions } from '@cairn/api';
 import type { ModelSettings } from '@cairn/model';
+import { qualifyModelName } from '@cairn/model';
 
 /**
  * A spec with the project's model settings under its own: the project's default model where the spawn named

@@ -1,11 +1,10 @@
 import type { AgentFS } from '@cairn/agentfs';
-import type { CheckRunner } from '../run/check-adapter.js';
-import type { Sandbox } from '@cairn/sandbox';
 import type { CairnEvent } from '@cairn/api';
-import type { ReceiptSigner } from '../governance/receipt-signer.js';
-import type { ModelSettings } from '@cairn/model';
-import type { ModelClient } from '@cairn/model';
-import type { ProjectLayout } from '../workspace/layout.js';
+import type { ReceiptSigner } from '@cairn/governance';
+import type { ModelClient, ModelSettings } from '@cairn/model';
+import type { Sandbox } from '@cairn/sandbox';
+import type { ProjectLayout } from '@cairn/workspace';
+import type { CheckRunner } from '../run/check-adapter.js';
 import type { AgentLifecycle } from './agent-lifecycle.js';
 import type { AgentRecord, AgentStore } from './agent-store.js';
 import type { RunningAgents } from './running-agents.js';
@@ -22,7 +21,9 @@ export interface ReviewerDecisions {
 /**
  * What the rooms of a project share, wired once by `openProject`: its layout and stores, the receipt key, the
  * clock, the sandbox and the model (made on first use), the event sink and the record lifecycle. Services a
- * room needs from a room above it are passed in here, never reached for.
+ * room needs from a room above it are passed in here, never reached for. A service asks for the members it uses
+ * (`Pick<ProjectCore, …>`, or a named view such as `AgentFiles`); only whole-project operations (running an
+ * agent, accepting, undoing) take all of it.
  */
 export interface ProjectCore {
   layout: ProjectLayout;
@@ -50,3 +51,6 @@ export interface ProjectCore {
   /** Runs an agent's `run_check` (absent: a sealed view over the working tree; a worker, which has none, refuses). */
   runCheck?: CheckRunner;
 }
+
+/** Where an agent's record and overlay are: what reading or settling a proposal needs of the project. */
+export type AgentFiles = Pick<ProjectCore, 'layout' | 'stable' | 'store'>;

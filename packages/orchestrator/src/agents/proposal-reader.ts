@@ -1,23 +1,19 @@
 import { existsSync } from 'node:fs';
 import type { Overlay } from '@cairn/agentfs';
 import { SqliteJournalStore, stateOf } from '@cairn/agentfs';
-import { CairnError } from '@cairn/api';
-import { projectPath } from '@cairn/api';
 import type { ChangeInfo, FileProposal, JournalView } from '@cairn/api';
+import { CairnError, projectPath } from '@cairn/api';
+import { changeInfoOf, journalRows, readFileProposal, verifyJournal, withAgentOverlay } from '@cairn/workspace';
 import type { ProposalForReview } from '../run/run-context.js';
-import { withAgentOverlay } from '../workspace/agent-overlay.js';
-import { readFileProposal } from '../workspace/file-proposal.js';
-import { journalRows, verifyJournal } from '../workspace/journal-view.js';
 import { withModelRows } from '../tools/model-rows.js';
 import { interruptedJournal } from './interrupted.js';
-import type { ProjectCore } from './project-core.js';
-import { changeInfoOf } from '../workspace/change-info.js';
+import type { AgentFiles } from './project-core.js';
 
 /** Files of a reviewer's view of a proposal larger than this are shown without their text. */
 const MAX_REVIEW_TEXT = 256 * 1024;
 
 /** Runs `fn` on an agent's overlay; an agent without one is refused with why (rejected, not started, missing). */
-export function withOverlayOf<T>(core: Pick<ProjectCore, 'store' | 'layout' | 'stable'>, id: string, fn: (overlay: Overlay) => T): T {
+export function withOverlayOf<T>(core: AgentFiles, id: string, fn: (overlay: Overlay) => T): T {
   const record = core.store.require(id);
   const path = core.layout.overlayPath(id);
   if (!existsSync(path)) {
@@ -33,19 +29,19 @@ export function withOverlayOf<T>(core: Pick<ProjectCore, 'store' | 'layout' | 's
 }
 
 /** What an agent's proposal changes. */
-export function changesOf(core: ProjectCore, id: string): ChangeInfo[] {
+export function changesOf(core: AgentFiles, id: string): ChangeInfo[] {
   return withOverlayOf(core, id, (overlay) => overlay.changes().map(changeInfoOf));
 }
 
 /** The git-style diff of the proposal, or of the given paths. */
-export function diffOf(core: ProjectCore, id: string, paths?: readonly string[]): string {
+export function diffOf(core: AgentFiles, id: string, paths?: readonly string[]): string {
   // no paths, or an empty list, is the whole proposal (a query string cannot tell the two apart)
   const wanted = paths === undefined || paths.length === 0 ? undefined : paths.map(projectPath);
   return withOverlayOf(core, id, (overlay) => overlay.diff(wanted));
 }
 
 /** The proposed text of one file, or null where the agent deleted it (or never had it). */
-export function proposedText(core: ProjectCore, id: string, path: string): string | null {
+export function proposedText(core: AgentFiles, id: string, path: string): string | null {
   const at = '/' + projectPath(path);
   return withOverlayOf(core, id, (overlay) => {
     const state = stateOf(overlay.fs, at);
@@ -57,13 +53,13 @@ export function proposedText(core: ProjectCore, id: string, path: string): strin
 }
 
 /** One changed file's merge base and proposed text. */
-export function fileProposalOf(core: ProjectCore, id: string, path: string): FileProposal {
+export function fileProposalOf(core: AgentFiles, id: string, path: string): FileProposal {
   const relative = projectPath(path);
   return withOverlayOf(core, id, (overlay) => readFileProposal(overlay, relative));
 }
 
 /** The agent's journal as rows, with its chain verified (and the run a crash cut off, when there was one). */
-export function journalOf(core: ProjectCore, id: string): JournalView {
+export function journalOf(core: AgentFiles, id: string): JournalView {
   const record = core.store.require(id);
   return withOverlayOf(core, id, (overlay) => {
     const entries = [...new SqliteJournalStore(overlay.upper.db).entries()];
@@ -87,7 +83,7 @@ export function journalOf(core: ProjectCore, id: string): JournalView {
 }
 
 /** The proposal a reviewer reads with `get_proposal()`: task, summary, changes, diff and texts (large ones left out). */
-export function proposalForReview(core: ProjectCore, agentId: string): ProposalForReview {
+export function proposalForReview(core: AgentFiles, agentId: string): ProposalForReview {
   const record = core.store.require(agentId);
   return withOverlayOf(core, agentId, (overlay) => {
     const changes = overlay.changes();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { AGENT_STATES } from '@cairn/api';
 import { describe, expect, it } from 'vitest';
-import { AGENT_MOVES } from './lifecycle.js';
+import { AGENT_MOVES } from './agent-moves.js';
 
 /** The table of moves SPEC §6.2 draws: each state with the states it may move to. */
 function specMoves(): Record<string, string[]> {

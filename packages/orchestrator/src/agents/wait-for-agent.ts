@@ -1,6 +1,5 @@
+import type { AgentInfo, AgentState, CairnEvent } from '@cairn/api';
 import { CairnError, SETTLED_STATES } from '@cairn/api';
-import type { CairnEvent } from '@cairn/api';
-import type { AgentInfo, AgentState } from '@cairn/api';
 import type { EventBus } from '../events/event-bus.js';
 import { toAgentInfo } from './agent-info.js';
 import type { AgentStore } from './agent-store.js';

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import type { CairnEvent } from '@cairn/api';
+import { describe, expect, it } from 'vitest';
 import { EventBus } from './event-bus.js';
 
 const event = (agentId: string, type: 'agent.started' | 'agent.failed' = 'agent.started'): CairnEvent =>

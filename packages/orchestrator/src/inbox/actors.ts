@@ -1,5 +1,5 @@
 import { userInfo } from 'node:os';
-import { parseActor, type Actor } from '@cairn/triage';
+import { type Actor, parseActor } from '@cairn/triage';
 
 /**
  * The person running Cairn, as an actor of the review protocol: `CAIRN_USER`, else the login name, made

@@ -1,7 +1,7 @@
 import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatAuditLog, type AuditEntry } from '@cairn/triage';
 import { writeAtomically } from '@cairn/api';
+import { type AuditEntry, formatAuditLog } from '@cairn/triage';
 import { unusableFolder } from './thread-file.js';
 
 /** One line for the audit log, before it is placed in its day's file. */

@@ -1,16 +1,14 @@
-import type { CheckService } from '../agents/check-service.js';
-import type { AcceptQueue } from '../review/accept-queue.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { AgentInfo, InboxLogView, InboxProcessOutcome, InboxResult, InboxThread, ReviewOptions, SpawnOptions } from '@cairn/api';
+import { agentSpec, CairnError, oneLine } from '@cairn/api';
 import { type Actor, parseAuditLog, parseReason, parseTriage, triage } from '@cairn/triage';
 import type { AgentCommands } from '../agents/agent-commands.js';
 import type { AgentRecord } from '../agents/agent-store.js';
+import type { CheckService } from '../agents/check-service.js';
 import type { DecisionWritten, ProjectCore, ReviewerDecisions } from '../agents/project-core.js';
 import { diffOf } from '../agents/proposal-reader.js';
-import { CairnError } from '@cairn/api';
-import { oneLine } from '@cairn/api';
-import { agentSpec } from '@cairn/api';
-import type { AgentInfo, InboxLogView, InboxProcessOutcome, InboxResult, InboxThread, ReviewOptions, SpawnOptions } from '@cairn/api';
+import type { AcceptQueue } from '../review/accept-queue.js';
 import { rejectAgent } from '../review/retire.js';
 import { auditPath, readAudit } from './audit.js';
 import { Inbox } from './inbox.js';
@@ -29,7 +27,7 @@ export class InboxService implements ReviewerDecisions {
   private chain: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly core: ProjectCore,
+    private readonly core: Pick<ProjectCore, 'clock' | 'emit' | 'layout' | 'lifecycle' | 'owner' | 'running' | 'stable' | 'store'>,
     private readonly commands: AgentCommands,
     private readonly person: Actor,
     private readonly checks: CheckService,

@@ -1,8 +1,7 @@
 import { isAbsolute, relative, resolve } from 'node:path';
-import { parseActor, type Actor } from '@cairn/triage';
-import type { CairnError } from '@cairn/api';
+import type { CairnError, ProgramLang } from '@cairn/api';
 import { configError, isConfigObject as isObject, readProjectConfig } from '@cairn/api';
-import type { ProgramLang } from '@cairn/api';
+import { type Actor, parseActor } from '@cairn/triage';
 
 /** A reviewer the project names in `.cairn/config.json`: its program (or model) and whether it may approve. */
 export interface NamedReviewer {

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import type { CairnApi } from '@cairn/api';
+import { describe, expect, it } from 'vitest';
 import type { Project } from '../project/project.js';
 import { ADD_MUL, decide, eachProjectAsAlice, proposal, threadOf } from '../test-support/inbox-fixture.js';
 import { watchInbox } from './inbox-watcher.js';

@@ -3,8 +3,6 @@ import { join } from 'node:path';
 import { parseThread } from '@cairn/triage';
 import { describe, expect, it } from 'vitest';
 import type { Project } from '../project/project.js';
-import { type OpenedTempProject, SAMPLE_FILES } from '../testing/temp-project.js';
-
 import {
   ADD_MUL,
   auditEntries,
@@ -15,6 +13,7 @@ import {
   threadOf,
   USE_CONST,
 } from '../test-support/inbox-fixture.js';
+import { type OpenedTempProject, SAMPLE_FILES } from '../testing/temp-project.js';
 
 let temp: OpenedTempProject;
 let project: Project;

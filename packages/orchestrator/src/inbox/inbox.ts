@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatTriage, parseThread, type Actor, type Thread, type Triage } from '@cairn/triage';
+import type { CairnEvent, CheckResultInfo, InboxDiagnostic, InboxResult, InboxThread } from '@cairn/api';
+import { writeAtomically } from '@cairn/api';
+import { type Actor, formatTriage, parseThread, type Thread, type Triage } from '@cairn/triage';
+import type { ProjectLayout } from '@cairn/workspace';
 import type { AgentRecord, AgentStore } from '../agents/agent-store.js';
-import type { CairnEvent } from '@cairn/api';
-import type { ProjectLayout } from '../workspace/layout.js';
-import type { CheckResultInfo, InboxDiagnostic, InboxResult, InboxThread } from '@cairn/api';
 import { appendAudit } from './audit.js';
-import { DecisionStore, type DecisionRow } from './decision-store.js';
+import { type DecisionRow, DecisionStore } from './decision-store.js';
 import {
   agentOfThreadName,
   composeThread,
@@ -17,10 +17,9 @@ import {
   threadNameOf,
   threadNames,
   threadTimestamp,
-  withTriage,
   withChecksSection,
+  withTriage,
 } from './thread-file.js';
-import { writeAtomically } from '@cairn/api';
 
 /** What the inbox needs from the project around it. */
 export interface InboxDeps {

@@ -1,14 +1,12 @@
 import { spawn } from 'node:child_process';
-import { checkProtocol, formatTriage, type Thread, type Triage } from '@cairn/triage';
-import type { AgentRecord } from '../agents/agent-store.js';
-import { CairnError, isCairnError } from '@cairn/api';
-import { describeCheckStatus } from '@cairn/api';
 import { processAlive } from '@cairn/agentfs/process-alive';
 import type { AcceptItem, InboxResult } from '@cairn/api';
+import { CairnError, describeCheckStatus, isCairnError, oneLine } from '@cairn/api';
+import { checkProtocol, formatTriage, type Thread, type Triage } from '@cairn/triage';
+import type { AgentRecord } from '../agents/agent-store.js';
 import type { DecisionOutcome, DecisionRow } from './decision-store.js';
 import { decisionKey, type Inbox } from './inbox.js';
 import type { CustomHandler, InboxSettings } from './inbox-settings.js';
-import { oneLine } from '@cairn/api';
 import { feedbackOf } from './thread-file.js';
 
 /** What carrying out decisions takes: the orchestrator's own operations, without the inbox bookkeeping of the public API. */

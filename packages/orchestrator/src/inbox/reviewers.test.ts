@@ -5,12 +5,11 @@ import { parseThread } from '@cairn/triage';
 import { describe, expect, it } from 'vitest';
 import { wireProject } from '../project/open-project.js';
 import { Project } from '../project/project.js';
+import { acceptProposal } from '../review/accept.js';
+import { auditEntries, decide, eachProjectAsAlice, proposal, reviewer, threadOf } from '../test-support/inbox-fixture.js';
 import { type OpenedTempProject, SAMPLE_FILES } from '../testing/temp-project.js';
 import { DecisionStore } from './decision-store.js';
 import { decisionKey } from './inbox.js';
-import { acceptProposal } from '../review/accept.js';
-
-import { auditEntries, decide, eachProjectAsAlice, proposal, reviewer, threadOf } from '../test-support/inbox-fixture.js';
 
 let temp: OpenedTempProject;
 let project: Project;

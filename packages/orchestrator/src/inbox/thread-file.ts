@@ -1,10 +1,8 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatTriage, parseActor, parseBranchName, parseTimestamp, type Triage } from '@cairn/triage';
-import { CairnError } from '@cairn/api';
 import type { ChangeInfo, CheckResultInfo } from '@cairn/api';
-import { describeCheckStatus } from '@cairn/api';
-import { oneLine } from '@cairn/api';
+import { CairnError, describeCheckStatus, oneLine } from '@cairn/api';
+import { formatTriage, parseActor, parseBranchName, parseTimestamp, type Triage } from '@cairn/triage';
 
 /** Lines of a proposal's diff written into its thread; the rest is left to `cairn diff`. */
 const MAX_DIFF_LINES = 400;

@@ -1,11 +1,11 @@
-import type { ProgramError, Sandbox } from '@cairn/sandbox';
-import { formatRepairReport } from '@cairn/model';
-import { rollbackRun, runProgram, type ProgramRunResult, type RunLimits } from './program-run.js';
-import type { RunContext } from '../run/run-context.js';
 import type { AgentFailure, ProgramLang } from '@cairn/api';
-import { type GenerationSetup, generateProgram } from './generate-program.js';
-import { appendCairnEntry, SCHEMAS } from '../workspace/journal-entries.js';
+import { formatRepairReport } from '@cairn/model';
+import type { ProgramError, Sandbox } from '@cairn/sandbox';
+import { appendCairnEntry, SCHEMAS } from '@cairn/workspace';
+import type { RunContext } from '../run/run-context.js';
 import { TOOL_NAMES } from '../tools/tool-table.js';
+import { type GenerationSetup, generateProgram } from './generate-program.js';
+import { type ProgramRunResult, type RunLimits, rollbackRun, runProgram } from './program-run.js';
 
 /** What one stretch of an agent's work (its first start, or a revision) sets out to do. */
 export interface AttemptPlan {

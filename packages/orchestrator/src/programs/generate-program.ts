@@ -1,20 +1,16 @@
 import type { CborValue } from '@cairn/air';
 import type { AgentFailure, ProgramLang } from '@cairn/api';
-import { MAX_TOKENS_PER_CALL } from '../governance/default-manifest.js';
-import { type Extraction, extractProgram } from '@cairn/model';
+import { MAX_TOKENS_PER_CALL } from '@cairn/governance';
 import type { ModelFault } from '@cairn/model';
-import { parseModelName } from '@cairn/model';
-import { estimateChatTokens } from '@cairn/model';
-import { MIN_ANSWER_TOKENS } from '@cairn/model';
+import { buildRepoMap, type Extraction, estimateChatTokens, extractProgram, MIN_ANSWER_TOKENS, parseModelName } from '@cairn/model';
+import { appendCairnEntry, SCHEMAS } from '@cairn/workspace';
 import type { RunContext } from '../run/run-context.js';
 import { modelParams, temperatureOf } from '../tools/ask-llm.js';
 import { governedModelCall } from '../tools/model-call.js';
 import { appendModelEntry, MODEL_SCHEMAS, replayModelEntry } from '../tools/model-journal.js';
 import { buildToolbox } from '../tools/tool-table.js';
-import { appendCairnEntry, SCHEMAS } from '../workspace/journal-entries.js';
 import { buildLegacyProgramPrompt } from './legacy-prompt.js';
 import { buildProgramPrompt, type ProgramPromptInput } from './prompt.js';
-import { buildRepoMap } from '@cairn/model';
 
 /** What asking the model for a program came to. */
 export type Generation =

@@ -1,8 +1,8 @@
 import { createServer } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
 import type { CairnEvent } from '@cairn/api';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Project } from '../project/project.js';
-import { programAnswer, startScriptedOllama, type ScriptedOllama } from '../testing/scripted-ollama.js';
+import { programAnswer, type ScriptedOllama, startScriptedOllama } from '../testing/scripted-ollama.js';
 import { makeTempProject, SAMPLE_FILES, type TempProject } from '../testing/temp-project.js';
 
 const GOOD = `const t = await read_file('src/greet.js');

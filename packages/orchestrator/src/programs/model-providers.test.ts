@@ -1,11 +1,11 @@
 import { type AddressInfo, createServer } from 'node:net';
-import OpenAI from 'openai';
-import { Ollama } from 'ollama';
-import { afterEach, describe, expect, it } from 'vitest';
 import { createModelClient } from '@cairn/model';
+import { Ollama } from 'ollama';
+import OpenAI from 'openai';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Project } from '../project/project.js';
-import { startScriptedOllama, type ScriptedOllama } from '../testing/scripted-ollama.js';
-import { startScriptedOpenAi, type ScriptedOpenAi } from '../testing/scripted-openai.js';
+import { type ScriptedOllama, startScriptedOllama } from '../testing/scripted-ollama.js';
+import { type ScriptedOpenAi, startScriptedOpenAi } from '../testing/scripted-openai.js';
 import { programAnswer, type ScriptedReply } from '../testing/scripted-reply.js';
 import { makeTempProject, SAMPLE_FILES, type TempProject } from '../testing/temp-project.js';
 

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { stateOf, type EntryState } from '@cairn/agentfs';
-import type { CallRecord, ProgramError, RunStatus, Sandbox } from '@cairn/sandbox';
-import type { FsView } from '../run/fs-effects.js';
-import { buildToolbox } from '../tools/tool-table.js';
+import { stateLine, stateOf } from '@cairn/agentfs';
 import type { ProgramLang } from '@cairn/api';
+import type { CallRecord, ProgramError, RunStatus, Sandbox } from '@cairn/sandbox';
+import { appendCairnEntry, SCHEMAS } from '@cairn/workspace';
+import type { FsView } from '../run/fs-effects.js';
 import type { RunContext } from '../run/run-context.js';
-import { appendCairnEntry, SCHEMAS } from '../workspace/journal-entries.js';
+import { buildToolbox } from '../tools/tool-table.js';
 
 /** Limits of one program run. */
 export interface RunLimits {
@@ -95,7 +95,7 @@ export function touchedDigest(view: FsView): string {
   const hash = createHash('sha256');
   for (const entry of view.touched.entries(view.run)) {
     const state = stateOf(view.fs, '/' + entry.path);
-    hash.update(`${entry.path}\0${describeState(state)}\n`);
+    hash.update(`${entry.path}\0${stateLine(state)}\n`);
   }
   return `sha256:${hash.digest('hex')}`;
 }
@@ -103,14 +103,8 @@ export function touchedDigest(view: FsView): string {
 /** Hash of the state now of `paths` (sorted) in `fs`: what an overlay holds where its runs wrote. */
 export function contentDigest(fs: FsView['fs'], paths: Iterable<string>): string {
   const hash = createHash('sha256');
-  for (const path of [...new Set(paths)].sort()) hash.update(`${path}\0${describeState(stateOf(fs, '/' + path))}\n`);
+  for (const path of [...new Set(paths)].sort()) hash.update(`${path}\0${stateLine(stateOf(fs, '/' + path))}\n`);
   return `sha256:${hash.digest('hex')}`;
-}
-
-function describeState(state: EntryState): string {
-  if (state.kind === 'absent') return 'absent';
-  if (state.kind === 'dir') return `dir ${(state.mode & 0o7777).toString(8)}`;
-  return `${state.kind} ${(state.mode & 0o7777).toString(8)} ${state.hash}`;
 }
 
 /** Puts back what a failed attempt changed, so the next attempt starts where this one did. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Project } from '../project/project.js';
-import { programAnswer, startScriptedOllama, type ScriptedOllama, type ScriptedRequest } from '../testing/scripted-ollama.js';
+import { programAnswer, type ScriptedOllama, type ScriptedRequest, startScriptedOllama } from '../testing/scripted-ollama.js';
 import { makeTempProject, SAMPLE_FILES, type TempProject } from '../testing/temp-project.js';
 import { buildLegacyProgramPrompt } from './legacy-prompt.js';
 

@@ -1,10 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { agentSpec } from '@cairn/api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toAgentInfo } from '../agents/agent-info.js';
 import { AgentStore } from '../agents/agent-store.js';
-import { agentSpec } from '@cairn/api';
 import { AgentsSnapshot } from './agents-snapshot.js';
 
 describe('state/agents.json', () => {

@@ -1,6 +1,6 @@
+import { snapshotEntry, writeStateSnapshot } from '@cairn/workspace';
 import { toAgentInfo } from '../agents/agent-info.js';
 import type { AgentRecord, AgentStore } from '../agents/agent-store.js';
-import { snapshotEntry, writeStateSnapshot } from '../workspace/state-snapshot.js';
 
 /**
  * How far back a rewrite looks for records written since the last one: a transaction that read the clock just

@@ -1,38 +1,35 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
+import type { CairnEvent } from '@cairn/api';
+import { CairnError, DEFAULT_MODEL } from '@cairn/api';
+import { CheckResultStore } from '@cairn/checks';
+import { ReceiptSigner } from '@cairn/governance';
+import type { ModelClient } from '@cairn/model';
+import { createModelClient, loadModelSettings, modelClientOptionsFor } from '@cairn/model';
 import { createSandbox, type Sandbox } from '@cairn/sandbox';
+import { type ProjectLayout, projectLayout } from '@cairn/workspace';
 import { AgentCommands } from '../agents/agent-commands.js';
 import { AgentLifecycle } from '../agents/agent-lifecycle.js';
 import { runAgent } from '../agents/agent-runner.js';
 import { openAgentStore } from '../agents/bin-damage.js';
+import { CheckService } from '../agents/check-service.js';
 import { keepAgentEvents } from '../agents/event-log.js';
 import { recoverOrphans } from '../agents/interrupted.js';
+import type { ProjectCore, ReviewerDecisions } from '../agents/project-core.js';
 import { RecentEdits } from '../agents/recent-edits.js';
 import { RunningAgents } from '../agents/running-agents.js';
-import type { ProjectCore, ReviewerDecisions } from '../agents/project-core.js';
 import { type QueueScope, Scheduler } from '../agents/scheduler.js';
-import { CairnError } from '@cairn/api';
-import type { CairnEvent } from '@cairn/api';
-import { DEFAULT_MODEL } from '@cairn/api';
 import { EventBus } from '../events/event-bus.js';
-import { ReceiptSigner } from '../governance/receipt-signer.js';
 import { currentPerson } from '../inbox/actors.js';
 import { InboxService } from '../inbox/inbox-service.js';
-import { modelClientOptionsFor } from '@cairn/model';
-import { createModelClient } from '@cairn/model';
-import { loadModelSettings } from '@cairn/model';
-import type { ModelClient } from '@cairn/model';
 import { AcceptQueue } from '../review/accept-queue.js';
 import { recoverPendingWrites } from '../review/complete-operation.js';
+import type { CheckRunner } from '../run/check-adapter.js';
 import { syncProject } from '../sync/sync.js';
-import { projectLayout, type ProjectLayout } from '../workspace/layout.js';
 import { Project, type ProjectParts } from './project.js';
 import { openStable, prepareAgentfsDir, requireDirectory } from './project-files.js';
 import { readOnlyCopy } from './read-only-copy.js';
 import { observeRecords } from './record-observers.js';
-import { CheckService } from '../agents/check-service.js';
-import { CheckResultStore } from '@cairn/checks';
-import type { CheckRunner } from '../run/check-adapter.js';
 
 /** Options of `openProject`. */
 export interface ProjectOptions {

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentFS, isAgentFSError } from '@cairn/agentfs';
 import { CairnError } from '@cairn/api';
-import type { ProjectLayout } from '../workspace/layout.js';
+import type { ProjectLayout } from '@cairn/workspace';
 
 /** Refuses a project folder that does not exist or is not a folder. */
 export function requireDirectory(root: string): void {

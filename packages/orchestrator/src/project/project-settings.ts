@@ -1,9 +1,9 @@
-import { loadCheckSettings } from '@cairn/checks/settings';
-import { loadInboxSettings } from '../inbox/inbox-settings.js';
-import { loadModelSettings } from '@cairn/model/settings';
 import { configError, isConfigObject, readProjectConfig } from '@cairn/api';
-import type { ProjectLayout } from '../workspace/layout.js';
-import { loadWorkingTreeSettings } from '../workspace/working-tree-settings.js';
+import { loadCheckSettings } from '@cairn/checks/settings';
+import { loadModelSettings } from '@cairn/model/settings';
+import type { ProjectLayout } from '@cairn/workspace';
+import { loadWorkingTreeSettings } from '@cairn/workspace';
+import { loadInboxSettings } from '../inbox/inbox-settings.js';
 
 /** The sections `.cairn/config.json` may hold. */
 export const SETTINGS_SECTIONS: readonly string[] = ['checks', 'model', 'inbox', 'workingTree', 'workers', 'queue', 'serveWorkers'];

@@ -1,10 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isCairnError } from '@cairn/api';
 import type { CairnEvent } from '@cairn/api';
-import type { Project } from './project.js';
+import { isCairnError } from '@cairn/api';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type OpenedTempProject, openTempProject, SAMPLE_FILES } from '../testing/temp-project.js';
+import type { Project } from './project.js';
 
 const RENAME_VAR = `
 const text = await read_file('src/greet.js');

@@ -1,17 +1,4 @@
-import { requestStop } from '../agents/stop-request.js';
 import { skippedEntries } from '@cairn/agentfs';
-import type { Actor } from '@cairn/triage';
-import type { AgentCommands } from '../agents/agent-commands.js';
-import type { CheckService } from '../agents/check-service.js';
-import { toAgentInfo } from '../agents/agent-info.js';
-import type { ProjectCore } from '../agents/project-core.js';
-import { changesOf, diffOf, fileProposalOf, journalOf, proposedText } from '../agents/proposal-reader.js';
-import type { Scheduler } from '../agents/scheduler.js';
-import { waitForAgent } from '../agents/wait-for-agent.js';
-import { parseAgentStates } from '@cairn/api';
-import type { CairnApi, EventOptions } from '@cairn/api';
-import { CairnError } from '@cairn/api';
-import type { CairnEvent } from '@cairn/api';
 import type {
   AcceptManyOptions,
   AcceptManyOutcome,
@@ -20,10 +7,13 @@ import type {
   AgentFilter,
   AgentInfo,
   AgentState,
+  CairnApi,
+  CairnEvent,
   ChangeInfo,
   CheckOutput,
   CheckResultInfo,
   CollectOutcome,
+  EventOptions,
   FileProposal,
   InboxLogView,
   InboxProcessOutcome,
@@ -36,6 +26,17 @@ import type {
   SyncSummary,
   UndoOutcome,
 } from '@cairn/api';
+import { CairnError, parseAgentStates } from '@cairn/api';
+import type { Actor } from '@cairn/triage';
+import type { ProjectLayout } from '@cairn/workspace';
+import type { AgentCommands } from '../agents/agent-commands.js';
+import { toAgentInfo } from '../agents/agent-info.js';
+import type { CheckService } from '../agents/check-service.js';
+import type { ProjectCore } from '../agents/project-core.js';
+import { changesOf, diffOf, fileProposalOf, journalOf, proposedText } from '../agents/proposal-reader.js';
+import type { Scheduler } from '../agents/scheduler.js';
+import { requestStop } from '../agents/stop-request.js';
+import { waitForAgent } from '../agents/wait-for-agent.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { InboxService } from '../inbox/inbox-service.js';
 import { replayAgent } from '../replay/replay.js';
@@ -44,7 +45,6 @@ import { collectRejected, rejectAgent, restoreAgent } from '../review/retire.js'
 import { undoAccepts } from '../review/undo.js';
 import { syncProject } from '../sync/sync.js';
 import { type ProjectWatcher, watchProject } from '../sync/watcher.js';
-import type { ProjectLayout } from '../workspace/layout.js';
 import { checkProjectSettings } from './project-settings.js';
 import type { RecordObservers } from './record-observers.js';
 

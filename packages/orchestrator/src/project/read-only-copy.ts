@@ -1,7 +1,7 @@
 import { constants, copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import type { ProjectLayout } from '../workspace/layout.js';
+import type { ProjectLayout } from '@cairn/workspace';
 
 /**
  * A project on a read-only file system, read from a copy of its databases: SQLite cannot open a WAL database

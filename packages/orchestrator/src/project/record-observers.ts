@@ -1,11 +1,11 @@
+import { isCairnError } from '@cairn/api';
+import { removePreview, writePreview } from '@cairn/workspace';
 import type { KnownOfAgent } from '../agents/agent-lifecycle.js';
 import type { AgentRecord } from '../agents/agent-store.js';
-import type { ProjectCore } from '../agents/project-core.js';
 import type { CheckService } from '../agents/check-service.js';
+import type { AgentFiles, ProjectCore } from '../agents/project-core.js';
 import { diffOf } from '../agents/proposal-reader.js';
-import { isCairnError } from '@cairn/api';
 import type { InboxService } from '../inbox/inbox-service.js';
-import { removePreview, writePreview } from '../workspace/previews.js';
 import { AgentsSnapshot } from './agents-snapshot.js';
 
 /** The files kept beside agent records, for tools that read files; `flush` writes what is still due. */
@@ -24,7 +24,11 @@ const SNAPSHOT_LAG_MS = 50;
  * reading again only those that changed).
  * None of these is the truth (the databases are), so failing to write one never fails a move.
  */
-export function observeRecords(core: ProjectCore, inbox: InboxService, checks: CheckService): RecordObservers {
+export function observeRecords(
+  core: Pick<ProjectCore, 'clock' | 'layout' | 'lifecycle' | 'stable' | 'store'>,
+  inbox: InboxService,
+  checks: CheckService,
+): RecordObservers {
   let snapshotDue: NodeJS.Timeout | undefined;
   const snapshot = new AgentsSnapshot(core.store, core.layout.stateDir, core.layout.root);
   const flush = () => {
@@ -55,7 +59,7 @@ export function observeRecords(core: ProjectCore, inbox: InboxService, checks: C
   return { flush, stop };
 }
 
-function writeReviewFiles(core: ProjectCore, inbox: InboxService, record: AgentRecord, known: KnownOfAgent): void {
+function writeReviewFiles(core: AgentFiles, inbox: InboxService, record: AgentRecord, known: KnownOfAgent): void {
   try {
     const diff = known.diff ?? diffOf(core, record.id);
     writePreview(core.layout.previewsDir, record.id, diff);

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isCairnError } from '@cairn/api';
-import type { Project } from './project.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempProject, type TempProject } from '../testing/temp-project.js';
+import type { Project } from './project.js';
 import { RECOVERED_REASON, repairProject } from './repair-project.js';
 
 let temp: TempProject;

@@ -1,17 +1,21 @@
 import { existsSync, lstatSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentFS, Ledger } from '@cairn/agentfs';
-import { AgentStore, type AgentRecord } from '../agents/agent-store.js';
-import { CairnError } from '@cairn/api';
-import { projectLayout, type ProjectLayout } from '../workspace/layout.js';
-import { DEFAULT_BUDGETS, DEFAULT_LIMITS } from '@cairn/api';
-import { AgentWorkspace } from '../workspace/agent-workspace.js';
 import type { AgentState, ChangeInfo, ProgramLang, RepairOutcome } from '@cairn/api';
+import { CairnError, DEFAULT_BUDGETS, DEFAULT_LIMITS } from '@cairn/api';
+import {
+  AgentWorkspace,
+  cairnEntry,
+  changeInfoOf,
+  type ProjectLayout,
+  projectLayout,
+  runStartOf,
+  SCHEMAS,
+  withProjectLock,
+} from '@cairn/workspace';
+import { type AgentRecord, AgentStore } from '../agents/agent-store.js';
 import { isDatabaseDamage } from '../agents/bin-damage.js';
 import { PendingWrites } from '../review/pending-writes.js';
-import { withProjectLock } from '../workspace/project-lock.js';
-import { cairnEntry, runStartOf, SCHEMAS } from '../workspace/journal-entries.js';
-import { changeInfoOf } from '../workspace/change-info.js';
 
 /** The reason given to an agent whose fate its database cannot tell. */
 export const RECOVERED_REASON = 'recovered by cairn repair';

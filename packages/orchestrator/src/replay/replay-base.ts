@@ -1,5 +1,5 @@
 import { AgentFS } from '@cairn/agentfs';
-import type { TouchedLog } from '../workspace/touched-log.js';
+import type { TouchedLog } from '@cairn/workspace';
 
 /**
  * The starting point of a stretch of replayed runs, as an in-memory store: for every path those runs

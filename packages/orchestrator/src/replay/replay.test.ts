@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentFS } from '@cairn/agentfs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Project } from '../project/project.js';
 import { type OpenedTempProject, openTempProject, SAMPLE_FILES } from '../testing/temp-project.js';
 

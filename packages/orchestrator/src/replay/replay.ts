@@ -1,24 +1,28 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { AgentFS, Ledger, Overlay } from '@cairn/agentfs';
-import { Journal, MemoryJournalStore, receiptFromRecord, type JournalEntry, type Receipt } from '@cairn/air';
-import type { AgentRecord } from '../agents/agent-store.js';
-import { CairnError, isCairnError } from '@cairn/api';
-import { compileGovernanceJson } from '../governance/compile.js';
-import { buildRunContext, type RunSource } from '../run/build-run-context.js';
-import { runAttempts } from '../programs/attempts.js';
-import type { ProjectCore } from '../agents/project-core.js';
-import { createAgentKernel } from '../governance/agent-kernel.js';
-import { spentFromJournal } from '../workspace/journal-spend.js';
-import { AgentWorkspace } from '../workspace/agent-workspace.js';
-import { BlobStore } from '../workspace/blob-store.js';
-import type { RunContext } from '../run/run-context.js';
-import { ReceiptSigner } from '../governance/receipt-signer.js';
-import { TouchedLog } from '../workspace/touched-log.js';
-import { resolutionKey, type ResolvedPath } from '../run/resolve-path.js';
+import { Journal, type JournalEntry, MemoryJournalStore, type Receipt, receiptFromRecord } from '@cairn/air';
 import type { ReplayDivergence, ReplayOutcome } from '@cairn/api';
+import { CairnError, isCairnError } from '@cairn/api';
+import { compileGovernanceJson, createAgentKernel, ReceiptSigner } from '@cairn/governance';
+import {
+  AgentWorkspace,
+  BlobStore,
+  cairnEntry,
+  governanceRefOf,
+  runStartsOf,
+  SCHEMAS,
+  spentFromJournal,
+  startsStretch,
+  TouchedLog,
+} from '@cairn/workspace';
+import type { AgentRecord } from '../agents/agent-store.js';
+import type { ProjectCore } from '../agents/project-core.js';
+import { runAttempts } from '../programs/attempts.js';
+import { buildRunContext, type RunSource } from '../run/build-run-context.js';
+import { type ResolvedPath, resolutionKey } from '../run/resolve-path.js';
+import type { RunContext } from '../run/run-context.js';
 import { buildReplayBase } from './replay-base.js';
-import { cairnEntry, governanceRefOf, runStartsOf, SCHEMAS, startsStretch } from '../workspace/journal-entries.js';
 
 interface Segment {
   index: number;
@@ -34,7 +38,10 @@ interface Segment {
  * entry for entry, which also makes every run's digest of the paths it touched equal. A journal that was
  * altered or cut short is refused before anything runs.
  */
-export async function replayAgent(core: ProjectCore, agentId: string): Promise<ReplayOutcome> {
+export async function replayAgent(
+  core: Pick<ProjectCore, 'defaultModel' | 'layout' | 'sandbox' | 'signer' | 'stable' | 'store'>,
+  agentId: string,
+): Promise<ReplayOutcome> {
   const record = core.store.require(agentId);
   if (record.state === 'queued' || record.state === 'running')
     throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state}; replay it once it has stopped`);
@@ -67,7 +74,7 @@ export interface ReplayChecks {
 
 /** Replays a recorded workspace (an agent's database opened by the caller) for `record`. */
 export async function replayRecorded(
-  core: ProjectCore,
+  core: Pick<ProjectCore, 'defaultModel' | 'sandbox' | 'signer'>,
   record: AgentRecord,
   recorded: AgentWorkspace,
   checks: ReplayChecks = {},
@@ -178,7 +185,7 @@ function refused(reason: string): ReplayOutcome {
 }
 
 /** Where the agent's database is: in `.agentfs/`, or in the ledger's trash while rejected. */
-function overlayFile(core: ProjectCore, record: AgentRecord): string {
+function overlayFile(core: Pick<ProjectCore, 'layout'>, record: AgentRecord): string {
   const path = core.layout.overlayPath(record.id);
   if (existsSync(path) || record.ledgerId === undefined) return path;
   const ledger = Ledger.open(core.layout.binPath);

@@ -3,8 +3,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AgentFS } from '@cairn/agentfs';
-import { readDiskState, sameState, stateOf } from '@cairn/agentfs';
+import { AgentFS, readDiskState, sameState, stateOf } from '@cairn/agentfs';
 import { describe, expect, it } from 'vitest';
 import { openProject } from '../project/open-project.js';
 import { makeTempProject } from '../testing/temp-project.js';

@@ -1,8 +1,7 @@
+import type { AcceptItem, AcceptManyOptions, AcceptManyOutcome, AcceptOptions, AcceptOutcome, CheckResultInfo } from '@cairn/api';
+import { CairnError, describeCheckStatus, isCairnError } from '@cairn/api';
 import type { CheckService } from '../agents/check-service.js';
 import type { ProjectCore } from '../agents/project-core.js';
-import { describeCheckStatus } from '@cairn/api';
-import { CairnError, isCairnError } from '@cairn/api';
-import type { AcceptItem, AcceptManyOptions, AcceptManyOutcome, AcceptOptions, AcceptOutcome, CheckResultInfo } from '@cairn/api';
 import { acceptWhenReady, requireReviewing } from './accept.js';
 
 /** How one accept is gated: on the automatic checks (the default), or not at all (`--force`, an inbox without the rule). */

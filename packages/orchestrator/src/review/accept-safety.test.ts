@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isCairnError } from '@cairn/api';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Project } from '../project/project.js';
 import { makeTempProject, type TempProject } from '../testing/temp-project.js';
 

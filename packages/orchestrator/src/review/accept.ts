@@ -1,17 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { AcceptResult, Overlay } from '@cairn/agentfs';
-import { stateOf, type EntryState } from '@cairn/agentfs';
-import { CairnError } from '@cairn/api';
-import { conflictOutcome } from '@cairn/api';
-import { projectPath } from '@cairn/api';
-import type { ProjectCore } from '../agents/project-core.js';
+import { type EntryState, stateOf } from '@cairn/agentfs';
 import type { AcceptOptions, AcceptOutcome, ConflictInfo } from '@cairn/api';
+import { CairnError, conflictOutcome, projectPath } from '@cairn/api';
+import { withAgentOverlay } from '@cairn/workspace';
 import { toAgentInfo } from '../agents/agent-info.js';
-import { withAgentOverlay } from '../workspace/agent-overlay.js';
-import { completeOperation } from './complete-operation.js';
-import { PendingWrites, type PendingWrite } from './pending-writes.js';
-import { importAffected, inStableTransaction } from './stable-transaction.js';
+import type { ProjectCore } from '../agents/project-core.js';
 import { withAgentOperation } from './agent-operation.js';
+import { completeOperation } from './complete-operation.js';
+import { type PendingWrite, PendingWrites } from './pending-writes.js';
+import { importAffected, inStableTransaction } from './stable-transaction.js';
 
 /**
  * Accepts an agent's proposal (all of it, or the given paths) into stable.db and the working tree together.
@@ -53,7 +51,7 @@ export function acceptWhenReady(
 }
 
 /** Refuses an agent that is not `reviewing`, naming the state it is in. */
-export function requireReviewing(core: ProjectCore, agentId: string): void {
+export function requireReviewing(core: Pick<ProjectCore, 'store'>, agentId: string): void {
   const record = core.store.require(agentId);
   if (record.state !== 'reviewing') {
     throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state}; only a reviewing agent can be accepted`, {
@@ -67,7 +65,11 @@ export function requireReviewing(core: ProjectCore, agentId: string): void {
   }
 }
 
-function acceptLocked(core: ProjectCore, agentId: string, options: AcceptOptions): AcceptOutcome {
+function acceptLocked(
+  core: Pick<ProjectCore, 'clock' | 'emit' | 'layout' | 'lifecycle' | 'stable' | 'store'>,
+  agentId: string,
+  options: AcceptOptions,
+): AcceptOutcome {
   const paths = options.paths === undefined ? undefined : options.paths.map((p) => projectPath(p));
   const { root } = core.layout;
   const pending = new PendingWrites(core.stable);

@@ -1,5 +1,5 @@
+import { withProjectLock } from '@cairn/workspace';
 import type { ProjectCore } from '../agents/project-core.js';
-import { withProjectLock } from '../workspace/project-lock.js';
 import { recoverPendingWrites } from './complete-operation.js';
 
 /**
@@ -9,7 +9,7 @@ import { recoverPendingWrites } from './complete-operation.js';
  * finished first (its holder is dead, since no live one holds the lock), so the change after it sees its
  * outcome: an accept that wrote is `accepted` before a reject is even considered.
  */
-export function withAgentOperation<T>(core: ProjectCore, fn: () => T): T {
+export function withAgentOperation<T>(core: Pick<ProjectCore, 'layout' | 'lifecycle' | 'stable' | 'store'>, fn: () => T): T {
   return withProjectLock(core.layout, () => {
     recoverPendingWrites(core);
     return fn();

@@ -3,24 +3,21 @@ import { dirname, join } from 'node:path';
 import type { Overlay } from '@cairn/agentfs';
 import {
   describeFsError,
+  type EntryState,
   IgnoreRules,
   importPath,
   pruneIgnored,
+  type StateSummary,
   skippedEntries,
   writeBack,
-  type EntryState,
-  type StateSummary,
 } from '@cairn/agentfs';
-import type { AgentRecord } from '../agents/agent-store.js';
-import type { ProjectCore } from '../agents/project-core.js';
-import type { ChangeInfo } from '@cairn/api';
-import { PendingWrites, type PendingKind, type PendingWrite } from './pending-writes.js';
-import { reproposeInOverlay } from './repropose.js';
 import { processAlive } from '@cairn/agentfs/process-alive';
-import { withAgentOverlay } from '../workspace/agent-overlay.js';
-import { withProjectLock } from '../workspace/project-lock.js';
-import { fsyncsWorkingTree } from '../workspace/working-tree-settings.js';
-import { changeInfoOf } from '../workspace/change-info.js';
+import type { ChangeInfo } from '@cairn/api';
+import { changeInfoOf, fsyncsWorkingTree, withAgentOverlay, withProjectLock } from '@cairn/workspace';
+import type { AgentRecord } from '../agents/agent-store.js';
+import type { AgentFiles, ProjectCore } from '../agents/project-core.js';
+import { type PendingKind, type PendingWrite, PendingWrites } from './pending-writes.js';
+import { reproposeInOverlay } from './repropose.js';
 
 /** What finishing an operation did on disk. */
 export interface CompletedOperation {
@@ -47,7 +44,7 @@ export interface CompletedOperation {
  * that has just written stable.db passes what it wrote there (`stored`), so it is not read back.
  */
 export function completeOperation(
-  core: ProjectCore,
+  core: AgentFiles,
   opId: string,
   kind: PendingKind,
   agentId: string,
@@ -142,7 +139,7 @@ export function completeOperation(
  * came back into the proposal: an undo that left every path as the human has it leaves the accept standing). An
  * accepted agent keeps the list of what it last proposed, so listings still say what it changed.
  */
-function settleRecord(core: ProjectCore, record: AgentRecord, kind: PendingKind, changes: ChangeInfo[]): AgentRecord {
+function settleRecord(core: Pick<ProjectCore, 'store'>, record: AgentRecord, kind: PendingKind, changes: ChangeInfo[]): AgentRecord {
   if (kind === 'accept' && record.state === 'reviewing' && changes.length === 0) {
     return core.store.transition(record.id, ['reviewing'], 'accepted', { changes: record.changes ?? [] }, 'accept');
   }
@@ -157,12 +154,15 @@ function settleRecord(core: ProjectCore, record: AgentRecord, kind: PendingKind,
  * Finishes every operation a killed process left half done; run when a project opens, before anything else.
  * One that another process is still running is waited for on the project lock, never finished twice.
  */
-export function recoverPendingWrites(core: ProjectCore): { operations: number; yielded: string[] } {
+export function recoverPendingWrites(core: Pick<ProjectCore, 'layout' | 'lifecycle' | 'stable' | 'store'>): {
+  operations: number;
+  yielded: string[];
+} {
   if (new PendingWrites(core.stable).all().length === 0) return { operations: 0, yielded: [] };
   return withProjectLock(core.layout, () => recoverLocked(core));
 }
 
-function recoverLocked(core: ProjectCore): { operations: number; yielded: string[] } {
+function recoverLocked(core: Pick<ProjectCore, 'layout' | 'lifecycle' | 'stable' | 'store'>): { operations: number; yielded: string[] } {
   const pending = new PendingWrites(core.stable);
   const byOp = new Map<string, PendingWrite[]>();
   for (const write of pending.all()) byOp.set(write.opId, [...(byOp.get(write.opId) ?? []), write]);

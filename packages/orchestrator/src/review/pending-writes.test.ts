@@ -1,9 +1,8 @@
 import { join } from 'node:path';
-import { AgentFS } from '@cairn/agentfs';
-import { type EntryState, hashContent } from '@cairn/agentfs';
-import { describe, expect, it } from 'vitest';
+import { AgentFS, type EntryState, hashContent } from '@cairn/agentfs';
 import { isCairnError } from '@cairn/api';
 import { tempFolders } from '@cairn/api/testing';
+import { describe, expect, it } from 'vitest';
 import { PendingWrites } from './pending-writes.js';
 
 const folders = tempFolders('cairn-pending-');

@@ -1,5 +1,5 @@
 import type { AgentFS, PreImage } from '@cairn/agentfs';
-import { createTables, decodePreImages, encodePreImages, summaryOf, type StateSummary } from '@cairn/agentfs';
+import { createTables, decodePreImages, encodePreImages, type StateSummary, summaryOf } from '@cairn/agentfs';
 import { CairnError } from '@cairn/api';
 
 /** An operation that changes stable.db and the working tree together. */

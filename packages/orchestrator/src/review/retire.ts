@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { AgentFS, AgentFSError, Ledger } from '@cairn/agentfs';
-import { toAgentInfo } from '../agents/agent-info.js';
-import { CairnError } from '@cairn/api';
-import type { ProjectCore } from '../agents/project-core.js';
 import type { AgentInfo, CollectOutcome } from '@cairn/api';
-import { damagedProposal } from '../workspace/agent-overlay.js';
+import { CairnError } from '@cairn/api';
+import { damagedProposal } from '@cairn/workspace';
+import { toAgentInfo } from '../agents/agent-info.js';
+import type { ProjectCore } from '../agents/project-core.js';
 import { withAgentOperation } from './agent-operation.js';
 
 /** The reason recorded when none is given. */
@@ -16,11 +16,15 @@ const DEFAULT_REASON = 'rejected';
  * overlay; it is simply taken out of the queue. Alone with the agent's other state changes (`withAgentOperation`):
  * a reject that comes after an accept that wrote is refused, naming `accepted`.
  */
-export function rejectAgent(core: ProjectCore, agentId: string, reason: string | undefined): AgentInfo {
+export function rejectAgent(
+  core: Pick<ProjectCore, 'layout' | 'lifecycle' | 'stable' | 'store'>,
+  agentId: string,
+  reason: string | undefined,
+): AgentInfo {
   return withAgentOperation(core, () => rejectLocked(core, agentId, reason));
 }
 
-function rejectLocked(core: ProjectCore, agentId: string, reason: string | undefined): AgentInfo {
+function rejectLocked(core: Pick<ProjectCore, 'layout' | 'lifecycle' | 'store'>, agentId: string, reason: string | undefined): AgentInfo {
   const record = core.store.require(agentId);
   const text = (reason ?? '').trim() || DEFAULT_REASON;
   if (record.state !== 'queued' && record.state !== 'reviewing' && record.state !== 'failed') {
@@ -62,11 +66,11 @@ function rejectLocked(core: ProjectCore, agentId: string, reason: string | undef
  * Everything that can stop it is checked first (collected, missing from the trash, its place taken, a
  * damaged database), so a restore that fails changes nothing. Alone with the agent's other state changes.
  */
-export function restoreAgent(core: ProjectCore, agentId: string): AgentInfo {
+export function restoreAgent(core: Pick<ProjectCore, 'layout' | 'lifecycle' | 'stable' | 'store'>, agentId: string): AgentInfo {
   return withAgentOperation(core, () => restoreLocked(core, agentId));
 }
 
-function restoreLocked(core: ProjectCore, agentId: string): AgentInfo {
+function restoreLocked(core: Pick<ProjectCore, 'layout' | 'lifecycle' | 'store'>, agentId: string): AgentInfo {
   const record = core.store.require(agentId);
   if (record.state !== 'rejected')
     throw new CairnError('CAIRN_INVALID_STATE', `agent ${agentId} is ${record.state}; only a rejected agent can be restored`);
@@ -133,7 +137,7 @@ function checkRestorable(agentId: string, retiredPath: string, originalPath: str
 }
 
 /** Deletes for good the overlays of agents rejected at least `olderThanMs` ago; nothing else is touched. */
-export function collectRejected(core: ProjectCore, olderThanMs: number): CollectOutcome {
+export function collectRejected(core: Pick<ProjectCore, 'clock' | 'layout'>, olderThanMs: number): CollectOutcome {
   if (!Number.isFinite(olderThanMs) || olderThanMs < 0)
     throw new CairnError('CAIRN_INVALID_ARGUMENT', 'the age must be a non-negative number of milliseconds');
   const ledger = Ledger.open(core.layout.binPath);

@@ -1,8 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentFS } from '@cairn/agentfs';
-import { stateOf } from '@cairn/agentfs';
+import { AgentFS, stateOf } from '@cairn/agentfs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { importAffected, inStableTransaction } from './stable-transaction.js';
 

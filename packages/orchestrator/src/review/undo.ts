@@ -1,15 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { PreImage } from '@cairn/agentfs';
-import { stateOf, undoAccept, type EntryState } from '@cairn/agentfs';
-import { toAgentInfo } from '../agents/agent-info.js';
-import { CairnError } from '@cairn/api';
-import type { ProjectCore } from '../agents/project-core.js';
+import { type EntryState, stateOf, undoAccept } from '@cairn/agentfs';
 import type { UndoOutcome } from '@cairn/api';
-import { PendingWrites, type PendingWrite } from './pending-writes.js';
-import { completeOperation } from './complete-operation.js';
-import { importAffected, inStableTransaction } from './stable-transaction.js';
+import { CairnError, conflictOutcome } from '@cairn/api';
+import { toAgentInfo } from '../agents/agent-info.js';
+import type { ProjectCore } from '../agents/project-core.js';
 import { withAgentOperation } from './agent-operation.js';
-import { conflictOutcome } from '@cairn/api';
+import { completeOperation } from './complete-operation.js';
+import { type PendingWrite, PendingWrites } from './pending-writes.js';
+import { importAffected, inStableTransaction } from './stable-transaction.js';
 
 const UNDO_REASONS = { changed: 'changed-since-accept', kind: 'kind-changed-since-accept', 'not-empty': 'not-empty' } as const;
 
@@ -27,7 +26,11 @@ export function undoAccepts(core: ProjectCore, agentId: string, options: { force
   return withAgentOperation(core, () => undoLocked(core, agentId, options));
 }
 
-function undoLocked(core: ProjectCore, agentId: string, options: { force?: boolean }): UndoOutcome {
+function undoLocked(
+  core: Pick<ProjectCore, 'clock' | 'emit' | 'layout' | 'lifecycle' | 'stable' | 'store'>,
+  agentId: string,
+  options: { force?: boolean },
+): UndoOutcome {
   const record = core.store.require(agentId);
   const pending = new PendingWrites(core.stable);
   const accepts = pending.openAccepts(agentId);

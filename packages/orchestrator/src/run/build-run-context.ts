@@ -1,13 +1,10 @@
-import type { ToolCalls } from '@cairn/agentfs';
+import type { Overlay, ToolCalls } from '@cairn/agentfs';
 import type { EffectKernel, Journal } from '@cairn/air';
 import type { CairnEvent } from '@cairn/api';
-import type { CompiledGovernance } from '../governance/compile.js';
-import { CHECK_GRANT, FS_GRANT, LLM_GRANT } from '../governance/default-manifest.js';
-import type { ReceiptSigner } from '../governance/receipt-signer.js';
-import type { BlobStore } from '../workspace/blob-store.js';
-import type { TouchedLog } from '../workspace/touched-log.js';
-import type { Overlay } from '@cairn/agentfs';
-import { checkCaller, proposalOf, type CheckRunner } from './check-adapter.js';
+import type { CompiledGovernance, ReceiptSigner } from '@cairn/governance';
+import { CHECK_GRANT, FS_GRANT, LLM_GRANT } from '@cairn/governance';
+import type { BlobStore, TouchedLog } from '@cairn/workspace';
+import { type CheckRunner, checkCaller, proposalOf } from './check-adapter.js';
 import type { ResolvedPath } from './resolve-path.js';
 import type { ModelCall, RecordedReceipts, ReviewContext, RunContext } from './run-context.js';
 

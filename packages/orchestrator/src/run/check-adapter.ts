@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Overlay } from '@cairn/agentfs';
 import type { CborValue } from '@cairn/air';
-import type { CheckSpec } from '@cairn/checks';
-import type { ProposedFile } from '@cairn/checks';
-import type { SealedRun } from '@cairn/checks';
-import type { BlobStore } from '../workspace/blob-store.js';
+import type { CheckSpec, ProposedFile, SealedRun } from '@cairn/checks';
+import type { BlobStore } from '@cairn/workspace';
 import type { EffectResult } from './fs-effects.js';
 
 /**

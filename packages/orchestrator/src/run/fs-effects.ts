@@ -1,13 +1,10 @@
 import { isUtf8 } from 'node:buffer';
 import { createRequire } from 'node:module';
-import { isAgentFSError, type OverlayFileSystem } from '@cairn/agentfs';
-import { stateOf } from '@cairn/agentfs';
-import { fsPathExcluded, type CborValue } from '@cairn/air';
+import { isAgentFSError, type OverlayFileSystem, stateOf, walkTree } from '@cairn/agentfs';
+import { type CborValue, fsPathExcluded } from '@cairn/air';
+import type { BlobStore, TouchedLog } from '@cairn/workspace';
 import picomatch from 'picomatch';
 import type { RE2JS } from 're2js';
-import type { BlobStore } from '../workspace/blob-store.js';
-import type { TouchedLog } from '../workspace/touched-log.js';
-import { walkTree } from '@cairn/agentfs';
 
 const load = createRequire(import.meta.url);
 let engine: typeof RE2JS | undefined;

@@ -1,13 +1,13 @@
 import type { Receipt } from '@cairn/air';
+import { createModelClient } from '@cairn/model';
+import { contentHash } from '@cairn/workspace';
 import { describe, expect, it } from 'vitest';
 import { makeRunFixture } from '../test-support/run-fixture.js';
-import { createModelClient } from '@cairn/model';
 import { startScriptedOllama } from '../testing/scripted-ollama.js';
-import { contentHash } from '../workspace/blob-store.js';
-import { modelCaller } from './model-adapter.js';
-import type { ModelCall } from './run-context.js';
 import { performRead, performWrite } from './fs-effects.js';
 import { governedFsEffect, governedModelEffect } from './governed-effect.js';
+import { modelCaller } from './model-adapter.js';
+import type { ModelCall } from './run-context.js';
 
 const FILES = { 'src/a.js': 'const a = 1;\n', '.env': 'SECRET=1\n' };
 

@@ -1,8 +1,8 @@
-import { encodeCanonical, type CborValue, type Receipt } from '@cairn/air';
-import { CHECK_ADAPTER, FS_ADAPTER, LLM_ADAPTER } from '../workspace/journal-spend.js';
+import { type CborValue, encodeCanonical, type Receipt } from '@cairn/air';
 import type { ProposedFile } from '@cairn/checks';
+import { CHECK_GRANT, FS_GRANT, LLM_GRANT } from '@cairn/governance';
+import { CHECK_ADAPTER, FS_ADAPTER, LLM_ADAPTER } from '@cairn/workspace';
 import type { EffectResult } from './fs-effects.js';
-import { CHECK_GRANT, FS_GRANT, LLM_GRANT } from '../governance/default-manifest.js';
 import { denialMessage, idempotencyKey, isBudgetDenial, type RunContext } from './run-context.js';
 
 /** What a governed effect came to: its receipt payload, or why not (denied by the gate, or failed). */

@@ -1,7 +1,7 @@
 import type { CborValue } from '@cairn/air';
 import type { ModelClient } from '@cairn/model';
 import { chatInWindow, type WindowFacts, type WindowOptions } from '@cairn/model';
-import type { BlobStore } from '../workspace/blob-store.js';
+import type { BlobStore } from '@cairn/workspace';
 import type { ModelCall } from './run-context.js';
 
 /**

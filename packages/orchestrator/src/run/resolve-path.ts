@@ -1,5 +1,5 @@
-import { normalProjectPath } from '@cairn/air/project-path';
 import { isAgentFSError, type OverlayFileSystem } from '@cairn/agentfs';
+import { normalProjectPath } from '@cairn/air/project-path';
 
 /**
  * Where a tool's path argument really leads.

@@ -1,15 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { ToolCalls } from '@cairn/agentfs';
 import type { CborValue, Denial, EffectKernel, Journal, JournalEntry, Receipt } from '@cairn/air';
-import type { ReceiptSigner } from '../governance/receipt-signer.js';
-import type { EffectResult, FsView } from './fs-effects.js';
-import type { CairnEvent } from '@cairn/api';
-import type { ModelOptions } from '@cairn/api';
-import type { ResolvedPath } from './resolve-path.js';
-import type { BlobStore } from '../workspace/blob-store.js';
-import type { CheckSpec } from '@cairn/checks';
-import type { ProposedFile } from '@cairn/checks';
+import type { CairnEvent, ModelOptions } from '@cairn/api';
+import type { CheckSpec, ProposedFile } from '@cairn/checks';
+import type { ReceiptSigner } from '@cairn/governance';
+import type { BlobStore } from '@cairn/workspace';
 import type { CheckCall } from './check-adapter.js';
+import type { EffectResult, FsView } from './fs-effects.js';
+import type { ResolvedPath } from './resolve-path.js';
 
 /** Recorded receipts a replay answers with instead of performing effects, by intent hash. */
 export interface RecordedReceipts {

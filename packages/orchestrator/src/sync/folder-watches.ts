@@ -1,4 +1,4 @@
-import { lstatSync, watch, type FSWatcher } from 'node:fs';
+import { type FSWatcher, lstatSync, watch } from 'node:fs';
 import { join, sep } from 'node:path';
 
 /**

@@ -1,7 +1,7 @@
-import { importTreeAsync, type ImportSummary } from '@cairn/agentfs';
+import { type ImportSummary, importTreeAsync } from '@cairn/agentfs';
+import type { SyncSummary } from '@cairn/api';
 import type { ProjectCore } from '../agents/project-core.js';
 import { recoverPendingWrites } from '../review/complete-operation.js';
-import type { SyncSummary } from '@cairn/api';
 
 /** Options of `syncProject`. */
 export interface SyncOptions {
@@ -18,7 +18,10 @@ export interface SyncOptions {
  * draw them as they come. What cannot be imported (unreadable, a name that is not UTF-8) is left out and listed
  * in `skipped`.
  */
-export async function syncProject(core: ProjectCore, options: SyncOptions = {}): Promise<SyncSummary> {
+export async function syncProject(
+  core: Pick<ProjectCore, 'clock' | 'emit' | 'layout' | 'lifecycle' | 'stable' | 'store'>,
+  options: SyncOptions = {},
+): Promise<SyncSummary> {
   recoverPendingWrites(core);
   const started = performance.now();
   const summary = await importTreeAsync(core.stable, core.layout.root, {

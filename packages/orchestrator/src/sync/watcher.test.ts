@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { AgentFS } from '@cairn/agentfs';
+import { projectLayout } from '@cairn/workspace';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Project } from '../project/project.js';
 import { makeTempProject, type TempProject } from '../testing/temp-project.js';
-import { projectLayout } from '../workspace/layout.js';
 import type { ProjectWatcher } from './watcher.js';
 
 const FILES: Record<string, string> = {

@@ -1,11 +1,10 @@
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { importTree } from '@cairn/agentfs';
-import { IgnoreRules, importPath } from '@cairn/agentfs';
-import type { ProjectCore } from '../agents/project-core.js';
+import { IgnoreRules, importPath, importTree } from '@cairn/agentfs';
 import type { SyncSummary } from '@cairn/api';
+import type { ProjectCore } from '../agents/project-core.js';
 import { FolderWatches } from './folder-watches.js';
-import { watchGitFiles, type GitWatch } from './git-watch.js';
+import { type GitWatch, watchGitFiles } from './git-watch.js';
 import { syncProject } from './sync.js';
 
 /** A running watcher of the working tree. */
@@ -25,7 +24,10 @@ export interface ProjectWatcher {
  * re-imports the whole tree, since it can hide or reveal any file; so does a change of git's `info/exclude`, or of
  * its index where it starts or stops tracking a file an ignore rule matches (`watchGitFiles`).
  */
-export function watchProject(core: ProjectCore, options: { debounceMs?: number } = {}): ProjectWatcher {
+export function watchProject(
+  core: Pick<ProjectCore, 'clock' | 'emit' | 'layout' | 'lifecycle' | 'stable' | 'store'>,
+  options: { debounceMs?: number } = {},
+): ProjectWatcher {
   const root = core.layout.root;
   const debounceMs = options.debounceMs ?? 15;
   const rules = IgnoreRules.forTree(root);

@@ -1,16 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { AgentFS, Overlay } from '@cairn/agentfs';
 import { Journal, MemoryJournalStore } from '@cairn/air';
-import { DEFAULT_BUDGETS } from '@cairn/api';
 import type { CairnEvent } from '@cairn/api';
-import { createAgentKernel } from '../governance/agent-kernel.js';
-import { compileGovernance } from '../governance/compile.js';
-import { defaultGovernance } from '../governance/default-manifest.js';
-import { ReceiptSigner } from '../governance/receipt-signer.js';
+import { DEFAULT_BUDGETS } from '@cairn/api';
+import { compileGovernance, createAgentKernel, defaultGovernance, ReceiptSigner } from '@cairn/governance';
+import { BlobStore, TouchedLog } from '@cairn/workspace';
 import { buildRunContext, type RunSource } from '../run/build-run-context.js';
 import type { ModelCall, RunContext } from '../run/run-context.js';
-import { BlobStore } from '../workspace/blob-store.js';
-import { TouchedLog } from '../workspace/touched-log.js';
 
 /** A live run over real SQLite stores in memory: the agent's overlay of `files`, its kernel, journal and events. */
 export interface RunFixture extends AsyncDisposable {

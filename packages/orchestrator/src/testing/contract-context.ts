@@ -1,8 +1,5 @@
+import type { AgentInfo, CairnApi, CairnErrorCode, CairnEvent } from '@cairn/api';
 import { expect } from 'vitest';
-import type { CairnApi } from '@cairn/api';
-import type { CairnErrorCode } from '@cairn/api';
-import type { CairnEvent } from '@cairn/api';
-import type { AgentInfo } from '@cairn/api';
 
 export interface ContractTemp {
   root: string;

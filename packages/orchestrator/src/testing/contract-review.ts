@@ -1,5 +1,5 @@
-import { expect, it } from 'vitest';
 import type { CairnEvent } from '@cairn/api';
+import { expect, it } from 'vitest';
 import { type ContractContext, decides, isOf, readAll, writes } from './contract-context.js';
 
 /** The contract of reviewers, the inbox, waiting and the event streams. */

@@ -1,11 +1,11 @@
 // `@cairn/orchestrator/testing`: what tests and benchmarks of surfaces built on Cairn need to run the model path
 // without a model: real HTTP servers on loopback that speak Ollama's API and the OpenAI chat-completions API
 // with scripted answers.
-export { startScriptedOllama, type ScriptedOllama, type ScriptedOllamaOptions } from './scripted-ollama.js';
-export { startScriptedOpenAi, type ScriptedOpenAi, type ScriptedOpenAiOptions } from './scripted-openai.js';
-export { programAnswer, type ScriptedReply, type ScriptedRequest } from './scripted-reply.js';
 
+export { describeCairnApiContract } from './cairn-api-contract.js';
+export { type ScriptedOllama, type ScriptedOllamaOptions, startScriptedOllama } from './scripted-ollama.js';
+export { type ScriptedOpenAi, type ScriptedOpenAiOptions, startScriptedOpenAi } from './scripted-openai.js';
+export { programAnswer, type ScriptedReply, type ScriptedRequest } from './scripted-reply.js';
 // Projects for tests of packages built on this one (the daemon, workers): a sample project in a temp folder,
 // and the contract suite every implementation of CairnApi passes.
 export { makeTempProject, SAMPLE_FILES, type TempProject } from './temp-project.js';
-export { describeCairnApiContract } from './cairn-api-contract.js';

@@ -1,7 +1,7 @@
 import type { CborValue } from '@cairn/air';
-import { MAX_TOKENS_PER_CALL } from '../governance/default-manifest.js';
-import { parseModelName } from '@cairn/model';
+import { MAX_TOKENS_PER_CALL } from '@cairn/governance';
 import type { ChatMessage } from '@cairn/model';
+import { parseModelName } from '@cairn/model';
 import type { RunContext } from '../run/run-context.js';
 
 /** The answer length `ask_llm` asks for, unless fewer tokens are left. */

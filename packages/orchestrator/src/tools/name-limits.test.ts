@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CairnEvent } from '@cairn/api';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Project } from '../project/project.js';
-import { makeTempProject, type TempProject } from '../testing/temp-project.js';
 import { nameLimitProblem } from '../run/resolve-path.js';
+import { makeTempProject, type TempProject } from '../testing/temp-project.js';
 
 let temp: TempProject;
 let project: Project;

@@ -1,5 +1,5 @@
-import { governedCheckEffect } from '../run/governed-effect.js';
 import { proposalRef } from '../run/check-adapter.js';
+import { governedCheckEffect } from '../run/governed-effect.js';
 import type { RunContext } from '../run/run-context.js';
 import { requireString, settle, ToolError } from './tool-calls.js';
 

@@ -1,9 +1,9 @@
 import { type CborValue, normalProjectPath } from '@cairn/air';
+import { appendCairnEntry, SCHEMAS } from '@cairn/workspace';
 import { performWrite, type WriteOp } from '../run/fs-effects.js';
-import { governedFsEffect, type EffectOutcome } from '../run/governed-effect.js';
-import { nameLimitProblem, resolutionKey, resolveToolPath, type ResolvedPath } from '../run/resolve-path.js';
+import { type EffectOutcome, governedFsEffect } from '../run/governed-effect.js';
+import { nameLimitProblem, type ResolvedPath, resolutionKey, resolveToolPath } from '../run/resolve-path.js';
 import type { RunContext } from '../run/run-context.js';
-import { appendCairnEntry, SCHEMAS } from '../workspace/journal-entries.js';
 
 /** A tool call the program made wrongly, or that was refused: it reaches the program as a catchable error. */
 export class ToolError extends Error {

@@ -1,12 +1,12 @@
 import type { ToolHandler } from '@cairn/sandbox';
 import { formatTriage, parseTriage } from '@cairn/triage';
+import { contentHash } from '@cairn/workspace';
 import { performList, performRead, performSearch, performWrite } from '../run/fs-effects.js';
-import type { RunContext } from '../run/run-context.js';
-import { contentHash } from '../workspace/blob-store.js';
-import { askParams } from './ask-llm.js';
-import { runCheckTool } from './run-check.js';
-import { governedModelCall } from './model-call.js';
 import { nameLimitProblem } from '../run/resolve-path.js';
+import type { RunContext } from '../run/run-context.js';
+import { askParams } from './ask-llm.js';
+import { governedModelCall } from './model-call.js';
+import { runCheckTool } from './run-check.js';
 import { fsCall, kindOf, note, refuse, requireString, resolvePath, settle, shorten, ToolError, writeCall } from './tool-calls.js';
 
 /** One parameter of a tool function. */

@@ -1,5 +1,5 @@
 import type { DoneMessage, FromChild, RunMessage, ToChild } from '../protocol.js';
-import { runJavaScript, stripHostPaths, type EngineHooks } from './js-engine.js';
+import { type EngineHooks, runJavaScript, stripHostPaths } from './js-engine.js';
 import { watchForOrphaning } from './orphan-watchdog.js';
 import { runPython } from './python-engine.js';
 

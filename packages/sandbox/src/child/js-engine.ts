@@ -1,5 +1,5 @@
-import type { DoneMessage, RunMessage } from '../protocol.js';
 import { scrubHostPaths } from '../host-paths.js';
+import type { DoneMessage, RunMessage } from '../protocol.js';
 import { bootstrapSource, programSource } from './js-bootstrap.js';
 import { type FreshIsolate, SpareIsolate } from './spare-isolate.js';
 

@@ -1,10 +1,10 @@
+import type { AgentBudgets } from '@cairn/api';
 import { CairnError } from '@cairn/api';
-import type { ProjectLayout } from '../workspace/layout.js';
+import { loadCheckSettings } from '@cairn/checks';
+import type { ProjectLayout } from '@cairn/workspace';
+import { type CompiledGovernance, compileGovernance, compileGovernanceJson } from './compile.js';
 import { type AgentRole, defaultGovernance, type GovernanceSource } from './default-manifest.js';
 import { loadProjectGovernance, tightenGovernance } from './project-manifest.js';
-import type { AgentBudgets } from '@cairn/api';
-import { loadCheckSettings } from '@cairn/checks';
-import { type CompiledGovernance, compileGovernance, compileGovernanceJson } from './compile.js';
 
 /** What an agent's governance depends on: its budgets, its write scope, and whether it reviews. */
 export interface GovernedAgent {

@@ -1,4 +1,4 @@
-import { receiptFromRecord, verifyChain, type JournalEntry } from '@cairn/air';
+import { type JournalEntry, receiptFromRecord, verifyChain } from '@cairn/air';
 import type { JournalRow } from '@cairn/api';
 import { runStartsOf, SCHEMAS } from './journal-entries.js';
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { CapGrantJson, PolicyRule } from '@cairn/air';
 import { loadManifestDirectory } from '@cairn/air/node';
-import { CHECK_GRANT, FS_GRANT, LLM_GRANT, manifestOf, type GovernanceSource } from './default-manifest.js';
+import { CHECK_GRANT, FS_GRANT, type GovernanceSource, LLM_GRANT, manifestOf } from './default-manifest.js';
 
 /** A problem with the project's manifest, placed in its file. */
 export interface ManifestProblem {

@@ -1,4 +1,4 @@
-import { isAgentFSError, Overlay, type AgentFS } from '@cairn/agentfs';
+import { type AgentFS, isAgentFSError, Overlay } from '@cairn/agentfs';
 import { CairnError, isCairnError } from '@cairn/api';
 
 /**

@@ -1,4 +1,4 @@
-import { receiptFromRecord, type JournalEntry } from '@cairn/air';
+import { type JournalEntry, receiptFromRecord } from '@cairn/air';
 
 /** The adapters that sign the receipts of file effects, of model effects and of checks. */
 export const FS_ADAPTER = 'cairn.fs';

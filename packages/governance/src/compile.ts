@@ -1,7 +1,7 @@
-import { validateManifest, type CapGrantJson, type DefPolicyNode, type World } from '@cairn/air';
+import { type CapGrantJson, type DefPolicyNode, validateManifest, type World } from '@cairn/air';
 import { CairnError } from '@cairn/api';
-import type { GovernanceSource } from './default-manifest.js';
 import type { CheckSpec } from '@cairn/checks';
+import type { GovernanceSource } from './default-manifest.js';
 
 /** A validated governance: the world the kernel checks against, its grants and policy. */
 export interface CompiledGovernance {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Hash } from '@cairn/air';
 import type { AgentFS } from '@cairn/agentfs';
+import type { Hash } from '@cairn/air';
 import { CairnError } from '@cairn/api';
 
 /** `sha256:<hex>` of some bytes, the way AIR names content. */

@@ -1,9 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
-import { receiptSigningBytes, type AdapterKey, type Receipt } from '@cairn/air';
+import { type AdapterKey, type Receipt, receiptSigningBytes } from '@cairn/air';
 import { nodeEd25519PublicKey, nodeSignEd25519 } from '@cairn/air/node';
 import { CairnError } from '@cairn/api';
-import { CHECK_ADAPTER, FS_ADAPTER, LLM_ADAPTER } from '../workspace/journal-spend.js';
+import { CHECK_ADAPTER, FS_ADAPTER, LLM_ADAPTER } from '@cairn/workspace';
 
 /**
  * Signs receipts with HMAC-SHA-256 under the project's receipt key. The adapters and the kernel share one

@@ -1,6 +1,6 @@
 import { AgentFS } from '@cairn/agentfs';
-import { describe, expect, it } from 'vitest';
 import { isCairnError } from '@cairn/api';
+import { describe, expect, it } from 'vitest';
 import { BlobStore, contentHash } from './blob-store.js';
 
 function openBlobs(): { store: AgentFS; blobs: BlobStore } {

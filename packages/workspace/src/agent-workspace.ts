@@ -1,11 +1,10 @@
-import { type AgentFS, Overlay } from '@cairn/agentfs';
-import { journalTableDdl, SqliteJournalStore } from '@cairn/agentfs';
+import { type AgentFS, journalTableDdl, Overlay, SqliteJournalStore } from '@cairn/agentfs';
 import { Journal, type JournalEntry, type JournalStore } from '@cairn/air';
 import { CairnError } from '@cairn/api';
 import { BLOBS_DDL, BlobStore } from './blob-store.js';
-import { TOUCHED_DDL, TouchedLog } from './touched-log.js';
-import { addSpend, type JournalSpend } from './journal-spend.js';
 import { CommitBatch } from './commit-batch.js';
+import { addSpend, type JournalSpend } from './journal-spend.js';
+import { TOUCHED_DDL, TouchedLog } from './touched-log.js';
 
 /** The tables of an agent's database beside the overlay's: a new one is created with them. */
 const AGENT_SCHEMA = [journalTableDdl(), BLOBS_DDL, TOUCHED_DDL].join(';\n');

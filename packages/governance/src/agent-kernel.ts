@@ -1,9 +1,9 @@
-import { EffectKernel, type CapGrantJson, type Journal } from '@cairn/air';
+import { type CapGrantJson, EffectKernel, type Journal } from '@cairn/air';
 import { nodeSignatureVerifier } from '@cairn/air/node';
-import type { JournalSpend } from '../workspace/journal-spend.js';
-import type { ReceiptSigner } from './receipt-signer.js';
-import { CHECK_GRANT, FS_GRANT, LLM_GRANT } from './default-manifest.js';
+import type { JournalSpend } from '@cairn/workspace';
 import type { CompiledGovernance } from './compile.js';
+import { CHECK_GRANT, FS_GRANT, LLM_GRANT } from './default-manifest.js';
+import type { ReceiptSigner } from './receipt-signer.js';
 
 /**
  * The kernel for one stretch of an agent's work, on its journal. Budgets start from what the journal says

@@ -1,5 +1,4 @@
-import type { AgentFS } from '@cairn/agentfs';
-import type { EntryState } from '@cairn/agentfs';
+import type { AgentFS, EntryState } from '@cairn/agentfs';
 import type { BlobStore } from './blob-store.js';
 
 /** What a path held before a run first changed it: enough to rebuild that run's starting point. */

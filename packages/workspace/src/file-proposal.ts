@@ -1,6 +1,6 @@
 import { mergeText, type Overlay } from '@cairn/agentfs';
-import { CairnError } from '@cairn/api';
 import type { FileProposal } from '@cairn/api';
+import { CairnError } from '@cairn/api';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -1,11 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentFS, Overlay } from '@cairn/agentfs';
-import { SqliteJournalStore } from '@cairn/agentfs';
+import { AgentFS, Overlay, SqliteJournalStore } from '@cairn/agentfs';
 import { Journal } from '@cairn/air';
-import { afterEach, describe, expect, it } from 'vitest';
 import { isCairnError } from '@cairn/api';
+import { afterEach, describe, expect, it } from 'vitest';
 import { AgentWorkspace } from './agent-workspace.js';
 import { BATCH_LIMIT, BATCH_WINDOW_MS, CommitBatch } from './commit-batch.js';
 import { appendCairnEntry, SCHEMAS } from './journal-entries.js';

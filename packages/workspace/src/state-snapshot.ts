@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeAtomically } from '@cairn/api';
 import type { AgentInfo } from '@cairn/api';
+import { writeAtomically } from '@cairn/api';
 
 /** One agent as `state/agents.json` lists it: its JSON, indented to its place in the file. */
 export function snapshotEntry(agent: AgentInfo): string {

@@ -1,0 +1,14 @@
+export { damagedProposal, withAgentOverlay } from './agent-overlay.js';
+export { AgentWorkspace } from './agent-workspace.js';
+export { BlobStore, contentHash } from './blob-store.js';
+export { changeInfoOf } from './change-info.js';
+export { type ProposalOnText, proposalOnText, readFileProposal } from './file-proposal.js';
+export { appendCairnEntry, cairnEntry, governanceRefOf, runStartOf, runStartsOf, SCHEMAS, startsStretch } from './journal-entries.js';
+export { CHECK_ADAPTER, FS_ADAPTER, type JournalSpend, LLM_ADAPTER, spentFromJournal } from './journal-spend.js';
+export { journalRows, verifyJournal } from './journal-view.js';
+export { cairnHomeDir, ensurePrivateDir, type ProjectLayout, projectLayout } from './layout.js';
+export { removePreview, writePreview } from './previews.js';
+export { withProjectLock } from './project-lock.js';
+export { snapshotEntry, writeStateSnapshot } from './state-snapshot.js';
+export { TouchedLog } from './touched-log.js';
+export { fsyncsWorkingTree, loadWorkingTreeSettings } from './working-tree-settings.js';
