@@ -6,12 +6,14 @@ import { CairnError } from '@cairn/api';
 import { governanceHash, tokenHash, verifyToken } from './capability-token.js';
 import { probeQueue, redactedUrl } from './queue-probe.js';
 import { redisConnection } from './redis-connection.js';
-import { type CoordinatorInfo, describeJob, parseJobData, type RemoteProgress, type RemoteResult, UPLOAD_REFUSED } from './remote-job.js';
+import { type CoordinatorInfo, describeJob, parseJobData, type RemoteProgress, type RemoteResult } from './remote-job.js';
+import { uploadResult } from './result-upload.js';
 import { type RemoteOutcome, SnapshotProjects } from './run-remote-agent.js';
 import { parsePublicKey, type SigningKey, signText } from './signing-key.js';
 import { SnapshotCache } from './snapshot-cache.js';
 import { hashFile } from './snapshots.js';
 import { claimSigningText, uploadSigningText } from './upload-signature.js';
+import { type CoordinatorLink, readErrorAnswer, readWorkerAnswer, WORKER_WIRE, workerRequest } from './worker-wire.js';
 
 /** Options of `startWorker`. */
 export interface WorkerOptions {
@@ -71,6 +73,7 @@ export interface RunningWorker {
 /** What every job of a worker runs with. */
 interface JobContext {
   options: WorkerOptions;
+  link: CoordinatorLink;
   sandbox: Sandbox;
   snapshots: SnapshotCache;
   /** The projects its jobs run in, one per snapshot. */
@@ -79,13 +82,6 @@ interface JobContext {
   coordinatorKey: Uint8Array;
   /** Called when the coordinator refuses a result because it does not trust this worker. */
   distrusted(reason: string): void;
-}
-
-/** A result the coordinator refused because it does not trust the worker that sends it. */
-class DistrustedError extends Error {
-  constructor(readonly reason: string) {
-    super(reason);
-  }
 }
 
 /** A job running here: how to stop its agent, and when it is over. */
@@ -106,7 +102,8 @@ interface ActiveJob {
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const clock = options.clock ?? Date.now;
   await probeQueue(options.queue);
-  const info = await coordinatorInfo(options);
+  const link: CoordinatorLink = { url: options.coordinator, bearer: options.bearer };
+  const info = await coordinatorInfo(link, options.name);
   const coordinatorKey = parsePublicKey(info.key);
   if (!coordinatorKey.ok) throw new CairnError('CAIRN_REMOTE', `the coordinator's key is not usable: ${coordinatorKey.reason}`);
   const sandbox = createSandbox({ poolSize: options.concurrency });
@@ -115,8 +112,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   let worker: Worker | undefined;
   const context: JobContext = {
     options,
+    link,
     sandbox,
-    snapshots: new SnapshotCache(join(options.home, 'snapshots'), options.coordinator, options.bearer),
+    snapshots: new SnapshotCache(join(options.home, 'snapshots'), link),
     // this process's own: a worker killed mid-job leaves it for the next start to remove
     projects: new SnapshotProjects(join(options.home, 'projects'), {
       secret: options.key.secret,
@@ -244,35 +242,29 @@ function isConnectionError(error: Error): boolean {
 }
 
 /** Asks the coordinator which queue to take jobs from and which key signs its tokens. */
-async function coordinatorInfo(options: WorkerOptions): Promise<CoordinatorInfo> {
+async function coordinatorInfo(link: CoordinatorLink, name: string): Promise<CoordinatorInfo> {
+  const request = workerRequest(link, WORKER_WIRE.info, [name]);
   let response: Response;
   try {
-    response = await fetch(`${options.coordinator}/info?worker=${encodeURIComponent(options.name)}`, {
-      headers: { authorization: `Bearer ${options.bearer}` },
-    });
+    response = await fetch(request.url, request.init);
   } catch (error) {
-    throw new CairnError('CAIRN_REMOTE', `the coordinator at ${options.coordinator} does not answer: ${(error as Error).message}`, {
+    throw new CairnError('CAIRN_REMOTE', `the coordinator at ${link.url} does not answer: ${(error as Error).message}`, {
       hint: 'is `cairn up --queue … --serve-workers …` running there, and reachable from here?',
     });
   }
-  const body = (await response.json().catch(() => undefined)) as
-    | (Partial<CoordinatorInfo> & { message?: string; untrusted?: unknown })
-    | undefined;
-  if (response.ok && typeof body?.untrusted === 'string')
+  const text = await response.text().catch(() => '');
+  if (!response.ok)
     throw new CairnError(
       'CAIRN_REMOTE',
-      `the coordinator at ${options.coordinator} does not trust worker ${options.name}: ${body.untrusted}`,
-      {
-        hint: `a person at the coordinator clears it with \`cairn worker trust ${options.name}\``,
-      },
-    );
-  if (!response.ok || typeof body?.queue !== 'string' || typeof body.key !== 'string')
-    throw new CairnError(
-      'CAIRN_REMOTE',
-      `the coordinator at ${options.coordinator} refused this worker (${response.status}): ${body?.message ?? 'no queue named'}`,
+      `the coordinator at ${link.url} refused this worker (${response.status}): ${readErrorAnswer(text)?.message ?? 'no queue named'}`,
       { hint: 'use the --token the coordinator printed' },
     );
-  return { queue: body.queue, key: body.key };
+  const info = readWorkerAnswer(WORKER_WIRE.info, text, link.url);
+  if (info.untrusted !== undefined)
+    throw new CairnError('CAIRN_REMOTE', `the coordinator at ${link.url} does not trust worker ${name}: ${info.untrusted}`, {
+      hint: `a person at the coordinator clears it with \`cairn worker trust ${name}\``,
+    });
+  return { queue: info.queue, key: info.key };
 }
 
 async function runJob(job: Job, context: JobContext, signal: AbortSignal): Promise<RemoteResult> {
@@ -333,18 +325,17 @@ async function runJob(job: Job, context: JobContext, signal: AbortSignal): Promi
     const sha256 = await hashFile(database);
     const head = record.journalHead;
     const signature = signText(options.key.secret, uploadSigningText(jobId, run, sha256, head, hashOfToken));
-    try {
-      // the coordinator takes a result until the job's token expires: until then, a result is worth keeping at
-      await upload(context, `${jobId}/${run}`, token.claims.expiresAt, readFileSync(database), signal, {
-        'x-cairn-worker': options.name,
-        'x-cairn-sha256': sha256,
-        'x-cairn-journal-head': `${head.hash} ${head.length}`,
-        'x-cairn-signature': signature,
-      });
-    } catch (error) {
-      if (!(error instanceof DistrustedError)) throw error;
-      context.distrusted(error.reason);
-      throw new UnrecoverableError(`the coordinator does not trust worker ${options.name}: ${error.reason}`);
+    const claims = { worker: options.name, sha256, head, signature };
+    // the coordinator takes a result until the job's token expires: until then, a result is worth keeping at
+    const uploaded = await uploadResult(context.link, jobId, run, claims, readFileSync(database), {
+      deadline: token.claims.expiresAt,
+      signal,
+      clock: context.clock,
+      ...(options.onJob === undefined ? {} : { onJob: options.onJob }),
+    });
+    if (!uploaded.taken) {
+      context.distrusted(uploaded.untrusted);
+      throw new UnrecoverableError(`the coordinator does not trust worker ${options.name}: ${uploaded.untrusted}`);
     }
     const { calls, wallMs, repairs } = record.spent;
     return {
@@ -360,66 +351,5 @@ async function runJob(job: Job, context: JobContext, signal: AbortSignal): Promi
   } finally {
     clearTimeout(due);
     outcome?.release();
-  }
-}
-
-/**
- * PUTs a result, trying again (every 5 s at most) while the coordinator is away, until `deadline` (Unix ms) or
- * until the worker leaves the agent; a refusal ends it at once (`UPLOAD_REFUSED` and the coordinator's reason
- * when it refused the upload itself: the job fails with that, and the coordinator reads it).
- */
-async function upload(
-  context: JobContext,
-  path: string,
-  deadline: number,
-  body: Buffer,
-  signal: AbortSignal,
-  headers: Record<string, string>,
-): Promise<void> {
-  const { options } = context;
-  let told = false;
-  for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {
-    let response: Response | undefined;
-    let problem: string;
-    try {
-      response = await fetch(`${options.coordinator}/uploads/${path}`, {
-        method: 'PUT',
-        headers: { authorization: `Bearer ${options.bearer}`, 'content-type': 'application/octet-stream', ...headers },
-        body,
-      });
-      if (response.ok) return;
-      const text = await response.text();
-      const refusal = refusalOf(text);
-      if (response.status === 403 && refusal.untrusted !== undefined) throw new DistrustedError(refusal.untrusted);
-      if (response.status === 403 && refusal.refused !== undefined) throw new UnrecoverableError(`${UPLOAD_REFUSED}${refusal.refused}`);
-      problem = `(${response.status}) ${text.slice(0, 300)}`;
-      if (response.status < 500) throw new Error(`the coordinator refused the upload ${problem}`);
-    } catch (error) {
-      if (error instanceof DistrustedError || (response !== undefined && response.status < 500)) throw error;
-      problem = (error as Error).message;
-    }
-    if (signal.aborted) throw new Error('the worker left the agent');
-    if (context.clock() + delay > deadline)
-      throw new Error(`the coordinator did not take the upload before the job's token expired: ${problem}`);
-    if (!told) {
-      told = true;
-      options.onJob?.(
-        `${describeJob(path.split('/')[0]!)}: the coordinator does not take the result yet (${problem}); trying again until ${new Date(deadline).toISOString()}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, delay));
-  }
-}
-
-/** From a refusal's body: the coordinator's reason for not trusting this worker, or for refusing the upload itself. */
-function refusalOf(body: string): { untrusted?: string; refused?: string } {
-  try {
-    const parsed = JSON.parse(body) as { untrusted?: unknown; refused?: unknown };
-    return {
-      ...(typeof parsed.untrusted === 'string' ? { untrusted: parsed.untrusted } : {}),
-      ...(typeof parsed.refused === 'string' ? { refused: parsed.refused } : {}),
-    };
-  } catch {
-    return {};
   }
 }

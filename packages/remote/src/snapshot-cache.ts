@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CairnError } from '@cairn/api';
 import { hashFile } from './snapshots.js';
+import { type CoordinatorLink, WORKER_WIRE, workerRequest } from './worker-wire.js';
 
 /** How many times a snapshot is fetched before a corrupted download fails the job. */
 const FETCHES = 2;
@@ -17,8 +18,7 @@ export class SnapshotCache {
 
   constructor(
     private readonly dir: string,
-    private readonly coordinator: string,
-    private readonly bearer: string,
+    private readonly coordinator: CoordinatorLink,
   ) {}
 
   /** The path of the snapshot `hash`, fetched if this worker does not hold it yet. */
@@ -39,9 +39,8 @@ export class SnapshotCache {
     for (let fetch = 1; fetch <= FETCHES; fetch++) {
       const temp = `${path}.${process.pid}.${fetch}.part`;
       try {
-        const response = await globalThis.fetch(`${this.coordinator}/snapshots/${hash}`, {
-          headers: { authorization: `Bearer ${this.bearer}` },
-        });
+        const request = workerRequest(this.coordinator, WORKER_WIRE.snapshot, [hash]);
+        const response = await globalThis.fetch(request.url, request.init);
         if (!response.ok || response.body === null)
           throw new CairnError(
             'CAIRN_REMOTE',

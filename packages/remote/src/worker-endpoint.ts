@@ -5,20 +5,25 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { CairnError } from '@cairn/api';
+import type { CoordinatorInfo } from './remote-job.js';
+import {
+  type AnswerOf,
+  BYTES_TYPE,
+  bearerAuthorization,
+  decodeClaims,
+  type ErrorAnswer,
+  type InfoAnswer,
+  matchWorkerRoute,
+  type UploadAnswer,
+  type UploadClaims,
+  WORKER_WIRE,
+  type WorkerRoute,
+} from './worker-wire.js';
+
+export type { UploadClaims } from './worker-wire.js';
 
 /** The largest upload a worker may send (an agent's database). */
 const MAX_UPLOAD = 1024 * 1024 * 1024;
-
-/**
- * What a worker declares with an upload: the coordinator checks the worker's signature as it arrives, and
- * every claim again when it verifies the result.
- */
-export interface UploadClaims {
-  worker: string;
-  sha256: string;
-  head: { hash: string; length: number };
-  signature: string;
-}
 
 /**
  * Whether an upload is taken: yes; no, with an answer's status and why (409: nobody will read it; 503: ask
@@ -31,7 +36,7 @@ export type UploadAdmission =
 
 /** Where the endpoint finds snapshots and puts uploads. */
 export interface EndpointStores {
-  info: object;
+  info: CoordinatorInfo;
   /** Why the worker of this name is untrusted, if it is: its uploads are refused, and `/info` tells it. */
   untrusted(worker: string): string | undefined;
   /**
@@ -43,8 +48,8 @@ export interface EndpointStores {
   uploadsDir: string;
 }
 
-// `GET /info[?worker=NAME]`: the queue and the coordinator's public key (and, for a worker it does not trust, why);
-// `GET /snapshots/<sha256>`; `PUT /uploads/<job>/<attempt>`.
+// The routes (`GET /info[?worker=NAME]`, `GET /snapshots/<sha256>`, `PUT /uploads/<job>/<run>`) are those of
+// `WORKER_WIRE`: matched, their claims read and their answers typed through it.
 
 /** The coordinator's HTTP endpoint for workers, listening. */
 export interface WorkerEndpoint {
@@ -75,7 +80,7 @@ export function uploadPaths(uploadsDir: string, jobId: string, attempt: number):
  */
 export async function serveWorkers(address: string, bearer: string, stores: EndpointStores): Promise<WorkerEndpoint> {
   const { host, port } = parseAddress(address);
-  const expected = createHash('sha256').update(`Bearer ${bearer}`).digest();
+  const expected = createHash('sha256').update(bearerAuthorization(bearer)).digest();
   const server: Server = createServer((request, response) => {
     void handle(request, response).catch((error: Error) => answer(response, 500, { code: 'CAIRN_INTERNAL', message: error.message }));
   });
@@ -86,25 +91,29 @@ export async function serveWorkers(address: string, bearer: string, stores: Endp
     if (!timingSafeEqual(given, expected))
       return answer(response, 401, { code: 'CAIRN_REMOTE', message: 'a bearer token this coordinator issued is needed' });
     const url = new URL(request.url ?? '/', 'http://cairn');
-    if (url.pathname === '/info' && request.method === 'GET') {
-      const worker = url.searchParams.get('worker');
-      const untrusted = worker === null ? undefined : stores.untrusted(worker);
-      return answer(response, 200, untrusted === undefined ? stores.info : { ...stores.info, untrusted });
+    const matched = matchWorkerRoute(request.method, url);
+    switch (matched?.route) {
+      case 'info': {
+        const { worker } = matched.params;
+        const untrusted = worker === undefined ? undefined : stores.untrusted(worker);
+        return answerWith(response, WORKER_WIRE.info, untrusted === undefined ? stores.info : { ...stores.info, untrusted });
+      }
+      case 'snapshot': {
+        const { hash } = matched.params;
+        const path = stores.snapshotPath(hash);
+        if (path === undefined) return answer(response, 404, { code: 'CAIRN_NOT_FOUND', message: `no snapshot ${hash}` });
+        response.writeHead(200, { 'content-type': BYTES_TYPE });
+        await pipeline(createReadStream(path), response);
+        return;
+      }
+      case 'upload':
+        return receive(request, response, matched.params.jobId, matched.params.run);
+      case undefined:
+        return answer(response, 404, { code: 'CAIRN_NOT_FOUND', message: `no route ${request.method ?? ''} ${url.pathname}` });
     }
-    const snapshot = /^\/snapshots\/([0-9a-f]{64})$/.exec(url.pathname);
-    if (snapshot !== null && request.method === 'GET') {
-      const path = stores.snapshotPath(snapshot[1]!);
-      if (path === undefined) return answer(response, 404, { code: 'CAIRN_NOT_FOUND', message: `no snapshot ${snapshot[1]}` });
-      response.writeHead(200, { 'content-type': 'application/octet-stream' });
-      await pipeline(createReadStream(path), response);
-      return;
-    }
-    const upload = /^\/uploads\/([0-9a-z-]{1,80})\/([1-9][0-9]{0,5})$/.exec(url.pathname);
-    if (upload !== null && request.method === 'PUT') return receive(request, response, upload[1]!, Number(upload[2]));
-    answer(response, 404, { code: 'CAIRN_NOT_FOUND', message: `no route ${request.method ?? ''} ${url.pathname}` });
   }
   async function receive(request: IncomingMessage, response: ServerResponse, jobId: string, attempt: number): Promise<void> {
-    const claims = claimsOf(request);
+    const claims = decodeClaims(request.headers);
     if (typeof claims === 'string') return answer(response, 400, { code: 'CAIRN_INVALID_ARGUMENT', message: claims });
     mkdirSync(stores.uploadsDir, { recursive: true, mode: 0o700 });
     const paths = uploadPaths(stores.uploadsDir, jobId, attempt);
@@ -174,7 +183,7 @@ export async function serveWorkers(address: string, bearer: string, stores: Endp
     }
     if (kept === undefined) renameSync(temp, paths.db);
     else rmSync(temp, { force: true });
-    answer(response, 200, { ok: true, sha256: got });
+    answerWith(response, WORKER_WIRE.upload, { ok: true, sha256: got });
   }
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -191,24 +200,16 @@ export async function serveWorkers(address: string, bearer: string, stores: Endp
   };
 }
 
-function claimsOf(request: IncomingMessage): UploadClaims | string {
-  const header = (name: string) => {
-    const value = request.headers[name];
-    return typeof value === 'string' ? value : undefined;
-  };
-  const worker = header('x-cairn-worker');
-  const sha256 = header('x-cairn-sha256');
-  const head = header('x-cairn-journal-head');
-  const signature = header('x-cairn-signature');
-  if (worker === undefined || !/^[\w.-]{1,64}$/.test(worker)) return 'x-cairn-worker must name the worker';
-  if (sha256 === undefined || !/^[0-9a-f]{64}$/.test(sha256)) return 'x-cairn-sha256 must be the upload sha256 in hex';
-  const match = /^(sha256:[0-9a-f]{64}|[0-9a-f]{64}) ([0-9]{1,9})$/.exec(head ?? '');
-  if (match === null) return 'x-cairn-journal-head must be "<hash> <length>"';
-  if (signature === undefined) return 'x-cairn-signature is missing';
-  return { worker, sha256, head: { hash: match[1]!, length: Number(match[2]) }, signature };
+/** A successful answer of `route`: its schema's type, so the endpoint cannot send what its workers do not read. */
+function answerWith<S extends typeof WORKER_WIRE.info.response | typeof WORKER_WIRE.upload.response>(
+  response: ServerResponse,
+  _route: Pick<WorkerRoute<never, unknown, S>, 'response'>,
+  body: AnswerOf<S>,
+): void {
+  answer(response, 200, body);
 }
 
-function answer(response: ServerResponse, status: number, body: unknown): void {
+function answer(response: ServerResponse, status: number, body: ErrorAnswer | InfoAnswer | UploadAnswer): void {
   if (response.headersSent) {
     response.destroy();
     return;

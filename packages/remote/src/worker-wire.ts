@@ -178,35 +178,35 @@ export function readWorkerAnswer<S extends v.GenericSchema>(
   text: string,
   coordinator: string,
 ): AnswerOf<S> {
-  const problem = (() => {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      return `not JSON: ${excerpt(text)}`;
-    }
-    const parsed = v.safeParse(route.response, json);
-    return parsed.success ? { value: parsed.output } : oneLine(v.summarize(parsed.issues));
-  })();
-  if (typeof problem !== 'string') return problem.value;
+  const parsed = parseJsonAs(route.response, text);
+  if (parsed.ok) return parsed.value;
   throw new CairnError(
     'CAIRN_REMOTE',
-    `the coordinator at ${coordinator} answered ${route.method} ${route.template} with what this worker cannot read: ${problem}`,
+    `the coordinator at ${coordinator} answered ${route.method} ${route.template} with what this worker cannot read: ${parsed.problem}`,
     { hint: 'is the coordinator the same version of Cairn as this worker?' },
   );
 }
 
 /** What an answer that is not ok says, when it is an error answer this worker can read. */
 export function readErrorAnswer(text: string): ErrorAnswer | undefined {
-  try {
-    const parsed = v.safeParse(errorAnswerSchema, JSON.parse(text));
-    return parsed.success ? parsed.output : undefined;
-  } catch {
-    return undefined;
-  }
+  const parsed = parseJsonAs(errorAnswerSchema, text);
+  return parsed.ok ? parsed.value : undefined;
 }
 
-function excerpt(text: string): string {
-  const line = oneLine(text);
-  return line === '' ? '(nothing)' : JSON.stringify(line.length > 80 ? `${line.slice(0, 80)}…` : line);
+function parseJsonAs<S extends v.GenericSchema>(
+  schema: S,
+  text: string,
+): { ok: true; value: AnswerOf<S> } | { ok: false; problem: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    const line = oneLine(text);
+    return {
+      ok: false,
+      problem: `not JSON: ${line === '' ? '(nothing)' : JSON.stringify(line.length > 80 ? `${line.slice(0, 80)}…` : line)}`,
+    };
+  }
+  const parsed = v.safeParse(schema, json);
+  return parsed.success ? { ok: true, value: parsed.output } : { ok: false, problem: oneLine(v.summarize(parsed.issues)) };
 }
