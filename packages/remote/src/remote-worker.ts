@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
-import { createSandbox, type Sandbox } from '@cairn/sandbox';
 import { CairnError } from '@cairn/api';
+import { createSandbox, type Sandbox } from '@cairn/sandbox';
+import { type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import { governanceHash, tokenHash, verifyToken } from './capability-token.js';
 import { probeQueue, redactedUrl } from './queue-probe.js';
 import { redisConnection } from './redis-connection.js';

@@ -1,5 +1,5 @@
-import * as v from 'valibot';
 import { CairnError, oneLine } from '@cairn/api';
+import * as v from 'valibot';
 import { claimHeadersSchema, type ErrorAnswer, errorAnswerSchema, infoAnswerSchema, uploadAnswerSchema } from './worker-wire-schemas.js';
 
 export type { ErrorAnswer, InfoAnswer, UploadAnswer } from './worker-wire-schemas.js';
