@@ -1,9 +1,10 @@
 import { BASE64_PATTERN, bytesFromBase64, bytesFromHex } from './bytes-text.js';
 import { compareBytes, encodeCanonical } from './canonical-cbor.js';
-import { Dec128, type CborValue } from './cbor-value.js';
-import { compareDec128, parseDec128 } from './dec128.js';
-import { diagnostic, pointer, type AirDiagnostic, type AirResult } from './diagnostic.js';
+import { type CborValue, Dec128 } from './cbor-value.js';
+import { parseDec128 } from './dec128.js';
+import { type AirResult, diagnostic, pointer } from './diagnostic.js';
 import { parseExprRef } from './expr-refs.js';
+import { checkRange, compareOrdered, describeKey, ExprFailure, fail, keyOf, kindOf, toInteger } from './expr-values.js';
 import { isHash } from './node-hash.js';
 import { isWellFormedString } from './utf8.js';
 
@@ -42,8 +43,6 @@ export interface ExprEnv {
 
 /** How deep expressions may nest. */
 export const MAX_EXPR_DEPTH = 64;
-const INT_MIN = -(2n ** 63n);
-const UINT_MAX = 2n ** 64n - 1n;
 const ARITY: Partial<Record<Operator, [number, number]>> = {
   len: [1, 1],
   get: [2, 2],
@@ -68,10 +67,6 @@ const ARITY: Partial<Record<Operator, [number, number]>> = {
   mul: [1, Infinity],
 };
 
-class ExprFailure {
-  constructor(readonly diagnostic: AirDiagnostic) {}
-}
-
 /**
  * Evaluates an expression (its JSON text form) in an environment. Total and deterministic: any problem —
  * a malformed expression, a missing reference, a type mismatch, division by zero, overflow beyond
@@ -89,10 +84,6 @@ export function evaluateExpr(expr: unknown, env: ExprEnv = {}, path = ''): AirRe
         : `expression could not be evaluated: ${String((error as Error)?.message ?? error)}`;
     return { ok: false, diagnostics: [diagnostic('expr.internal', message, path)] };
   }
-}
-
-function fail(code: string, message: string, path: string): never {
-  throw new ExprFailure(diagnostic(code, message, path));
 }
 
 function isRecord(value: unknown): value is Readonly<Record<string, CborValue>> {
@@ -384,60 +375,4 @@ function evaluateOp(op: unknown, args: unknown, env: ExprEnv, path: string, dept
           : haystack.includes(needle);
     }
   }
-}
-
-function compareOrdered(a: CborValue, b: CborValue, op: string, path: string): number {
-  const x = toInteger(a);
-  const y = toInteger(b);
-  if (x !== undefined && y !== undefined) return x < y ? -1 : x > y ? 1 : 0;
-  if (typeof a === 'string' && typeof b === 'string') return codePointCompare(a, b);
-  const da = a instanceof Dec128 ? a : x !== undefined ? parseDec128(x.toString()) : undefined;
-  const db = b instanceof Dec128 ? b : y !== undefined ? parseDec128(y.toString()) : undefined;
-  if (da !== undefined && db !== undefined) return compareDec128(da, db);
-  return fail('expr.type', `"${op}" compares two numbers or two texts; found ${kindOf(a)} and ${kindOf(b)}`, pointer(path, 'args'));
-}
-
-function codePointCompare(a: string, b: string): number {
-  const x = [...a];
-  const y = [...b];
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const d = x[i]!.codePointAt(0)! - y[i]!.codePointAt(0)!;
-    if (d !== 0) return d < 0 ? -1 : 1;
-  }
-  return x.length - y.length < 0 ? -1 : x.length > y.length ? 1 : 0;
-}
-
-function toInteger(value: CborValue): bigint | undefined {
-  if (typeof value === 'bigint') return value;
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
-  return undefined;
-}
-
-function checkRange(n: bigint, path: string): CborValue {
-  if (n < INT_MIN || n > UINT_MAX) fail('expr.overflow', `integer overflow: ${n} is outside ${INT_MIN}..${UINT_MAX}`, path);
-  return Number.isSafeInteger(Number(n)) && BigInt(Number(n)) === n ? Number(n) : n;
-}
-
-function keyOf(value: CborValue, path: string): string {
-  try {
-    return Array.from(encodeCanonical(value), (b) => b.toString(16).padStart(2, '0')).join('');
-  } catch {
-    return fail('expr.type', 'value cannot be compared', path);
-  }
-}
-
-function kindOf(value: CborValue): string {
-  if (value === null) return 'null';
-  if (typeof value === 'boolean') return 'a bool';
-  if (typeof value === 'number' || typeof value === 'bigint') return Number.isInteger(Number(value)) ? 'an integer' : 'a number';
-  if (typeof value === 'string') return 'text';
-  if (value instanceof Uint8Array) return 'bytes';
-  if (value instanceof Dec128) return 'a dec128';
-  if (Array.isArray(value)) return 'a list';
-  if (value instanceof Map) return 'a map';
-  return 'a record';
-}
-
-function describeKey(key: CborValue): string {
-  return typeof key === 'string' ? `"${key}"` : typeof key === 'number' || typeof key === 'bigint' ? String(key) : kindOf(key);
 }

@@ -1,4 +1,5 @@
 import type { CairnEvent } from './events.js';
+import type { InboxLogView, InboxProcessOutcome, InboxThread } from './inbox-types.js';
 import type {
   AcceptManyOptions,
   AcceptManyOutcome,
@@ -8,11 +9,10 @@ import type {
   AgentInfo,
   AgentState,
   ChangeInfo,
+  CheckOutput,
+  CheckResultInfo,
   CollectOutcome,
   FileProposal,
-  InboxLogView,
-  InboxProcessOutcome,
-  InboxThread,
   JournalView,
   ReplayOutcome,
   ReviewOptions,
@@ -20,8 +20,6 @@ import type {
   SpawnOptions,
   SyncSummary,
   UndoOutcome,
-  CheckOutput,
-  CheckResultInfo,
 } from './types.js';
 
 /** Options of `events()` and `subscribe()`. */

@@ -1,4 +1,5 @@
-import type { AgentState, ChangeInfo, CheckResultInfo, ConflictInfo, InboxDiagnostic, InboxResult } from './types.js';
+import type { InboxDiagnostic, InboxResult } from './inbox-types.js';
+import type { AgentState, ChangeInfo, CheckResultInfo, ConflictInfo } from './types.js';
 
 interface Base {
   /** ISO 8601. */

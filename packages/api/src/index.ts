@@ -5,6 +5,7 @@ export * from './check-words.js';
 export * from './conflict-outcome.js';
 export * from './errors.js';
 export * from './events.js';
+export * from './inbox-types.js';
 export * from './one-line.js';
 export * from './project-config.js';
 export * from './project-path.js';

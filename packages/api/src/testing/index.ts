@@ -1,2 +1,2 @@
-export { tempFolders } from './temp-folders.js';
 export { runReadmeExample } from './readme-example.js';
+export { tempFolders } from './temp-folders.js';
