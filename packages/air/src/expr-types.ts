@@ -1,5 +1,5 @@
 import { diagnostic, pointer, type AirDiagnostic } from './diagnostic.js';
-import { OPERATORS } from './expr.js';
+import { OPERATORS } from './expr-operators.js';
 import { parseExprRef } from './expr-refs.js';
 import type { AirType, PrimitiveName } from './types.js';
 

@@ -3,8 +3,8 @@ import { type CborValue, Dec128 } from './cbor-value.js';
 import { compareDec128, parseDec128 } from './dec128.js';
 import { type AirDiagnostic, diagnostic, pointer } from './diagnostic.js';
 
-// The values an expression works on: failures with their JSON pointer, integers in range, orders and keys, and
-// how a value is named in a diagnostic.
+// The values an expression works on: failures with their JSON pointer, records, integers in range, orders and
+// keys, and how a value is named in a diagnostic.
 
 const INT_MIN = -(2n ** 63n);
 const UINT_MAX = 2n ** 64n - 1n;
@@ -17,6 +17,19 @@ export class ExprFailure {
 /** Fails the evaluation at `path`. */
 export function fail(code: string, message: string, path: string): never {
   throw new ExprFailure(diagnostic(code, message, path));
+}
+
+/** A plain record: an object that is not a list, bytes, a map or a dec128. */
+export function isRecord(value: unknown): value is Readonly<Record<string, CborValue>> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof Uint8Array) &&
+    !(value instanceof Map) &&
+    !(value instanceof Dec128) &&
+    Object.getPrototypeOf(value) === Object.prototype
+  );
 }
 
 export function compareOrdered(a: CborValue, b: CborValue, op: string, path: string): number {

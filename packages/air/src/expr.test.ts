@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CborValue } from './cbor-value.js';
-import { evaluateExpr, OPERATORS, type ExprEnv } from './expr.js';
+import { evaluateExpr, type ExprEnv } from './expr.js';
+import { OPERATORS } from './expr-operators.js';
 
 const env: ExprEnv = {
   input: { user: { name: 'ada', age: 36 }, tags: ['x', 'y'] },

@@ -34,7 +34,8 @@ export {
   type CapGrantJson,
 } from './nodes.js';
 export type { AirKind } from './structure.js';
-export { evaluateExpr, type ExprEnv, type Operator } from './expr.js';
+export { evaluateExpr, type ExprEnv } from './expr.js';
+export type { Operator } from './expr-operators.js';
 export { inferExprType, type InferredType, type TypeScope } from './expr-types.js';
 export { validateManifest, type ValidatedManifest } from './validate.js';
 export { World, createWorld, type Entry, type ResolvedSchema } from './world.js';

@@ -1,5 +1,13 @@
 import { CairnError } from './errors.js';
-import { AGENT_STATES, type AgentState } from './types.js';
+
+/**
+ * Where an agent is in its life. `do:reply` feedback moves `reviewing` back to `running`. A reviewer agent
+ * proposes nothing: it ends `decided` (its decision written into the thread) or `failed`.
+ */
+export type AgentState = (typeof AGENT_STATES)[number];
+
+/** Every state an agent can be in, in the order of its life. */
+export const AGENT_STATES = ['queued', 'running', 'reviewing', 'accepted', 'rejected', 'failed', 'decided'] as const;
 
 /** The states an agent rests in until a person or a reviewer acts: what a wait for an agent ends at. */
 export const SETTLED_STATES: readonly AgentState[] = ['reviewing', 'accepted', 'rejected', 'failed', 'decided'];

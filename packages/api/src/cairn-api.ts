@@ -1,26 +1,16 @@
+import type { AcceptManyOptions, AcceptManyOutcome, AcceptOptions, AcceptOutcome } from './accept-outcomes.js';
+import type { AgentFilter, AgentInfo } from './agent-info.js';
+import type { ReviewOptions, SpawnOptions } from './agent-options.js';
+import type { AgentState } from './agent-states.js';
+import type { CheckOutput, CheckResultInfo } from './check-results.js';
+import type { CollectOutcome } from './collect-outcome.js';
 import type { CairnEvent } from './events.js';
 import type { InboxLogView, InboxProcessOutcome, InboxThread } from './inbox-types.js';
-import type {
-  AcceptManyOptions,
-  AcceptManyOutcome,
-  AcceptOptions,
-  AcceptOutcome,
-  AgentFilter,
-  AgentInfo,
-  AgentState,
-  ChangeInfo,
-  CheckOutput,
-  CheckResultInfo,
-  CollectOutcome,
-  FileProposal,
-  JournalView,
-  ReplayOutcome,
-  ReviewOptions,
-  SkippedEntryInfo,
-  SpawnOptions,
-  SyncSummary,
-  UndoOutcome,
-} from './types.js';
+import type { JournalView } from './journal-view.js';
+import type { ChangeInfo, FileProposal } from './proposal-changes.js';
+import type { ReplayOutcome } from './replay-outcome.js';
+import type { SkippedEntryInfo, SyncSummary } from './sync-summary.js';
+import type { UndoOutcome } from './undo-outcome.js';
 
 /** Options of `events()` and `subscribe()`. */
 export interface EventOptions {

@@ -1,4 +1,4 @@
-import type { CheckResultInfo } from './types.js';
+import type { CheckResultInfo } from './check-results.js';
 
 /** A check's status in words: `passed`, `failed (exit 1)`, `timed out`, `error: …`, `pending`, `stale`. */
 export function describeCheckStatus(info: Pick<CheckResultInfo, 'status' | 'exitCode' | 'error'>): string {

@@ -1,4 +1,5 @@
-import type { NonEmpty } from './types.js';
+/** A list with at least one item: what a failed outcome always names. */
+export type NonEmpty<T> = [T, ...T[]];
 
 /** An outcome that is `ok` exactly when nothing conflicted, typed so a caller can narrow on `ok`. */
 export function conflictOutcome<C, R extends object>(

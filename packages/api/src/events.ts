@@ -1,5 +1,8 @@
+import type { ConflictInfo } from './accept-outcomes.js';
+import type { AgentState } from './agent-states.js';
+import type { CheckResultInfo } from './check-results.js';
 import type { InboxDiagnostic, InboxResult } from './inbox-types.js';
-import type { AgentState, ChangeInfo, CheckResultInfo, ConflictInfo } from './types.js';
+import type { ChangeInfo } from './proposal-changes.js';
 
 interface Base {
   /** ISO 8601. */

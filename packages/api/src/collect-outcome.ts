@@ -1,0 +1,4 @@
+/** What `collect` deleted for good. */
+export interface CollectOutcome {
+  collected: { agentId: string; retiredAt: string }[];
+}
