@@ -1,12 +1,12 @@
-import type { Change } from './changes.js';
 import { applyState } from './apply-state.js';
-import { hashContent, sameContent, sameState, stateOf, type EntryState } from './entry-state.js';
+import type { Change } from './changes.js';
+import { type EntryState, hashContent, sameContent, sameState, stateOf } from './entry-state.js';
 import { AgentFSError } from './errors.js';
 import { kindOfMode } from './mode.js';
 import { normalizePath, toRelative } from './path.js';
 import type { StoreFileSystem } from './store-fs.js';
 import { isBinary } from './text-content.js';
-import { mergeText, type ConflictHunk } from './three-way-merge.js';
+import { type ConflictHunk, mergeText } from './three-way-merge.js';
 
 /** Why a change could not be applied. */
 export type ConflictReason = 'content' | 'add-add' | 'delete-modify' | 'modify-delete' | 'binary' | 'type' | 'not-empty';

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3';
 import type { Clock, ConnectionOptions } from './connection.js';
 import { ensureStoreSchema, openConnection, unreadableDatabase } from './connection.js';
 import { InodeStore } from './inode-store.js';

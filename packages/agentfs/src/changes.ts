@@ -1,4 +1,4 @@
-import { sameState, stateOf, type EntryState } from './entry-state.js';
+import { type EntryState, sameState, stateOf } from './entry-state.js';
 import type { MergeBaseLog } from './merge-base.js';
 import type { EntryKind } from './mode.js';
 import type { OverlayFileSystem } from './overlay-fs.js';

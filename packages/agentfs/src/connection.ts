@@ -1,9 +1,9 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { settleUnsyncedMark } from './unsynced-import.js';
 import { AgentFSError, closedStoreError } from './errors.js';
 import { DEFAULT_DIR_MODE } from './mode.js';
 import { STORE_DDL } from './schema.js';
+import { settleUnsyncedMark } from './unsynced-import.js';
 
 /** Durability of commits: `full` fsyncs every commit (the project mirror, bin.db); `normal` may lose the last commits on power loss but never corrupts (overlays). */
 export type Durability = 'full' | 'normal';

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
 import { createTables } from './create-tables.js';
 import { makeTempDir } from './test-support/temp-dir.js';
 

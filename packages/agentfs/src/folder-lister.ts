@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import * as fs from 'node:fs';
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { type FolderListing, listFolder } from './folder-listing.js';
 import { describeName } from './skipped-entries.js';
 

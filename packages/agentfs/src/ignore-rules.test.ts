@@ -2,13 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentFS } from './agentfs.js';
 import { readIndexPaths } from './git-index.js';
 import { IgnoreRules } from './ignore-rules.js';
 import { importPaths } from './import-paths.js';
 import { importTree } from './import-tree.js';
 import { openTempStore } from './test-support/stores.js';
 import { makeTempDir } from './test-support/temp-dir.js';
-import type { AgentFS } from './agentfs.js';
 
 function write(root: string, rel: string, content = 'x\n'): void {
   mkdirSync(join(root, rel, '..'), { recursive: true });

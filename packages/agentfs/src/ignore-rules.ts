@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { findGitRepository, readExcludeFiles, TrackedPaths, type GitRepository } from './git-repository.js';
+import { findGitRepository, type GitRepository, readExcludeFiles, TrackedPaths } from './git-repository.js';
 
 /** Names never imported, written back or created by an overlay, whatever .gitignore says: VCS metadata and Cairn's own files. */
 export const ALWAYS_SKIPPED: ReadonlySet<string> = new Set(['.git', '.agentfs', '.cairn', '.hg', '.svn']);

@@ -1,7 +1,8 @@
-import { lstatSync, type Stats as DiskStats } from 'node:fs';
+import { type Stats as DiskStats, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentFS } from './agentfs.js';
 import { isProtectedPath, TreeIgnoreRules } from './ignore-rules.js';
+import { checkRoomFor } from './import-room.js';
 import { emptySummary, type ImportSummary } from './import-summary.js';
 import { unread } from './import-tree.js';
 import { MirrorRows } from './mirror-rows.js';
@@ -9,8 +10,7 @@ import { MirrorWriter } from './mirror-writer.js';
 import { kindOfMode } from './mode.js';
 import { normalizePath, toRelative } from './path.js';
 import { SkippedEntries, type SkippedEntry, unreadableReason } from './skipped-entries.js';
-import { checkRoomFor } from './import-room.js';
-import { compareEntry, mirrorDir, mirrorRoot, scanTree, type MirrorDir } from './tree-scan.js';
+import { compareEntry, type MirrorDir, mirrorDir, mirrorRoot, scanTree } from './tree-scan.js';
 
 /** What `importPath` did to one path. */
 export type ImportPathResult = 'added' | 'updated' | 'unchanged' | 'removed' | 'ignored' | 'skipped';

@@ -2,8 +2,8 @@ import {
   chmodSync,
   lstatSync,
   mkdirSync,
-  readFileSync,
   readdirSync,
+  readFileSync,
   readlinkSync,
   rmSync,
   symlinkSync,
@@ -13,7 +13,7 @@ import {
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importPath } from './import-paths.js';
-import { importTree, type ImportProgress } from './import-tree.js';
+import { type ImportProgress, importTree } from './import-tree.js';
 import { materialize } from './materialize.js';
 import { openTempOverlay, openTempStore } from './test-support/stores.js';
 import { makeTempDir } from './test-support/temp-dir.js';

@@ -1,14 +1,14 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AgentFS } from './agentfs.js';
 import { beginBulkCommits } from './bulk-commits.js';
+import { listerHere, listerOnWorker } from './folder-lister.js';
 import { IgnoreRules } from './ignore-rules.js';
 import { checkRoomFor } from './import-room.js';
+import { emptySummary, type ImportSummary } from './import-summary.js';
 import { MirrorRows } from './mirror-rows.js';
 import { MirrorWriter } from './mirror-writer.js';
-import { emptySummary, type ImportSummary } from './import-summary.js';
 import { comparePaths, SkippedEntries, type SkippedEntry } from './skipped-entries.js';
-import { listerHere, listerOnWorker } from './folder-lister.js';
-import { mirrorRoot, scanTree, type PlannedEntry, type TreeScan } from './tree-scan.js';
+import { mirrorRoot, type PlannedEntry, scanTree, type TreeScan } from './tree-scan.js';
 
 /**
  * Progress of an import: the scan counts the entries it found; the import phase counts entries done (those the

@@ -1,6 +1,8 @@
 import type Database from 'better-sqlite3';
+import { insertChunks, readChunkRange, readChunks } from './chunked-data.js';
 import type { Clock } from './connection.js';
 import { AgentFSError, closedStoreError } from './errors.js';
+import { deleteInodeRows, type InodeStatements, prepareInodeStatements } from './inode-statements.js';
 import type { InodeRow } from './stats.js';
 
 const MAX_CACHED = 100_000;
@@ -44,7 +46,7 @@ export class InodeStore {
   readonly db: Database.Database;
   readonly chunkSize: number;
   private readonly clock: Clock;
-  private readonly stmt;
+  private readonly stmt: InodeStatements;
   /** Lookups by (parent inode, name) and whiteout tests, valid while no one else commits (see `validateCache`). */
   private readonly dentryCache = new Map<string, Dentry | null>();
   private readonly whiteoutCache = new Map<string, boolean>();
@@ -56,53 +58,7 @@ export class InodeStore {
     this.db = db;
     this.chunkSize = chunkSize;
     this.clock = clock;
-    const p = (source: string) => db.prepare(source);
-    this.stmt = {
-      child: p(
-        `SELECT d.ino AS ino, i.mode AS mode FROM fs_dentry d JOIN fs_inode i ON i.ino = d.ino WHERE d.parent_ino = ? AND d.name = ?`,
-      ),
-      children: p(
-        `SELECT d.name AS name, d.ino AS ino, i.mode AS mode FROM fs_dentry d JOIN fs_inode i ON i.ino = d.ino WHERE d.parent_ino = ? ORDER BY d.name`,
-      ),
-      hasChildren: p(`SELECT 1 FROM fs_dentry WHERE parent_ino = ? LIMIT 1`),
-      inode: p(`SELECT ino, mode, nlink, uid, gid, size, atime, mtime, ctime, mtime_nsec FROM fs_inode WHERE ino = ?`),
-      chunks: p(`SELECT data FROM fs_data WHERE ino = ? ORDER BY chunk_index`).pluck(),
-      chunkRange: p(`SELECT chunk_index, data FROM fs_data WHERE ino = ? AND chunk_index BETWEEN ? AND ? ORDER BY chunk_index`),
-      insertInode: p(
-        `INSERT INTO fs_inode (mode, nlink, uid, gid, size, atime, mtime, ctime, atime_nsec, mtime_nsec, ctime_nsec) VALUES (?, 0, 0, 0, 0, ?, ?, ?, ?, ?, ?)`,
-      ),
-      insertFileInode: p(
-        `INSERT INTO fs_inode (mode, nlink, uid, gid, size, atime, mtime, ctime, atime_nsec, mtime_nsec, ctime_nsec) VALUES (?, 1, 0, 0, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      insertDentry: p(`INSERT INTO fs_dentry (name, parent_ino, ino) VALUES (?, ?, ?)`),
-      deleteDentry: p(`DELETE FROM fs_dentry WHERE parent_ino = ? AND name = ?`),
-      moveDentry: p(`UPDATE fs_dentry SET parent_ino = ?, name = ? WHERE parent_ino = ? AND name = ?`),
-      addLink: p(`UPDATE fs_inode SET nlink = nlink + 1 WHERE ino = ?`),
-      dropLink: p(`UPDATE fs_inode SET nlink = nlink - 1 WHERE ino = ? RETURNING nlink`).pluck(),
-      deleteInode: p(`DELETE FROM fs_inode WHERE ino = ?`),
-      deleteData: p(`DELETE FROM fs_data WHERE ino = ?`),
-      insertChunk: p(`INSERT INTO fs_data (ino, chunk_index, data) VALUES (?, ?, ?)`),
-      setSize: p(`UPDATE fs_inode SET size = ?, mtime = ?, mtime_nsec = ?, ctime = ?, ctime_nsec = ? WHERE ino = ?`),
-      setMode: p(`UPDATE fs_inode SET mode = ?, ctime = ?, ctime_nsec = ? WHERE ino = ?`),
-      setMtime: p(`UPDATE fs_inode SET mtime = ?, mtime_nsec = ? WHERE ino = ?`),
-      touch: p(`UPDATE fs_inode SET mtime = ?, mtime_nsec = ?, ctime = ?, ctime_nsec = ? WHERE ino = ?`),
-      symlinkTarget: p(`SELECT target FROM fs_symlink WHERE ino = ?`).pluck(),
-      insertSymlink: p(`INSERT OR REPLACE INTO fs_symlink (ino, target) VALUES (?, ?)`),
-      deleteSymlink: p(`DELETE FROM fs_symlink WHERE ino = ?`),
-      hasWhiteout: p(`SELECT 1 FROM fs_whiteout WHERE path = ?`).pluck(),
-      whiteoutsIn: p(`SELECT path FROM fs_whiteout WHERE parent_path = ?`).pluck(),
-      addWhiteout: p(`INSERT OR REPLACE INTO fs_whiteout (path, parent_path, created_at) VALUES (?, ?, ?)`),
-      removeWhiteout: p(`DELETE FROM fs_whiteout WHERE path = ?`),
-      removeWhiteoutsUnder: p(`DELETE FROM fs_whiteout WHERE path = ? OR substr(path, 1, ?) = ?`),
-      allWhiteouts: p(`SELECT path FROM fs_whiteout ORDER BY path`).pluck(),
-      anyWhiteout: p(`SELECT 1 FROM fs_whiteout LIMIT 1`).pluck(),
-      origin: p(`SELECT base_ino FROM fs_origin WHERE delta_ino = ?`).pluck(),
-      setOrigin: p(`INSERT OR REPLACE INTO fs_origin (delta_ino, base_ino) VALUES (?, ?)`),
-      deleteOrigin: p(`DELETE FROM fs_origin WHERE delta_ino = ?`),
-      dataVersion: p(`PRAGMA data_version`).pluck(),
-      countInodes: p(`SELECT count(*) FROM fs_inode`).pluck(),
-      sumSizes: p(`SELECT coalesce(sum(size), 0) FROM fs_inode`).pluck(),
-    };
+    this.stmt = prepareInodeStatements(db);
   }
 
   /**
@@ -199,7 +155,7 @@ export class InodeStore {
     this.namesWritten++;
     this.stmt.insertDentry.run(name, parentIno, ino);
     this.dentryCache.set(`${parentIno}/${name}`, { ino, mode });
-    this.insertChunks(ino, data);
+    insertChunks(this.stmt.insertChunk, this.chunkSize, ino, data);
     return ino;
   }
 
@@ -216,7 +172,7 @@ export class InodeStore {
     this.namesWritten++;
     this.stmt.deleteDentry.run(parentIno, name);
     const remaining = this.stmt.dropLink.get(ino) as number | undefined;
-    if (remaining !== undefined && remaining <= 0) this.freeInode(ino);
+    if (remaining !== undefined && remaining <= 0) deleteInodeRows(this.stmt, ino);
   }
 
   moveDentry(fromParent: number, fromName: string, toParent: number, toName: string): void {
@@ -226,51 +182,21 @@ export class InodeStore {
     this.stmt.moveDentry.run(toParent, toName, fromParent, fromName);
   }
 
-  private freeInode(ino: number): void {
-    this.stmt.deleteData.run(ino);
-    this.stmt.deleteSymlink.run(ino);
-    this.stmt.deleteOrigin.run(ino);
-    this.stmt.deleteInode.run(ino);
-  }
-
   readData(ino: number): Buffer {
-    const chunks = this.stmt.chunks.all(ino) as Buffer[];
-    if (chunks.length === 1) return chunks[0]!;
-    return Buffer.concat(chunks);
+    return readChunks(this.stmt.chunks, ino);
   }
 
   readRange(ino: number, offset: number, length: number, size: number): Buffer {
-    const end = Math.min(size, offset + length);
-    if (offset >= end) return Buffer.alloc(0);
-    const first = Math.floor(offset / this.chunkSize);
-    const last = Math.floor((end - 1) / this.chunkSize);
-    const rows = this.stmt.chunkRange.all(ino, first, last) as { chunk_index: number; data: Buffer }[];
-    const out = Buffer.alloc(end - offset);
-    for (const row of rows) {
-      const chunkStart = row.chunk_index * this.chunkSize;
-      const from = Math.max(offset, chunkStart);
-      const to = Math.min(end, chunkStart + row.data.length);
-      if (to > from) row.data.copy(out, from - offset, from - chunkStart, to - chunkStart);
-    }
-    return out;
+    return readChunkRange(this.stmt.chunkRange, this.chunkSize, ino, offset, length, size);
   }
 
   /** Replaces a file's whole content (`fresh`: the inode has no chunks yet). */
   writeData(ino: number, data: Uint8Array, mtime?: Timestamp, fresh = false): void {
     if (!fresh) this.stmt.deleteData.run(ino);
-    const size = this.insertChunks(ino, data);
+    const size = insertChunks(this.stmt.insertChunk, this.chunkSize, ino, data);
     const now = this.now();
     const m = mtime ?? now;
     this.stmt.setSize.run(size, m.sec, m.nsec, now.sec, now.nsec, ino);
-  }
-
-  private insertChunks(ino: number, data: Uint8Array): number {
-    const size = data.byteLength;
-    const bytes = Buffer.from(data.buffer, data.byteOffset, size);
-    for (let index = 0, offset = 0; offset < size; index++, offset += this.chunkSize) {
-      this.stmt.insertChunk.run(ino, index, bytes.subarray(offset, Math.min(size, offset + this.chunkSize)));
-    }
-    return size;
   }
 
   setMode(ino: number, mode: number): void {

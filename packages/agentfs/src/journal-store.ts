@@ -1,5 +1,5 @@
-import type Database from 'better-sqlite3';
 import { decodeCanonical, encodeCanonical, type JournalEntry, type JournalKind, type JournalStore } from '@cairn/air';
+import type Database from 'better-sqlite3';
 import { AgentFSError } from './errors.js';
 
 /** The tables a journal may live in: an agent's own, and the one of a run its process did not live to finish. */

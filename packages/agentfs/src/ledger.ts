@@ -1,14 +1,14 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { and, asc, eq, isNull, lte } from 'drizzle-orm';
-import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import type Database from 'better-sqlite3';
+import { and, asc, eq, isNull, lte } from 'drizzle-orm';
+import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3';
 import type { Clock, ConnectionOptions } from './connection.js';
 import { openConnection } from './connection.js';
+import { createTables } from './create-tables.js';
 import { AgentFSError } from './errors.js';
 import type { Overlay } from './overlay.js';
 import { cairnLedger, LEDGER_DDL } from './schema.js';
-import { createTables } from './create-tables.js';
 
 /** A retired overlay as the ledger keeps it. Times are Unix milliseconds. */
 export interface LedgerEntry {

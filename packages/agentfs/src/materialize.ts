@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { stateOf } from './entry-state.js';
-import { isProtectedName } from './ignore-rules.js';
 import type { FileSystem } from './file-system.js';
+import { isProtectedName } from './ignore-rules.js';
 import { joinPath, toRelative } from './path.js';
 import { writeState } from './write-back.js';
 

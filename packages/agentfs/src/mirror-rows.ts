@@ -1,5 +1,5 @@
-import type Database from 'better-sqlite3';
 import type { Stats as DiskStats } from 'node:fs';
+import type Database from 'better-sqlite3';
 import { ctimeUsOf, isRacy, StatCache } from './stat-cache.js';
 
 /**

@@ -2,9 +2,9 @@ import { closeSync, constants, lstatSync, openSync, readlinkSync, readSync } fro
 import { join } from 'node:path';
 import type { AgentFS } from './agentfs.js';
 import type { ImportSummary } from './import-summary.js';
-import { toTimestamp, type Dentry } from './inode-store.js';
+import { type Dentry, toTimestamp } from './inode-store.js';
 import { kindOfMode, modeFor } from './mode.js';
-import { unreadableReason, type SkippedEntry } from './skipped-entries.js';
+import { type SkippedEntry, unreadableReason } from './skipped-entries.js';
 import { StatCache } from './stat-cache.js';
 import type { MirrorDir, PlannedEntry, StaleEntry } from './tree-scan.js';
 

@@ -1,6 +1,6 @@
-import { acceptChanges, type AcceptOptions, type AcceptResult } from './accept.js';
+import { type AcceptOptions, type AcceptResult, acceptChanges } from './accept.js';
 import { AgentFS, type OpenOptions } from './agentfs.js';
-import { listChanges, type Change } from './changes.js';
+import { type Change, listChanges } from './changes.js';
 import { AgentFSError } from './errors.js';
 import { MergeBaseLog } from './merge-base.js';
 import { kindOfMode } from './mode.js';

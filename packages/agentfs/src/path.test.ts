@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { codeOf } from './test-support/error-code.js';
 import { baseName, isWithin, normalizePath, parentPath } from './path.js';
+import { codeOf } from './test-support/error-code.js';
 
 describe('path normalisation', () => {
   it.each([

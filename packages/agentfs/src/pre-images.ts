@@ -1,5 +1,5 @@
 import type { PreImage } from './accept.js';
-import { hashContent, type EntryState } from './entry-state.js';
+import { type EntryState, hashContent } from './entry-state.js';
 import { AgentFSError } from './errors.js';
 
 const FORMAT = 'cairn-pre-images';

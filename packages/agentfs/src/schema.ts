@@ -1,5 +1,5 @@
-import { blob, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { sql } from 'drizzle-orm';
+import { blob, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /** AgentFS v0.4 tables, plus Cairn's `cairn_*` extension tables. The DDL below is what `open` runs. */
 export const fsConfig = sqliteTable('fs_config', {

@@ -1,15 +1,15 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { undoAccept } from './accept.js';
 import { AgentFS } from './agentfs.js';
-import { hashContent, readDiskState, stateOf, type EntryState } from './entry-state.js';
+import { type EntryState, hashContent, readDiskState, stateOf } from './entry-state.js';
 import { importPath } from './import-paths.js';
 import { importTree } from './import-tree.js';
 import { Ledger } from './ledger.js';
 import { materialize } from './materialize.js';
 import { Overlay } from './overlay.js';
 import { decodePreImages, encodePreImages } from './pre-images.js';
-import { undoAccept } from './accept.js';
 import { codeOf, errorOf } from './test-support/error-code.js';
 import { openTempOverlay, openTempStore } from './test-support/stores.js';
 import { makeTempDir } from './test-support/temp-dir.js';

@@ -1,12 +1,12 @@
 import { AgentFSError } from './errors.js';
-import type { FileSystem, WriteFileOptions, RenameOptions } from './file-system.js';
-import { TreeFileSystem } from './tree-file-system.js';
+import type { FileSystem, RenameOptions, WriteFileOptions } from './file-system.js';
 import { toBytes } from './file-system.js';
 import type { Dentry, InodeStore } from './inode-store.js';
 import { toTimestamp } from './inode-store.js';
 import { DEFAULT_DIR_MODE, kindOfMode, modeFor, S_IFMT } from './mode.js';
 import { baseName, isWithin, joinPath, normalizePath, parentPath } from './path.js';
 import { Stats } from './stats.js';
+import { TreeFileSystem } from './tree-file-system.js';
 import type { Located, WalkableTree } from './tree-walk.js';
 import { symlinkTargetPath } from './tree-walk.js';
 

@@ -1,9 +1,9 @@
 import { applyPatch } from 'diff';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { hashContent } from './entry-state.js';
 import { mergeText } from './three-way-merge.js';
 import { formatChangeDiff } from './unified-diff.js';
-import { hashContent } from './entry-state.js';
 
 const lineArb = fc.constantFrom('a\n', 'b\n', 'c\n', 'd\n', 'e\n', 'x', '\r\n', '\n');
 const textArb = fc.array(lineArb, { maxLength: 12 }).map((lines) => lines.join(''));

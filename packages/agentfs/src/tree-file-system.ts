@@ -1,6 +1,6 @@
 import { AgentFSError } from './errors.js';
 import type { DirEntry, FileHandle, MkdirOptions, RmOptions } from './file-system.js';
-import { kindOfMode, type EntryKind } from './mode.js';
+import { type EntryKind, kindOfMode } from './mode.js';
 import { baseName, normalizePath, parentPath } from './path.js';
 import type { Stats } from './stats.js';
 import type { Located, WalkableTree } from './tree-walk.js';

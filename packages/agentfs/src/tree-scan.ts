@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { AgentFSError } from './errors.js';
-import type { IgnoreRules } from './ignore-rules.js';
-import { isTimestamp } from './inode-store.js';
-import { cacheVouches, ROW, type MirrorRow, type MirrorRows } from './mirror-rows.js';
 import { type FolderLister, listerHere } from './folder-lister.js';
 import { GONE, LISTED, STAT_NUMBERS, UNSTATABLE } from './folder-listing.js';
-import { kindOfMode, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, type EntryKind } from './mode.js';
-import { unreadableReason, type SkippedEntry } from './skipped-entries.js';
+import type { IgnoreRules } from './ignore-rules.js';
+import { isTimestamp } from './inode-store.js';
+import { cacheVouches, type MirrorRow, type MirrorRows, ROW } from './mirror-rows.js';
+import { type EntryKind, kindOfMode, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from './mode.js';
+import { type SkippedEntry, unreadableReason } from './skipped-entries.js';
 
 /** A directory of the working tree as an import walks it; `ino` is its store inode once known. */
 export interface MirrorDir {

@@ -1,12 +1,12 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importTree } from './import-tree.js';
-import { openTempOverlay, openTempStore } from './test-support/stores.js';
 import { isProtectedPath } from './ignore-rules.js';
+import { importTree } from './import-tree.js';
+import { errorOf } from './test-support/error-code.js';
+import { openTempOverlay, openTempStore } from './test-support/stores.js';
 import { makeTempDir } from './test-support/temp-dir.js';
 import { writeBack } from './write-back.js';
-import { errorOf } from './test-support/error-code.js';
 
 const NOT_ROOT = process.getuid?.() !== 0;
 

@@ -1,14 +1,14 @@
 import {
   accessSync,
   chmodSync,
-  constants,
-  readdirSync,
   closeSync,
+  constants,
   fchmodSync,
   fsyncSync,
   lstatSync,
   mkdirSync,
   openSync,
+  readdirSync,
   renameSync,
   rmdirSync,
   rmSync,
@@ -16,13 +16,13 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { syncDirectory } from './sync-directory.js';
 import { dirname, join } from 'node:path';
-import { sameState, stateOf, tryReadDiskState, type EntryState, type StateSummary } from './entry-state.js';
-import type { FileSystem } from './file-system.js';
+import { type EntryState, type StateSummary, sameState, stateOf, tryReadDiskState } from './entry-state.js';
 import { AgentFSError } from './errors.js';
+import type { FileSystem } from './file-system.js';
 import { isProtectedPath } from './ignore-rules.js';
 import { normalizePath, toRelative } from './path.js';
+import { syncDirectory } from './sync-directory.js';
 
 let tempCounter = 0;
 

@@ -3,9 +3,9 @@
 // built package, so the published JSON and the code are one source. Run after `pnpm build`.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { BUILTIN_CAPS, BUILTIN_SCHEMAS } from '../dist/builtins.js';
 import { commonSchema } from '../dist/json-schemas/common.js';
 import { KIND_SCHEMAS } from '../dist/json-schemas/definitions.js';
-import { BUILTIN_CAPS, BUILTIN_SCHEMAS } from '../dist/builtins.js';
 
 const spec = fileURLToPath(new URL('../../../spec/', import.meta.url));
 const write = (path, value) => writeFileSync(spec + path, JSON.stringify(value, null, 2) + '\n');

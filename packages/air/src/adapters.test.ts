@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BlobAdapter, TimerAdapter, type EffectAdapter } from './adapters.js';
+import { BlobAdapter, type EffectAdapter, TimerAdapter } from './adapters.js';
 import { AirRuntime, type RuntimeConfig } from './air-runtime.js';
-import type { CapGrantJson, DefPlanNode, DefPolicyNode } from './nodes.js';
 import { HttpAdapter, nodeSignatureVerifier } from './node/index.js';
+import type { CapGrantJson, DefPlanNode, DefPolicyNode } from './nodes.js';
 import { ed25519PublicKey } from './signing.js';
 import { validateManifest } from './validate.js';
 

@@ -1,6 +1,6 @@
 import type { CborValue } from './cbor-value.js';
-import { receiptSigningBytes, type EffectIntent, type Receipt } from './kernel.js';
-import { hashBytes, type Hash } from './node-hash.js';
+import { type EffectIntent, type Receipt, receiptSigningBytes } from './kernel.js';
+import { type Hash, hashBytes } from './node-hash.js';
 import { signEd25519 } from './signing.js';
 
 /** Something that performs effects and signs what happened. The kernel never calls adapters; hosts do. */

@@ -1,14 +1,14 @@
+import { encodeCanonical } from './canonical-cbor.js';
 import type { CborValue } from './cbor-value.js';
-import { Journal, verifyChain, type JournalEntry, type JournalHead } from './journal.js';
-import { EffectKernel, receiptFromRecord, type AdapterKey, type EffectIntent, type Receipt, type SignatureVerifier } from './kernel.js';
+import { Journal, type JournalEntry, type JournalHead, verifyChain } from './journal.js';
+import { type AdapterKey, type EffectIntent, EffectKernel, type Receipt, receiptFromRecord, type SignatureVerifier } from './kernel.js';
+import type { Hash } from './node-hash.js';
+import { hashBytes, hashNode } from './node-hash.js';
 import type { CapGrantJson, DefPolicyNode } from './nodes.js';
-import { PlanRunner, type PlanInstance } from './plan-runner.js';
-import type { World } from './world.js';
+import { type PlanInstance, PlanRunner } from './plan-runner.js';
 import type { Reducer } from './reducer.js';
 import { zeroValue } from './values.js';
-import type { Hash } from './node-hash.js';
-import { encodeCanonical } from './canonical-cbor.js';
-import { hashBytes, hashNode } from './node-hash.js';
+import type { World } from './world.js';
 
 /** Everything that defines a world's behaviour apart from its inputs. */
 export interface RuntimeConfig {

@@ -1,8 +1,8 @@
-import { cdeDecodeOptions, decode as cbor2Decode, encode as cbor2Encode, Tag } from 'cbor2';
+import { decode as cbor2Decode, encode as cbor2Encode, cdeDecodeOptions, Tag } from 'cbor2';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeCanonical, encodeCanonical } from './canonical-cbor.js';
-import { Dec128, Tagged, type CborValue } from './cbor-value.js';
+import { type CborValue, Dec128, Tagged } from './cbor-value.js';
 import { cborValueArb } from './test-support/cbor-arbitrary.js';
 import { toHex } from './test-support/vectors.js';
 

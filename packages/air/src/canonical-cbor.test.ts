@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeCanonical, encodeCanonical } from './canonical-cbor.js';
-import { Dec128, type CborValue } from './cbor-value.js';
+import { type CborValue, Dec128 } from './cbor-value.js';
 import { isAirError } from './errors.js';
 import { decodeNode, encodeNode } from './node-hash.js';
 import { cborValueArb as valueArb } from './test-support/cbor-arbitrary.js';

@@ -1,7 +1,7 @@
 import { decode, encode, Token, Type } from 'cborg';
 import { MAX_CBOR_DEPTH, scanCbor } from './cbor-scan.js';
-import { writeCanonical, type EncodedPart } from './cbor-writer.js';
-import { Dec128, Tagged, type CborValue } from './cbor-value.js';
+import { type CborValue, Dec128, Tagged } from './cbor-value.js';
+import { type EncodedPart, writeCanonical } from './cbor-writer.js';
 import { AirError } from './errors.js';
 import { isWellFormedString } from './utf8.js';
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeCanonical, encodeGeneral, encodePart, tryEncodePart } from './canonical-cbor.js';
 import { MAX_CBOR_DEPTH } from './cbor-scan.js';
-import { Dec128, Tagged, type CborValue } from './cbor-value.js';
+import { type CborValue, Dec128, Tagged } from './cbor-value.js';
 import { withKnownEncodings, writeCanonical } from './cbor-writer.js';
 import { cborValueArb } from './test-support/cbor-arbitrary.js';
 import { toHex } from './test-support/vectors.js';

@@ -1,5 +1,5 @@
 import { MAX_CBOR_DEPTH } from './cbor-scan.js';
-import { Dec128, type CborValue } from './cbor-value.js';
+import { type CborValue, Dec128 } from './cbor-value.js';
 
 /**
  * The direct writer behind `encodeCanonical`: the shapes nearly every AIR value is made of (null, booleans, safe

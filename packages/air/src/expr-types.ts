@@ -1,4 +1,4 @@
-import { diagnostic, pointer, type AirDiagnostic } from './diagnostic.js';
+import { type AirDiagnostic, diagnostic, pointer } from './diagnostic.js';
 import { OPERATORS } from './expr-operators.js';
 import { parseExprRef } from './expr-refs.js';
 import type { AirType, PrimitiveName } from './types.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CborValue } from './cbor-value.js';
-import { evaluateExpr, type ExprEnv } from './expr.js';
+import { type ExprEnv, evaluateExpr } from './expr.js';
 import { OPERATORS } from './expr-operators.js';
 
 const env: ExprEnv = {

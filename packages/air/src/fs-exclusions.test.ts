@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import { fsExclusionOf, fsPathExcluded } from './fs-exclusions.js';
 
 const DEFAULTS = ['.git/', '.agentfs/', '.env*', '.github/workflows/', 'Jenkinsfile', '**/secrets/*.key'];

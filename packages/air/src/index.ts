@@ -2,79 +2,80 @@
  * The public API of @cairn/air. Building blocks that only tools and tests need are in `@cairn/air/internal`;
  * the Node-only adapters and the OpenSSL verifier are in `@cairn/air/node`.
  */
-export { encodeCanonical, decodeCanonical } from './canonical-cbor.js';
-export { Dec128, Tagged, type CborValue } from './cbor-value.js';
-export { encodeNode, decodeNode, hashNode, hashBytes, isHash, type Hash } from './node-hash.js';
-export { parseDec128, formatDec128, compareDec128 } from './dec128.js';
+
+export { BlobAdapter, type EffectAdapter, signReceipt, TimerAdapter } from './adapters.js';
+export { AirRuntime, type ReplayOutcome, type RuntimeConfig, replayJournal, type ShadowReport, shadowRun } from './air-runtime.js';
+export { type AirDefinitionJson, BUILTIN_CAPS, BUILTIN_SCHEMAS, EFFECT_CATALOG, type EffectSpec } from './builtins.js';
+export { decodeCanonical, encodeCanonical } from './canonical-cbor.js';
+export { type CborValue, Dec128, Tagged } from './cbor-value.js';
+export { compareDec128, formatDec128, parseDec128 } from './dec128.js';
 export type { AirDiagnostic, AirResult } from './diagnostic.js';
-export { parseName, parseRef, isName, type AirName, type AirRef, type NameParts } from './names.js';
+export { ed25519KeyProblem } from './ed25519-strict.js';
+export { AirError, type AirErrorCode, isAirError } from './errors.js';
+export { type ExprEnv, evaluateExpr } from './expr.js';
+export type { Operator } from './expr-operators.js';
+export { type InferredType, inferExprType, type TypeScope } from './expr-types.js';
+export { fsPathExcluded } from './fs-exclusions.js';
+export { checkGrantConstraints, type ParsedHttpUrl, parseHttpUrl } from './grant-constraints.js';
 export {
-  parseType,
-  typeToJson,
-  schemaHash,
-  type AirType,
-  type PrimitiveName,
-  type MapKeyName,
-  type SchemaLookup,
-} from './types.js';
-export { encodeTypedValue, checkValue, hashTypedValue, zeroValue } from './values.js';
-export { AirError, isAirError, type AirErrorCode } from './errors.js';
+  type ChainBreak,
+  Journal,
+  type JournalEntry,
+  type JournalHead,
+  type JournalKind,
+  type JournalStore,
+  MemoryJournalStore,
+  verifyChain,
+} from './journal.js';
 export {
-  parseNode,
-  type AirNode,
+  type AdapterKey,
+  adapterKeyProblem,
+  type Denial,
+  type EffectIntent,
+  EffectKernel,
+  type EffectRequest,
+  intentHash,
+  type KernelOptions,
+  type Receipt,
+  receiptFromRecord,
+  receiptRecord,
+  receiptSigningBytes,
+  type SignatureVerifier,
+  verifyReceiptSignature,
+} from './kernel.js';
+export { type AirFiles, type FileDiagnostic, loadManifestDir, MANIFEST_FILE, writeManifestStore } from './manifest-store.js';
+export { type AirName, type AirRef, isName, type NameParts, parseName, parseRef } from './names.js';
+export { decodeNode, encodeNode, type Hash, hashBytes, hashNode, isHash } from './node-hash.js';
+export {
   type AirDefinition,
-  type DefSchemaNode,
+  type AirNode,
+  type CapGrantJson,
+  type DefCapNode,
   type DefModuleNode,
   type DefPlanNode,
-  type DefCapNode,
   type DefPolicyNode,
+  type DefSchemaNode,
   type ManifestNode,
   type PlanStep,
   type PolicyRule,
-  type CapGrantJson,
+  parseNode,
 } from './nodes.js';
-export type { AirKind } from './structure.js';
-export { evaluateExpr, type ExprEnv } from './expr.js';
-export type { Operator } from './expr-operators.js';
-export { inferExprType, type InferredType, type TypeScope } from './expr-types.js';
-export { validateManifest, type ValidatedManifest } from './validate.js';
-export { World, createWorld, type Entry, type ResolvedSchema } from './world.js';
-export { BUILTIN_SCHEMAS, BUILTIN_CAPS, EFFECT_CATALOG, type EffectSpec, type AirDefinitionJson } from './builtins.js';
-export { loadManifestDir, writeManifestStore, MANIFEST_FILE, type AirFiles, type FileDiagnostic } from './manifest-store.js';
-export { verifyEd25519, signEd25519, ed25519PublicKey, hmacSha256, equalBytes, type SignatureScheme } from './signing.js';
-export { ed25519KeyProblem } from './ed25519-strict.js';
-export {
-  Journal,
-  MemoryJournalStore,
-  verifyChain,
-  type JournalEntry,
-  type JournalKind,
-  type JournalStore,
-  type ChainBreak,
-  type JournalHead,
-} from './journal.js';
-export { fsPathExcluded } from './fs-exclusions.js';
-export { checkGrantConstraints, parseHttpUrl, type ParsedHttpUrl } from './grant-constraints.js';
-export { normalProjectPath } from './project-path.js';
+export { applyPatch, type ControlPlane, type DefinitionDiff, diffPlanes, Governance, type PatchDocument, type PatchOp } from './patches.js';
+export { type InstanceStatus, type PlanInstance, PlanRunner, type PlanRunnerOptions } from './plan-runner.js';
 export { decidePolicy, type EffectOrigin, type PolicyDecision, type PolicySubject } from './policy.js';
+export { normalProjectPath } from './project-path.js';
+export { type DomainEvent, loadReducer, type Reducer, type ReducerOutput } from './reducer.js';
+export { ed25519PublicKey, equalBytes, hmacSha256, type SignatureScheme, signEd25519, verifyEd25519 } from './signing.js';
+export type { AirKind } from './structure.js';
 export {
-  EffectKernel,
-  intentHash,
-  receiptSigningBytes,
-  receiptRecord,
-  receiptFromRecord,
-  verifyReceiptSignature,
-  adapterKeyProblem,
-  type SignatureVerifier,
-  type EffectRequest,
-  type EffectIntent,
-  type Denial,
-  type Receipt,
-  type AdapterKey,
-  type KernelOptions,
-} from './kernel.js';
-export { PlanRunner, type PlanInstance, type InstanceStatus, type PlanRunnerOptions } from './plan-runner.js';
-export { AirRuntime, replayJournal, shadowRun, type RuntimeConfig, type ReplayOutcome, type ShadowReport } from './air-runtime.js';
-export { BlobAdapter, TimerAdapter, signReceipt, type EffectAdapter } from './adapters.js';
-export { loadReducer, type Reducer, type ReducerOutput, type DomainEvent } from './reducer.js';
-export { applyPatch, diffPlanes, Governance, type PatchOp, type PatchDocument, type ControlPlane, type DefinitionDiff } from './patches.js';
+  type AirType,
+  type MapKeyName,
+  type PrimitiveName,
+  parseType,
+  type SchemaLookup,
+  schemaHash,
+  typeToJson,
+} from './types.js';
+export { type ValidatedManifest, validateManifest } from './validate.js';
+export { checkValue, encodeTypedValue, hashTypedValue, zeroValue } from './values.js';
+export { createWorld, type Entry, type ResolvedSchema, World } from './world.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeCanonical } from './canonical-cbor.js';
 import type { CborValue } from './cbor-value.js';
-import { entryHash, Journal, MemoryJournalStore, verifyChain, type JournalEntry, type JournalStore } from './journal.js';
+import { entryHash, Journal, type JournalEntry, type JournalStore, MemoryJournalStore, verifyChain } from './journal.js';
 
 /** A store that hands its entries out as a one-shot generator, as a database cursor does. */
 class CursorStore implements JournalStore {

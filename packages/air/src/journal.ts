@@ -1,8 +1,8 @@
-import type { CborValue } from './cbor-value.js';
-import { AirError } from './errors.js';
 import { tryEncodePart } from './canonical-cbor.js';
+import type { CborValue } from './cbor-value.js';
 import { withKnownEncodings } from './cbor-writer.js';
-import { hashNode, type Hash } from './node-hash.js';
+import { AirError } from './errors.js';
+import { type Hash, hashNode } from './node-hash.js';
 
 /** The kinds of journal entry: AIR v1 §15, and Cairn's records of refusals. */
 export type JournalKind =

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EffectKernel, receiptSigningBytes, type AdapterKey, type EffectRequest, type Receipt } from './kernel.js';
 import { Journal, MemoryJournalStore } from './journal.js';
+import { type AdapterKey, EffectKernel, type EffectRequest, type Receipt, receiptSigningBytes } from './kernel.js';
 import type { CapGrantJson, DefPolicyNode } from './nodes.js';
 import { hmacSha256 } from './signing.js';
 import { createWorld } from './world.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EffectKernel, intentHash, receiptSigningBytes, type AdapterKey, type EffectRequest, type Receipt } from './kernel.js';
-import { Journal, MemoryJournalStore, verifyChain, type JournalEntry } from './journal.js';
+import { Journal, type JournalEntry, MemoryJournalStore, verifyChain } from './journal.js';
+import { type AdapterKey, EffectKernel, type EffectRequest, intentHash, type Receipt, receiptSigningBytes } from './kernel.js';
 import type { CapGrantJson, DefPolicyNode } from './nodes.js';
 import { decidePolicy, type EffectOrigin } from './policy.js';
 import { ed25519PublicKey, hmacSha256, signEd25519 } from './signing.js';

@@ -1,17 +1,17 @@
+import { EFFECT_CATALOG } from './builtins.js';
 import { encodeCanonical, tryEncodePart } from './canonical-cbor.js';
-import { withKnownEncodings } from './cbor-writer.js';
 import type { CborValue } from './cbor-value.js';
-import { hashBytes, type Hash } from './node-hash.js';
+import { withKnownEncodings } from './cbor-writer.js';
+import { ed25519KeyProblem } from './ed25519-strict.js';
+import { AirError } from './errors.js';
 import { checkGrantConstraints, parseHttpUrl } from './grant-constraints.js';
 import type { Journal } from './journal.js';
+import { type Hash, hashBytes } from './node-hash.js';
 import type { CapGrantJson, DefPolicyNode } from './nodes.js';
 import { decidePolicy, type EffectOrigin, type PolicyDecision } from './policy.js';
-import { equalBytes, hmacSha256, verifyEd25519, type SignatureScheme } from './signing.js';
-import { AirError } from './errors.js';
-import { ed25519KeyProblem } from './ed25519-strict.js';
-import type { World } from './world.js';
-import { EFFECT_CATALOG } from './builtins.js';
+import { equalBytes, hmacSha256, type SignatureScheme, verifyEd25519 } from './signing.js';
 import { checkValue, encodeTypedValue } from './values.js';
+import type { World } from './world.js';
 
 /** Where a receipt's payload sits in its journal entry: entry, body, `submitted`, payload. */
 const RECEIPT_DEPTH_IN_ENTRY = 3;

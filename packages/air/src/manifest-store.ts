@@ -1,7 +1,7 @@
 import type { CborValue } from './cbor-value.js';
-import { diagnostic, type AirDiagnostic, type AirResult } from './diagnostic.js';
+import { type AirDiagnostic, type AirResult, diagnostic } from './diagnostic.js';
 import { encodeNode } from './node-hash.js';
-import { validateManifest, type ValidatedManifest } from './validate.js';
+import { type ValidatedManifest, validateManifest } from './validate.js';
 
 /** The file access the store needs; `@cairn/air/node` implements it on the local disk. */
 export interface AirFiles {

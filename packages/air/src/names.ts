@@ -1,5 +1,5 @@
-import { diagnostic, type AirDiagnostic } from './diagnostic.js';
-import { isHash, type Hash } from './node-hash.js';
+import { type AirDiagnostic, diagnostic } from './diagnostic.js';
+import { type Hash, isHash } from './node-hash.js';
 
 /** A definition name `namespace/name@version`. */
 export type AirName = string & { readonly __airName: true };

@@ -1,8 +1,8 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { decodeCanonical, encodeCanonical } from './canonical-cbor.js';
-import { writeCanonical } from './cbor-writer.js';
 import type { CborValue } from './cbor-value.js';
+import { writeCanonical } from './cbor-writer.js';
 import { AirError } from './errors.js';
 
 /** The CBOR self-describe tag 55799 (`d9 d9 f7`) that starts every AIR node's bytes. */

@@ -1,5 +1,5 @@
-import { diagnostic, type AirResult } from './diagnostic.js';
-import { checkStructure, KINDS, type AirKind } from './structure.js';
+import { type AirResult, diagnostic } from './diagnostic.js';
+import { type AirKind, checkStructure, KINDS } from './structure.js';
 import { parseType } from './types.js';
 
 /** A schema reference in the text form: a name, a content hash, or an inline type. */

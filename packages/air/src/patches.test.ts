@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Journal } from './journal.js';
 import { hashNode } from './node-hash.js';
-import { applyPatch, Governance, type ControlPlane, type PatchDocument } from './patches.js';
+import { applyPatch, type ControlPlane, Governance, type PatchDocument } from './patches.js';
 import { validateManifest } from './validate.js';
 
 const point = { $kind: 'defschema', name: 'a/Point@1', type: { record: { x: { int: {} }, y: { int: {} } } } };

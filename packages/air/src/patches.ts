@@ -1,11 +1,11 @@
 import { create as createDiffer } from 'jsondiffpatch';
-import type { CborValue } from './cbor-value.js';
-import { diagnostic, pointer, type AirDiagnostic, type AirResult } from './diagnostic.js';
 import { EFFECT_CATALOG } from './builtins.js';
+import type { CborValue } from './cbor-value.js';
+import { type AirDiagnostic, type AirResult, diagnostic, pointer } from './diagnostic.js';
 import type { Journal } from './journal.js';
-import { hashNode, type Hash } from './node-hash.js';
+import { type Hash, hashNode } from './node-hash.js';
 import type { CapGrantJson, ManifestNode } from './nodes.js';
-import { validateManifest, type ValidatedManifest } from './validate.js';
+import { type ValidatedManifest, validateManifest } from './validate.js';
 
 type DefKind = 'defschema' | 'defmodule' | 'defplan' | 'defcap' | 'defpolicy';
 const LIST_OF: Record<DefKind, 'schemas' | 'modules' | 'plans' | 'caps' | 'policies'> = {

@@ -1,33 +1,26 @@
 import { encodeCanonical } from './canonical-cbor.js';
 import type { CborValue } from './cbor-value.js';
-import { diagnostic, type AirDiagnostic } from './diagnostic.js';
+import { type AirDiagnostic, diagnostic } from './diagnostic.js';
 import { AirError } from './errors.js';
-import { evaluateExpr, type ExprEnv } from './expr.js';
-import type { EffectIntent, EffectKernel } from './kernel.js';
+import { evaluateExpr } from './expr.js';
 import type { Journal } from './journal.js';
-import { hashBytes, hashNode, type Hash } from './node-hash.js';
+import type { EffectIntent, EffectKernel } from './kernel.js';
+import { type Hash, hashBytes, hashNode } from './node-hash.js';
 import type { DefPlanNode, PlanStep } from './nodes.js';
+import {
+  type DeliveredEvent,
+  type DeliveredReceipt,
+  instanceEnv,
+  instanceSnapshot,
+  isAwaiting,
+  matchEvent,
+  nextReadyStep,
+  type PlanInstance,
+} from './plan-instance.js';
 import { encodeTypedValue } from './values.js';
 import type { World } from './world.js';
 
-/** Where a plan instance is. */
-export type InstanceStatus = 'running' | 'waiting' | 'ended' | 'failed';
-
-/** One plan instance's state (all of it canonical values, so the whole can be hashed). */
-export interface PlanInstance {
-  id: string;
-  plan: string;
-  manifestHash: string;
-  status: InstanceStatus;
-  input: CborValue;
-  vars: Record<string, CborValue>;
-  outputs: Record<string, CborValue>;
-  completed: string[];
-  /** Intent hashes this instance emitted, by the step that emitted them. */
-  intents: Record<string, string>;
-  result?: CborValue;
-  error?: AirDiagnostic;
-}
+export type { InstanceStatus, PlanInstance } from './plan-instance.js';
 
 /** What the host gives the runner. */
 export interface PlanRunnerOptions {
@@ -51,8 +44,8 @@ export interface PlanRunnerOptions {
 export class PlanRunner {
   private readonly options: PlanRunnerOptions;
   private readonly instances = new Map<string, PlanInstance>();
-  private readonly receipts = new Map<string, { status: string; receipt: CborValue }>();
-  private readonly events: { schema: string; value: CborValue }[] = [];
+  private readonly receipts = new Map<string, DeliveredReceipt>();
+  private readonly events: DeliveredEvent[] = [];
 
   constructor(options: PlanRunnerOptions) {
     this.options = options;
@@ -114,24 +107,7 @@ export class PlanRunner {
   /** The hash of every instance's state, in id order: equal states have equal hashes. */
   stateHash(): Hash {
     const ids = [...this.instances.keys()].sort();
-    return hashNode(ids.map((id) => this.snapshot(this.instances.get(id)!)));
-  }
-
-  private snapshot(instance: PlanInstance): CborValue {
-    const out: Record<string, CborValue> = {
-      id: instance.id,
-      plan: instance.plan,
-      manifest: instance.manifestHash,
-      status: instance.status,
-      input: instance.input,
-      vars: instance.vars,
-      outputs: instance.outputs,
-      completed: instance.completed,
-      intents: instance.intents,
-    };
-    if (instance.result !== undefined) out.result = instance.result;
-    if (instance.error !== undefined) out.error = { code: instance.error.code, path: instance.error.path };
-    return out;
+    return hashNode(ids.map((id) => instanceSnapshot(this.instances.get(id)!)));
   }
 
   /** Runs ticks until no step is ready. */
@@ -141,15 +117,9 @@ export class PlanRunner {
     instance.status = 'running';
     for (;;) {
       if (instance.status !== 'running') return;
-      const step = this.nextReady(plan, instance);
+      const step = nextReadyStep(plan, instance, this.receipts, this.events);
       if (step === undefined) {
-        const blocked = plan.steps.some(
-          (s) =>
-            !instance.completed.includes(s.id) &&
-            this.predecessorsDone(plan, instance, s.id) &&
-            (s.op === 'await_receipt' || s.op === 'await_event'),
-        );
-        if (blocked) instance.status = 'waiting';
+        if (isAwaiting(plan, instance)) instance.status = 'waiting';
         else if (plan.output !== undefined)
           this.fail(instance, diagnostic('plan.no-end', 'the plan stopped without reaching "end", but it declares an output', '/steps'));
         else this.end(instance, plan, undefined);
@@ -163,52 +133,6 @@ export class PlanRunner {
     }
   }
 
-  private env(instance: PlanInstance): ExprEnv {
-    return { input: instance.input, vars: instance.vars, steps: instance.outputs };
-  }
-
-  private predecessorsDone(plan: DefPlanNode, instance: PlanInstance, id: string): boolean {
-    return plan.edges.filter((e) => e.to === id).every((e) => instance.completed.includes(e.from));
-  }
-
-  private nextReady(plan: DefPlanNode, instance: PlanInstance): PlanStep | undefined {
-    const candidates = plan.steps
-      .map((step, index) => ({ step, index }))
-      .filter(({ step }) => !instance.completed.includes(step.id) && this.predecessorsDone(plan, instance, step.id))
-      .filter(({ step }) =>
-        plan.edges
-          .filter((e) => e.to === step.id && e.when !== undefined)
-          .every((e) => {
-            const guard = evaluateExpr(e.when, this.env(instance));
-            return guard.ok && guard.value === true;
-          }),
-      )
-      .filter(({ step }) => this.canProgress(step, instance))
-      .sort((a, b) => (a.step.id < b.step.id ? -1 : a.step.id > b.step.id ? 1 : a.index - b.index));
-    return candidates[0]?.step;
-  }
-
-  private canProgress(step: PlanStep, instance: PlanInstance): boolean {
-    if (step.op === 'await_receipt') {
-      const target = evaluateExpr(step.for, this.env(instance));
-      return target.ok && typeof target.value === 'string' && this.receipts.has(target.value);
-    }
-    if (step.op === 'await_event') return this.matchEvent(step, instance) !== undefined;
-    return true;
-  }
-
-  private matchEvent(step: Extract<PlanStep, { op: 'await_event' }>, instance: PlanInstance): CborValue | undefined {
-    const schema = typeof step.event === 'string' ? step.event : undefined;
-    for (const event of this.events) {
-      if (schema !== undefined && event.schema !== schema) continue;
-      if (step.where === undefined) return event.value;
-      const env = this.env(instance);
-      const matched = evaluateExpr(step.where, { ...env, vars: { ...env.vars, [step.bind.as]: event.value } });
-      if (matched.ok && matched.value === true) return event.value;
-    }
-    return undefined;
-  }
-
   /** Executes one step; false when it cannot complete yet. */
   private execute(plan: DefPlanNode, instance: PlanInstance, step: PlanStep): boolean {
     const complete = (output: CborValue, bindAs?: string) => {
@@ -218,7 +142,7 @@ export class PlanRunner {
       return true;
     };
     const evaluate = (expr: unknown, path: string) => {
-      const result = evaluateExpr(expr, this.env(instance), path);
+      const result = evaluateExpr(expr, instanceEnv(instance), path);
       if (!result.ok) this.fail(instance, { ...result.diagnostics[0]!, stepId: step.id, name: plan.name });
       return result;
     };
@@ -270,7 +194,7 @@ export class PlanRunner {
         );
       }
       case 'await_event': {
-        const event = this.matchEvent(step, instance);
+        const event = matchEvent(step, instance, this.events);
         return event === undefined ? false : complete(event, step.bind.as);
       }
       case 'raise_event': {

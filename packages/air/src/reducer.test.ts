@@ -1,8 +1,8 @@
-import wabtInit from 'wabt';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AirRuntime, replayJournal, type RuntimeConfig } from './air-runtime.js';
-import type { DefPlanNode, DefPolicyNode } from './nodes.js';
+import wabtInit from 'wabt';
+import { AirRuntime, type RuntimeConfig, replayJournal } from './air-runtime.js';
 import { hashBytes } from './node-hash.js';
+import type { DefPlanNode, DefPolicyNode } from './nodes.js';
 import { loadReducer } from './reducer.js';
 import { validateManifest } from './validate.js';
 

@@ -1,6 +1,6 @@
 import { decodeCanonical, encodeCanonical } from './canonical-cbor.js';
 import type { CborValue } from './cbor-value.js';
-import { hashBytes, type Hash } from './node-hash.js';
+import { type Hash, hashBytes } from './node-hash.js';
 
 /** The part of the WebAssembly API a reducer needs (a global in Node, browsers and isolates alike). */
 interface WasmApi {

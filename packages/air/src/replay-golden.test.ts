@@ -2,9 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AirRuntime, replayJournal } from './air-runtime.js';
-import { decodeNode, encodeNode } from './node-hash.js';
-import { Journal, MemoryJournalStore, type JournalEntry } from './journal.js';
 import type { CborValue } from './cbor-value.js';
+import { Journal, type JournalEntry, MemoryJournalStore } from './journal.js';
+import { decodeNode, encodeNode } from './node-hash.js';
 import { config, playFix } from './test-support/scenario.js';
 import { fromHex, toHex } from './test-support/vectors.js';
 

@@ -1,5 +1,5 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { diagnostic, type AirDiagnostic } from './diagnostic.js';
+import { type AirDiagnostic, diagnostic } from './diagnostic.js';
 import * as compiled from './json-schemas/validators.generated.js';
 
 /** The kinds of AIR definition. */

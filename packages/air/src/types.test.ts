@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseName, parseRef } from './names.js';
-import { expandType, parseType, schemaHash, typeToJson, type AirType } from './types.js';
+import { type AirType, expandType, parseType, schemaHash, typeToJson } from './types.js';
 
 const t = (json: unknown): AirType => {
   const parsed = parseType(json);

@@ -1,7 +1,7 @@
-import { diagnostic, pointer, type AirDiagnostic, type AirResult } from './diagnostic.js';
-import { isName } from './names.js';
-import { hashNode, type Hash } from './node-hash.js';
 import type { CborValue } from './cbor-value.js';
+import { type AirDiagnostic, type AirResult, diagnostic, pointer } from './diagnostic.js';
+import { isName } from './names.js';
+import { type Hash, hashNode } from './node-hash.js';
 
 /** The primitive types of AIR. */
 export const PRIMITIVES = ['bool', 'int', 'nat', 'dec128', 'bytes', 'text', 'time', 'duration', 'hash', 'uuid', 'unit'] as const;

@@ -1,5 +1,5 @@
 import { EFFECT_CATALOG } from './builtins.js';
-import { diagnostic, pointer, type AirDiagnostic } from './diagnostic.js';
+import { type AirDiagnostic, diagnostic, pointer } from './diagnostic.js';
 import { parseExprRef } from './expr-refs.js';
 import { describeType, inferExprType, isAssignable, type TypeScope } from './expr-types.js';
 import type { DefPlanNode, PlanStep } from './nodes.js';

@@ -1,12 +1,12 @@
 import { CAP_TYPES, EFFECT_CATALOG } from './builtins.js';
-import { diagnostic, pointer, type AirDiagnostic, type AirResult } from './diagnostic.js';
-import { isAssignable, describeType } from './expr-types.js';
 import type { CborValue } from './cbor-value.js';
-import { hashNode, type Hash } from './node-hash.js';
-import { parseNode, type AirDefinition, type ManifestNode } from './nodes.js';
+import { type AirDiagnostic, type AirResult, diagnostic, pointer } from './diagnostic.js';
+import { describeType, isAssignable } from './expr-types.js';
+import { type Hash, hashNode } from './node-hash.js';
+import { type AirDefinition, type ManifestNode, parseNode } from './nodes.js';
 import type { AirType } from './types.js';
-import { checkValue } from './values.js';
 import { checkPlan } from './validate-plan.js';
+import { checkValue } from './values.js';
 import { createWorld, type World } from './world.js';
 
 /** A manifest that passed validation, with every reference's hash filled in, and its world. */

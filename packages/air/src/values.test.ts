@@ -4,7 +4,7 @@ import { encodeCanonical } from './canonical-cbor.js';
 import { Dec128 } from './cbor-value.js';
 import { compareDec128, formatDec128, parseDec128 } from './dec128.js';
 import { toHex } from './test-support/vectors.js';
-import { parseType, schemaHash, type AirType } from './types.js';
+import { type AirType, parseType, schemaHash } from './types.js';
 import { checkValue, encodeTypedValue, hashTypedValue } from './values.js';
 
 const t = (json: unknown): AirType => {

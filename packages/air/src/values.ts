@@ -1,9 +1,9 @@
 import { BASE64_PATTERN, bytesFromBase64, bytesFromHex } from './bytes-text.js';
 import { compareBytes, encodeCanonical } from './canonical-cbor.js';
-import { Dec128, type CborValue } from './cbor-value.js';
+import { type CborValue, Dec128 } from './cbor-value.js';
 import { parseDec128 } from './dec128.js';
-import { diagnostic, pointer, type AirDiagnostic, type AirResult } from './diagnostic.js';
-import { hashNode, isHash, type Hash } from './node-hash.js';
+import { type AirDiagnostic, type AirResult, diagnostic, pointer } from './diagnostic.js';
+import { type Hash, hashNode, isHash } from './node-hash.js';
 import type { AirType } from './types.js';
 import { isWellFormedString } from './utf8.js';
 

@@ -1,9 +1,9 @@
 import { BUILTIN_CAPS, BUILTIN_SCHEMAS } from './builtins.js';
-import { diagnostic, type AirDiagnostic } from './diagnostic.js';
-import { hashNode, isHash, type Hash } from './node-hash.js';
-import type { AirDefinition, SchemaRefJson } from './nodes.js';
-import { expandType, parseType, schemaHash, type AirType } from './types.js';
 import type { CborValue } from './cbor-value.js';
+import { type AirDiagnostic, diagnostic } from './diagnostic.js';
+import { type Hash, hashNode, isHash } from './node-hash.js';
+import type { AirDefinition, SchemaRefJson } from './nodes.js';
+import { type AirType, expandType, parseType, schemaHash } from './types.js';
 
 /** A definition with its node hash. */
 export interface Entry<N extends AirDefinition = AirDefinition> {

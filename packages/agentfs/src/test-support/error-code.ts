@@ -1,4 +1,4 @@
-import { isAgentFSError, type AgentFSError } from '../errors.js';
+import { type AgentFSError, isAgentFSError } from '../errors.js';
 
 /** Runs `fn` and returns the AgentFSError code it threw (undefined when it did not throw). */
 export function codeOf(fn: () => unknown): string | undefined {

@@ -1,16 +1,16 @@
 import * as crypto from 'node:crypto';
-import { createHash, createHmac, createPrivateKey, createPublicKey, sign, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, createPrivateKey, createPublicKey, type KeyObject, sign, timingSafeEqual, verify } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { loadManifestDir, writeManifestStore, type AirFiles } from '../manifest-store.js';
-import type { AirResult } from '../diagnostic.js';
-import type { ValidatedManifest } from '../validate.js';
-import type { SignatureVerifier, EffectIntent, Receipt } from '../kernel.js';
-import { signReceipt, type BlobAdapter, type EffectAdapter } from '../adapters.js';
+import { type BlobAdapter, type EffectAdapter, signReceipt } from '../adapters.js';
 import type { CborValue } from '../cbor-value.js';
-import type { Hash } from '../node-hash.js';
+import type { AirResult } from '../diagnostic.js';
 import { acceptableEd25519Key, acceptableSignatureShape } from '../ed25519-strict.js';
+import type { EffectIntent, Receipt, SignatureVerifier } from '../kernel.js';
+import { type AirFiles, loadManifestDir, writeManifestStore } from '../manifest-store.js';
+import type { Hash } from '../node-hash.js';
 import { useNativeSha256 } from '../node-hash.js';
+import type { ValidatedManifest } from '../validate.js';
 
 /** Node's one-shot digest (Node 20.12 and later): no hash object made and dropped for each small input. */
 const oneShot = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: 'hex') => string }).hash;

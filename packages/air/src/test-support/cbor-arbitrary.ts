@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { Dec128, Tagged, type CborValue } from '../cbor-value.js';
+import { type CborValue, Dec128, Tagged } from '../cbor-value.js';
 
 /** Any value of Cairn's CBOR data model, nested a few levels deep, for property tests. */
 export const cborValueArb: fc.Arbitrary<CborValue> = fc.letrec<{ value: CborValue }>((tie) => ({

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { AirRuntime, RuntimeConfig } from '../air-runtime.js';
-import { receiptSigningBytes, type Receipt } from '../kernel.js';
+import { type Receipt, receiptSigningBytes } from '../kernel.js';
 import type { CapGrantJson, DefPlanNode, DefPolicyNode } from '../nodes.js';
 import { ed25519PublicKey, signEd25519 } from '../signing.js';
 import { validateManifest } from '../validate.js';
