@@ -1,5 +1,5 @@
-import type { AgentState } from './agent-states.js';
 import type { ProgramLang } from './agent-options.js';
+import type { AgentState } from './agent-states.js';
 import type { CheckResultInfo } from './check-results.js';
 import type { ChangeInfo } from './proposal-changes.js';
 

@@ -1,6 +1,6 @@
+import type { AgentBudgets, AgentLimits, ModelOptions, ProgramLang, SpawnOptions } from './agent-options.js';
 import { CairnError } from './errors.js';
 import { projectPath } from './project-path.js';
-import type { AgentBudgets, AgentLimits, ModelOptions, ProgramLang, SpawnOptions } from './agent-options.js';
 
 /** The model a model-written agent uses unless told otherwise. */
 export const DEFAULT_MODEL = 'qwen2.5-coder:7b';
