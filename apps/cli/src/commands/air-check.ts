@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { loadProjectGovernance, PROTECTED_READ_PATTERNS, PROTECTED_WRITE_PATTERNS } from '@cairn/governance';
-import { projectLayout } from '@cairn/workspace';
+import { projectLayout } from '@cairn/workspace/layout';
 import type { CommandContext } from '../context.js';
 
 /** `cairn air check`: validates `.cairn/manifest.air.json`; exit 1 with every problem, placed, when it is invalid. */

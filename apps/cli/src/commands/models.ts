@@ -1,5 +1,5 @@
 import { createModelClient, loadModelSettings, type ModelListing, modelClientOptionsFor } from '@cairn/model';
-import { projectLayout } from '@cairn/workspace';
+import { projectLayout } from '@cairn/workspace/layout';
 import type { CommandContext } from '../context.js';
 
 type Provider = 'ollama' | 'openai';

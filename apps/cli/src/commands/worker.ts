@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { checkQueueUrl, loadSigningKey, STOP_GRACE_MS, startWorker, workerRoster } from '@cairn/remote';
-import { cairnHomeDir } from '@cairn/workspace';
+import { cairnHomeDir } from '@cairn/workspace/layout';
 import { type CommandContext, UsageError } from '../context.js';
 
 interface WorkerFlags {

@@ -1,8 +1,8 @@
 import { configError, isConfigObject, readProjectConfig } from '@cairn/api';
 import { loadCheckSettings } from '@cairn/checks/settings';
 import { loadModelSettings } from '@cairn/model/settings';
-import type { ProjectLayout } from '@cairn/workspace';
-import { loadWorkingTreeSettings } from '@cairn/workspace';
+import type { ProjectLayout } from '@cairn/workspace/layout';
+import { loadWorkingTreeSettings } from '@cairn/workspace/settings';
 import { loadInboxSettings } from '../inbox/inbox-settings.js';
 
 /** The sections `.cairn/config.json` may hold. */
