@@ -20,7 +20,13 @@ function modulesLoadedBy(entry: string): string[] {
 }
 
 /** What a process that only talks to a daemon never needs: the stores, the sandbox, the native modules. */
-const HEAVY = ['/packages/agentfs/dist/index.js', '/packages/workspace/dist/index.js', '/packages/sandbox/', 'better-sqlite3', 'isolated-vm'];
+const HEAVY = [
+  '/packages/agentfs/dist/index.js',
+  '/packages/workspace/dist/index.js',
+  '/packages/sandbox/',
+  'better-sqlite3',
+  'isolated-vm',
+];
 
 describe('the light client entry', () => {
   it('loads no store, no sandbox and no native module: a command a daemon answers stays quick', () => {
