@@ -41,6 +41,7 @@ export const FOLDERS = {
     'run',
     'tools',
     'programs',
+    'exec',
     'agents',
     'review',
     'sync',

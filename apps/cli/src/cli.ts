@@ -44,8 +44,23 @@ function withSpawnOptions(command: Command): Command {
       '--scope <path>',
       'only let the agent write under this path, from the current folder (repeatable)',
       (value: string, previous: string[] = []) => [...previous, value],
-    );
+    )
+    .option('--exec', 'the words after -- are a program (an agent CLI) to run in a writable sealed view: cairn spawn --exec -- claude')
+    .option(...execEnvOption)
+    .option(...execHomeOption);
 }
+
+const repeat = (value: string, previous: string[] = []) => [...previous, value];
+const execEnvOption = [
+  '--env <name>',
+  'with --exec: pass this environment variable to the program (repeatable; no other is passed)',
+  repeat,
+] as const;
+const execHomeOption = [
+  '--home <entry>',
+  'with --exec: bind this entry of your home folder (e.g. .claude) read-only into the view (repeatable)',
+  repeat,
+] as const;
 
 /** Builds the program: every command, its options as data, help generated from them. */
 function buildProgram(run: (load: Load, options: CommonOptions, ...args: unknown[]) => Promise<void>, argv: readonly string[]): Command {
@@ -72,7 +87,18 @@ function buildProgram(run: (load: Load, options: CommonOptions, ...args: unknown
   );
   withCommon(
     withSpawnOptions(program.command('spawn').description('create an agent and start it as soon as a slot is free, ahead of queued ones')),
-  ).action((task, flags) => run(commands.spawn, flags, task, flags, 'spawn'));
+  ).action((task, flags) =>
+    flags.exec === true ? run(commands.execSpawn, flags, task, flags) : run(commands.spawn, flags, task, flags, 'spawn'),
+  );
+  withCommon(
+    program
+      .command('run')
+      .description("run a program (an agent CLI) again in a reviewing agent's writable view, over its proposal so far")
+      .argument('<id>', 'the agent')
+      .argument('<command...>', 'the program and its arguments, after --')
+      .option(...execEnvOption)
+      .option(...execHomeOption),
+  ).action((id, command, flags) => run(commands.runAgain, flags, id, command, flags));
   withCommon(withSpawnOptions(program.command('queue').description('create an agent at the back of the queue'))).action((task, flags) =>
     run(commands.spawn, flags, task, flags, 'queue'),
   );

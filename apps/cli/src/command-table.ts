@@ -24,6 +24,8 @@ export const commands = {
   restore: () => import('./commands/review.js').then((m) => m.restoreCommand as Action),
   undo: () => import('./commands/review.js').then((m) => m.undoCommand as Action),
   spawn: () => import('./commands/spawn.js').then((m) => m.spawnCommand as Action),
+  execSpawn: () => import('./commands/exec.js').then((m) => m.execSpawnCommand as Action),
+  runAgain: () => import('./commands/exec.js').then((m) => m.runAgainCommand as Action),
   status: () => import('./commands/status.js').then((m) => m.statusCommand as Action),
   up: () => import('./commands/up.js').then((m) => m.upCommand as Action),
   inbox: () => import('./commands/inbox.js').then((m) => m.inboxCommand as Action),

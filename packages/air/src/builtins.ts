@@ -77,7 +77,16 @@ export const BUILTIN_SCHEMAS: readonly AirDefinitionJson[] = [
   schema('sys/FsReadParams@1', { record: { path: T.text, stat_only: option({ bool: {} }) } }),
   schema('sys/FsReadReceipt@1', { record: { path: T.text, kind: T.text, size: T.nat, content_ref: option(T.hash) } }),
   schema('sys/FsWriteParams@1', {
-    record: { op: T.text, path: T.text, to: option(T.text), size: T.nat, content_ref: option(T.hash), content: option(T.bytes) },
+    record: {
+      op: T.text,
+      path: T.text,
+      to: option(T.text),
+      size: T.nat,
+      content_ref: option(T.hash),
+      content: option(T.bytes),
+      mode: option(T.nat),
+      target: option(T.text),
+    },
   }),
   schema('sys/FsWriteReceipt@1', { record: { op: T.text, path: T.text, to: option(T.text), size: T.nat, created: { bool: {} } } }),
   schema('sys/FsListParams@1', { record: { path: T.text, recursive: option({ bool: {} }) } }),

@@ -116,7 +116,7 @@ export function checkGrantConstraints(kind: string, params: Json, grant: Json): 
   }
 }
 
-const FS_WRITE_OPS = ['write', 'delete', 'move', 'mkdir'];
+const FS_WRITE_OPS = ['write', 'delete', 'move', 'mkdir', 'link', 'chmod'];
 
 /** Why a path may not be read (or written) under an `fs` grant: outside the prefixes, or excluded. */
 function checkFsPath(raw: unknown, grant: Json, access: 'read' | 'write'): string | undefined {
@@ -142,6 +142,8 @@ function checkFsWrite(params: Json, grant: Json): string | undefined {
     if (hasContent && !(params.content instanceof Uint8Array && params.content.length === Number(params.size)))
       return 'size must be the length of content';
   }
+  if (op === 'link' && typeof params.target !== 'string') return 'a link needs "target"';
+  if (op === 'chmod' && typeof params.mode !== 'number' && typeof params.mode !== 'bigint') return 'a chmod needs "mode"';
   const misfit = checkFsPath(params.path, grant, 'write') ?? (op === 'move' ? checkFsPath(params.to, grant, 'write') : undefined);
   if (misfit !== undefined) return misfit;
   if (typeof grant.max_write_bytes === 'number' && Number(params.size) > grant.max_write_bytes)

@@ -19,6 +19,10 @@ export interface AgentInfo {
   updatedAt: string;
   /** `code` for a user's program, `model` when a model writes it. */
   origin: 'code' | 'model';
+  /** What the agent is, in one word: `model`, `code`, or `exec:<program>` for an agent CLI in a writable view. */
+  kind: string;
+  /** For an agent CLI: the command it runs. */
+  command?: string[];
   lang: ProgramLang;
   model?: string;
   summary?: string;

@@ -39,6 +39,20 @@ export interface SpawnOptions {
   scope?: readonly string[];
   /** How the model is asked (over `.cairn/config.json`'s `model` settings). */
   modelOptions?: ModelOptions;
+  /** Run this program (an agent CLI) in a writable sealed view; what it writes becomes the proposal. */
+  exec?: ExecSpec;
+}
+
+/**
+ * An agent that is a program run in a writable sealed view of the project (`cairn spawn --exec -- claude`):
+ * the command, the names of the environment variables it gets (their values are read when it runs, never
+ * kept), the entries of the home folder bound in read-only, and where in the project it starts.
+ */
+export interface ExecSpec {
+  command: string[];
+  env: string[];
+  home: string[];
+  cwd?: string;
 }
 
 /** How a model-written agent asks its model; each one overrides `.cairn/config.json`'s `model` section. */

@@ -1,4 +1,4 @@
-import type { AgentBudgets, AgentLimits, ModelOptions, ProgramLang, SpawnOptions } from './agent-options.js';
+import type { AgentBudgets, AgentLimits, ExecSpec, ModelOptions, ProgramLang, SpawnOptions } from './agent-options.js';
 import { CairnError } from './errors.js';
 import { projectPath } from './project-path.js';
 
@@ -27,6 +27,8 @@ export interface AgentSpec {
   scope?: string[];
   /** How the model is asked (model agents). */
   modelOptions?: ModelOptions;
+  /** For an agent CLI run in a writable view: what runs (its program, `code`, is written from what it wrote). */
+  exec?: ExecSpec;
 }
 
 /**
@@ -60,7 +62,38 @@ export function parseSpawnOptions(input: unknown): SpawnOptions {
     options.scope = (value.scope as string[]).map(projectPath);
   }
   if (value.modelOptions !== undefined) options.modelOptions = parseModelOptions(value.modelOptions);
+  if (value.exec !== undefined) {
+    if (options.code !== undefined || options.model !== undefined) invalid('an exec agent runs its command: give no code and no model');
+    options.exec = parseExecSpec(value.exec);
+  }
   return options;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** An exec agent's spec read from untrusted input: a command, variable names, home entries (relative, inside the home folder). */
+export function parseExecSpec(input: unknown): ExecSpec {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) invalid('exec must be an object { command, env, home }');
+  const value = input as Record<string, unknown>;
+  const list = (field: string): string[] => {
+    const items = value[field] ?? [];
+    if (!Array.isArray(items) || items.some((item) => typeof item !== 'string' || item === '' || item.includes('\0')))
+      invalid(`exec.${field} must be a list of non-empty texts`);
+    return [...(items as string[])];
+  };
+  const command = list('command');
+  if (command.length === 0) invalid('exec.command is empty: say which program to run (cairn spawn --exec -- claude)');
+  const env = list('env');
+  const bad = env.find((name) => !ENV_NAME.test(name));
+  if (bad !== undefined) invalid(`"${bad}" is not an environment variable name`);
+  const home = list('home').map((entry) => entry.replace(/^~\//, '').replace(/\/+$/, ''));
+  const outside = home.find(
+    (entry) => entry.startsWith('/') || entry.split('/').some((part) => part === '..' || part === '.' || part === ''),
+  );
+  if (outside !== undefined) invalid(`"${outside}" is not an entry of the home folder (give it as .claude or ~/.claude)`);
+  const spec: ExecSpec = { command, env: [...new Set(env)], home: [...new Set(home)] };
+  if (value.cwd !== undefined && value.cwd !== '') spec.cwd = projectPath(value.cwd);
+  return spec;
 }
 
 /** Model options read from untrusted input: whole numbers of at least 1, a temperature from 0 to 2, a seed of at least 0. */
@@ -95,12 +128,13 @@ export function agentSpec(task: unknown, input: SpawnOptions | undefined, defaul
   const options = parseSpawnOptions(input);
   const spec: AgentSpec = {
     task: task.trim(),
-    origin: options.code === undefined ? 'model' : 'code',
+    origin: options.code === undefined && options.exec === undefined ? 'model' : 'code',
     lang: options.lang ?? 'js',
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
   };
-  if (options.code !== undefined) spec.code = options.code;
+  if (options.exec !== undefined) spec.exec = { ...options.exec };
+  else if (options.code !== undefined) spec.code = options.code;
   else spec.model = options.model?.trim() ?? defaultModel;
   if (options.scope !== undefined) spec.scope = [...options.scope];
   if (options.modelOptions !== undefined && spec.origin === 'model') spec.modelOptions = { ...options.modelOptions };

@@ -3,4 +3,5 @@ export * from './check-settings.js';
 export * from './proposed-file.js';
 export * from './sealed-run.js';
 export * from './suggest-checks.js';
+export * from './writable-view.js';
 export * from './write-checks.js';

@@ -46,6 +46,8 @@ export const agentInfoSchema = v.object({
   createdAt: text,
   updatedAt: text,
   origin: v.picklist(['code', 'model']),
+  kind: text,
+  command: optional(v.array(text)),
   lang: programLang,
   model: optional(text),
   summary: optional(text),

@@ -1,4 +1,4 @@
-import type { AgentInfo, CairnEvent, SpawnOptions } from '@cairn/api';
+import type { AgentInfo, CairnEvent, ExecSpec, SpawnOptions } from '@cairn/api';
 import { type AgentSpec, agentSpec, CairnError } from '@cairn/api';
 import { startingGovernance } from '@cairn/governance';
 import { toAgentInfo } from './agent-info.js';
@@ -52,6 +52,32 @@ export class AgentCommands {
       feedback,
     }));
     this.schedule(id);
+  }
+
+  /**
+   * Runs a command (an agent CLI) again in a reviewing agent's view, over its proposal so far
+   * (`cairn run ID -- CMD`); what it writes adds to the proposal.
+   */
+  runAgain(id: string, exec: ExecSpec): AgentInfo {
+    const record = this.core.store.require(id);
+    if (record.state === 'running' || record.state === 'queued')
+      throw new CairnError('CAIRN_BUSY', `agent ${id} is ${record.state}: one command runs in an agent at a time`, {
+        hint: `wait for it to end (cairn status ${id}), or stop it with cairn reject ${id}`,
+      });
+    if (record.role === 'reviewer')
+      throw new CairnError('CAIRN_INVALID_STATE', `agent ${id} is a reviewer: it proposes nothing to run over`);
+    if (record.state !== 'reviewing')
+      throw new CairnError('CAIRN_INVALID_STATE', `agent ${id} is ${record.state}: a command runs again only in a reviewing agent`, {
+        hint: 'start a new one with cairn spawn --exec -- CMD',
+      });
+    this.core.lifecycle.move(id, ['reviewing'], 'queued', { exec, queueSeq: frontSeq(this.core.store) }, 'run', (_, time) => ({
+      type: 'agent.queued',
+      time,
+      agentId: id,
+      task: record.task,
+    }));
+    this.schedule(id);
+    return toAgentInfo(this.core.store.require(id));
   }
 
   /** Records a new agent: its governance checked first, then the project's model settings under its own. */

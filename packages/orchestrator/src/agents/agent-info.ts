@@ -10,11 +10,13 @@ export function toAgentInfo(record: AgentRecord): AgentInfo {
     createdAt: new Date(record.createdAt).toISOString(),
     updatedAt: new Date(record.updatedAt).toISOString(),
     origin: record.origin,
+    kind: record.exec === undefined ? record.origin : `exec:${programName(record.exec.command[0] ?? '')}`,
     lang: record.lang,
     runs: record.runs,
     spent: { ...record.spent },
   };
   if (record.model !== undefined) info.model = record.model;
+  if (record.exec !== undefined) info.command = [...record.exec.command];
   if (record.summary !== undefined) info.summary = record.summary;
   if (record.changes !== undefined) info.changes = record.changes.map((c) => ({ ...c }));
   if (record.failure !== undefined) info.failure = { ...record.failure };
@@ -25,4 +27,9 @@ export function toAgentInfo(record: AgentRecord): AgentInfo {
   const reason = record.reason ?? record.failure?.message;
   if (reason !== undefined) info.reason = reason;
   return info;
+}
+
+/** A program's name from its path (`/usr/local/bin/claude` → `claude`). */
+export function programName(program: string): string {
+  return program.slice(program.lastIndexOf('/') + 1) || program;
 }

@@ -2,12 +2,14 @@ import type { AgentFailure, ChangeInfo } from '@cairn/api';
 import { runSealed } from '@cairn/checks';
 import { type CompiledGovernance, compileGovernanceJson, createAgentKernel, startingGovernance } from '@cairn/governance';
 import { AgentWorkspace, appendCairnEntry, changeInfoOf, governanceRefOf, runStartsOf, SCHEMAS } from '@cairn/workspace';
+import { removeExecState } from '../exec/exec-run.js';
 import { type AttemptsOutcome, runAttempts } from '../programs/attempts.js';
 import type { RunLimits } from '../programs/program-run.js';
 import { buildRunContext, type RunSource } from '../run/build-run-context.js';
 import { modelCaller } from '../run/model-adapter.js';
 import type { ReviewContext, RunContext } from '../run/run-context.js';
 import type { AgentRecord } from './agent-store.js';
+import { startExec } from './exec-stretch.js';
 import { generationSetup, readableBy, windowOptionsOf } from './generation-setup.js';
 import type { ProjectCore } from './project-core.js';
 import { proposalForReview } from './proposal-reader.js';
@@ -139,11 +141,15 @@ async function runStretch(
     if (record.modelOptions !== undefined) ctx.modelOptions = record.modelOptions;
     return ctx;
   };
+  // an agent CLI runs first, in its view; its program is the capture of what it wrote
+  const exec = record.exec === undefined ? undefined : await startExec(core, record, workspace, governance, signal);
+  if (exec !== undefined && 'ended' in exec) return exec.ended;
+  const budgetFrom = core.clock();
   const outcome = await runAttempts(
     {
       origin: record.origin,
-      lang: record.lang,
-      ...(record.code === undefined ? {} : { code: record.code }),
+      lang: exec === undefined ? record.lang : 'js',
+      ...(exec !== undefined ? { code: exec.program } : record.code === undefined ? {} : { code: record.code }),
       ...previousOf(first || record.origin !== 'model' ? undefined : lastProgram(workspace)),
       repairsLeft,
     },
@@ -153,7 +159,8 @@ async function runStretch(
       firstRun: record.runs + 1,
       clockFor: () => core.clock(),
       limitsFor: (callsSoFar) => {
-        const wallLeft = record.budgets.wallMs - spent.wallMs - (core.clock() - started);
+        // an agent CLI's own time is its run in the view: its capture is not cut short by it
+        const wallLeft = record.budgets.wallMs - spent.wallMs - (core.clock() - (exec === undefined ? started : budgetFrom));
         const callsLeft = record.budgets.calls - spent.calls - callsSoFar;
         if (wallLeft <= 0) return budgetFailure('wall time', `${record.budgets.wallMs} ms`);
         if (callsLeft <= 0) return budgetFailure('calls', `${record.budgets.calls} tool calls`);
@@ -172,6 +179,7 @@ async function runStretch(
     },
   );
   if (review?.decision !== undefined) outcome.decision = review.decision;
+  if (exec !== undefined && outcome.ok) removeExecState(exec.stateDir);
   if (outcome.ok === false && outcome.failure?.code === 'limit' && spent.calls + outcome.calls >= record.budgets.calls) {
     outcome.failure = { code: 'budget', message: `the calls budget ran out (${record.budgets.calls} tool calls)` };
   }

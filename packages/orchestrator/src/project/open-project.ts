@@ -133,7 +133,12 @@ function wireOn(layout: ProjectLayout, options: ProjectOptions, release?: () => 
   const scheduler = new Scheduler(
     dispatch?.slots ?? poolSize,
     readOnly ? 'none' : (options.queue ?? 'own'),
-    () => store.queued().map((a) => a.id),
+    // an agent CLI runs in the process that spawned it (its terminal, its environment): never in a daemon's queue
+    () =>
+      store
+        .queued()
+        .filter((a) => a.exec === undefined || options.queue !== 'all')
+        .map((a) => a.id),
     dispatch === undefined ? (id) => runAgent(core, id) : (id) => dispatch.run(id),
   );
   const person = currentPerson();

@@ -6,7 +6,7 @@ import { loadWorkingTreeSettings } from '@cairn/workspace/settings';
 import { loadInboxSettings } from '../inbox/inbox-settings.js';
 
 /** The sections `.cairn/config.json` may hold. */
-export const SETTINGS_SECTIONS: readonly string[] = ['checks', 'model', 'inbox', 'workingTree', 'workers', 'queue', 'serveWorkers'];
+export const SETTINGS_SECTIONS: readonly string[] = ['checks', 'model', 'inbox', 'workingTree', 'workers', 'queue', 'serveWorkers', 'exec'];
 
 /**
  * Checks every section of `.cairn/config.json` at once, as each is read where it is used, so a wrong entry is
@@ -22,6 +22,7 @@ export function checkProjectSettings(layout: Pick<ProjectLayout, 'root' | 'confi
   loadInboxSettings(layout.root, layout.configPath);
   loadWorkingTreeSettings(layout.configPath);
   checkRemoteSettings(config);
+  checkExecSettings(config);
   return { unknown: Object.keys(config).filter((key) => !SETTINGS_SECTIONS.includes(key)) };
 }
 
@@ -44,4 +45,17 @@ function checkRemoteSettings(config: Record<string, unknown>): void {
   if (!isConfigObject(workers)) throw configError('"workers" must map each worker name to its public key', hint);
   for (const [name, key] of Object.entries(workers))
     if (typeof key !== 'string' || key.trim() === '') throw configError(`"workers.${name}" must be the worker's public key (a text)`, hint);
+}
+
+/** `exec`: what every agent CLI run in a view gets, `{ "env": ["ANTHROPIC_API_KEY"], "home": [".claude"] }`. */
+function checkExecSettings(config: Record<string, unknown>): void {
+  const exec = config.exec;
+  if (exec === undefined) return;
+  const hint = '"exec": { "env": ["ANTHROPIC_API_KEY"], "home": [".claude"] }';
+  if (!isConfigObject(exec)) throw configError('"exec" must be an object', hint);
+  for (const [key, value] of Object.entries(exec)) {
+    if (key !== 'env' && key !== 'home') throw configError(`"exec.${key}" is not a setting (env or home)`, hint);
+    if (!Array.isArray(value) || value.some((item) => typeof item !== 'string' || item === ''))
+      throw configError(`"exec.${key}" must be a list of names`, hint);
+  }
 }

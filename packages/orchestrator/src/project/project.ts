@@ -14,6 +14,7 @@ import type {
   CheckResultInfo,
   CollectOutcome,
   EventOptions,
+  ExecSpec,
   FileProposal,
   InboxLogView,
   InboxProcessOutcome,
@@ -26,7 +27,7 @@ import type {
   SyncSummary,
   UndoOutcome,
 } from '@cairn/api';
-import { CairnError, parseAgentStates } from '@cairn/api';
+import { CairnError, parseAgentStates, parseExecSpec } from '@cairn/api';
 import type { Actor } from '@cairn/triage';
 import type { ProjectLayout } from '@cairn/workspace';
 import type { AgentCommands } from '../agents/agent-commands.js';
@@ -172,6 +173,11 @@ export class Project implements CairnApi {
 
   async restore(id: string): Promise<AgentInfo> {
     return restoreAgent(this.open(), id);
+  }
+
+  /** Runs a command in a reviewing agent's view again (`cairn run ID -- CMD`), in this process. */
+  async runAgain(id: string, exec: ExecSpec): Promise<AgentInfo> {
+    return this.open() && this.parts.commands.runAgain(id, parseExecSpec(exec));
   }
 
   async reply(id: string, feedback: string): Promise<AgentInfo> {

@@ -77,7 +77,7 @@ export function buildRunContext(source: RunSource, run: number): RunContext {
 }
 
 /** The paths an agent's file grant keeps it from reading and writing. */
-function fsExclusionsOf(governance: CompiledGovernance): { readExclude: string[]; writeExclude: string[] } {
+export function fsExclusionsOf(governance: CompiledGovernance): { readExclude: string[]; writeExclude: string[] } {
   const params = governance.grants.find((g) => g.name === FS_GRANT)?.params as
     | { read_exclude?: string[]; write_exclude?: string[] }
     | undefined;

@@ -158,9 +158,12 @@ export function performSearch(view: FsView, pattern: string, path: string, conte
 
 /** The write operations of `fs.write`. */
 export type WriteOp =
-  | { op: 'write'; path: string; content: Uint8Array }
+  | { op: 'write'; path: string; content: Uint8Array; mode?: number }
   | { op: 'delete'; path: string }
-  | { op: 'move'; path: string; to: string };
+  | { op: 'move'; path: string; to: string }
+  | { op: 'link'; path: string; target: string }
+  | { op: 'mkdir'; path: string; mode: number }
+  | { op: 'chmod'; path: string; mode: number };
 
 /** `fs.write`: writes, deletes or moves in the overlay, keeping what each touched path held before. */
 export function performWrite(view: FsView, write: WriteOp): EffectResult {
@@ -172,13 +175,20 @@ export function performWrite(view: FsView, write: WriteOp): EffectResult {
       if (before.kind === 'dir') return failed(`${write.path} is a directory`, 'EISDIR');
       keep(write.path);
       fs.writeFile('/' + write.path, write.content, { noFollow: true });
+      if (write.mode !== undefined) fs.chmod('/' + write.path, write.mode & 0o7777);
       return { status: 'ok', payload: { op: 'write', path: write.path, size: write.content.length, created: before.kind === 'absent' } };
     }
+    if (write.op === 'link' || write.op === 'mkdir') return performMake(view, write);
     const source = stateOf(fs, '/' + write.path);
     if (source.kind === 'absent') return failed(`no such file: ${write.path}`, 'ENOENT');
     const below = source.kind === 'dir' ? subtree(view, write.path) : [];
     const blocked = below.find((p) => fsPathExcluded(p, view.writeExclude));
     if (blocked !== undefined) return failed(`${blocked} is protected from writing`, 'EPERM');
+    if (write.op === 'chmod') {
+      keep(write.path);
+      fs.chmod('/' + write.path, write.mode & 0o7777);
+      return { status: 'ok', payload: { op: 'chmod', path: write.path, size: 0, created: false } };
+    }
     if (write.op === 'delete') {
       for (const p of [write.path, ...below]) keep(p);
       fs.rm('/' + write.path, { recursive: true, noFollow: true });
@@ -199,6 +209,26 @@ export function performWrite(view: FsView, write: WriteOp): EffectResult {
     if (isAgentFSError(error)) return failed(`${error.code}: ${describeFsError(error)}`, error.code);
     throw error;
   }
+}
+
+/** A symbolic link (replacing a file or link there) or a folder, with the folders above made as needed. */
+function performMake(view: FsView, write: Extract<WriteOp, { op: 'link' | 'mkdir' }>): EffectResult {
+  const { fs, touched, run } = view;
+  const before = stateOf(fs, '/' + write.path);
+  const folder = write.path.includes('/') ? write.path.slice(0, write.path.lastIndexOf('/')) : '';
+  if (folder !== '') fs.mkdir('/' + folder, { recursive: true, noFollow: true });
+  if (write.op === 'mkdir') {
+    if (before.kind !== 'absent' && before.kind !== 'dir') return failed(`${write.path} exists and is not a directory`, 'EEXIST');
+    touched.record(run, write.path, before);
+    if (before.kind === 'absent') fs.mkdir('/' + write.path, { recursive: true, noFollow: true });
+    fs.chmod('/' + write.path, write.mode & 0o7777);
+    return { status: 'ok', payload: { op: 'mkdir', path: write.path, size: 0, created: before.kind === 'absent' } };
+  }
+  if (before.kind === 'dir') return failed(`${write.path} is a directory`, 'EISDIR');
+  touched.record(run, write.path, before);
+  if (before.kind !== 'absent') fs.rm('/' + write.path, { noFollow: true });
+  fs.symlink(write.target, '/' + write.path);
+  return { status: 'ok', payload: { op: 'link', path: write.path, size: 0, created: before.kind === 'absent' } };
 }
 
 function subtree(view: FsView, dir: string): string[] {

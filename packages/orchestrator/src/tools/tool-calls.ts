@@ -19,9 +19,9 @@ export type Plan = [
 ];
 
 /** The plan of a write, delete or move. */
-export function writeCall(ctx: RunContext, write: WriteOp): Plan {
+export function writeCall(ctx: RunContext, write: WriteOp, extra: Record<string, unknown> = {}): Plan {
   const params: Record<string, unknown> =
-    write.op === 'move' ? { op: 'move', path: write.path, to: write.to, size: 0 } : { op: write.op, path: write.path, size: 0 };
+    write.op === 'move' ? { op: 'move', path: write.path, to: write.to, size: 0 } : { op: write.op, path: write.path, size: 0, ...extra };
   return ['fs.write', params, () => performWrite(ctx.view, write), () => true];
 }
 

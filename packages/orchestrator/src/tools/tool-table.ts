@@ -5,35 +5,13 @@ import { performList, performRead, performSearch, performWrite } from '../run/fs
 import { nameLimitProblem } from '../run/resolve-path.js';
 import type { RunContext } from '../run/run-context.js';
 import { askParams } from './ask-llm.js';
+import { CAPTURE_TOOLS } from './capture-tools.js';
 import { governedModelCall } from './model-call.js';
 import { runCheckTool } from './run-check.js';
 import { fsCall, kindOf, note, refuse, requireString, resolvePath, settle, shorten, ToolError, writeCall } from './tool-calls.js';
+import type { ToolAudience, ToolParam, ToolSpec } from './tool-spec.js';
 
-/** One parameter of a tool function. */
-export interface ToolParam {
-  name: string;
-  type: 'string' | 'string[]';
-  /** Present when the parameter may be left out, with the value it then takes (as source text). */
-  default?: string;
-}
-
-/** Which programs get a tool: every program, authors (who propose changes), or reviewers (who read and decide). */
-export type ToolAudience = 'everyone' | 'author' | 'reviewer';
-
-/**
- * A tool function: its name (the same in JavaScript and Python), parameters, return type, one-line doc, who
- * gets it, and its handler. The model's prompt, the sandbox's globals and the Python names all come from here.
- */
-export interface ToolSpec {
-  name: string;
-  params: readonly ToolParam[];
-  returns: { js: string; py: string };
-  doc: string;
-  audience: ToolAudience;
-  /** Offered to a program only when the project declares checks. */
-  needsChecks?: boolean;
-  handler(ctx: RunContext): ToolHandler;
-}
+export type { ToolAudience, ToolParam, ToolSpec } from './tool-spec.js';
 
 const MAX_LOG = 2000;
 const MAX_SUMMARY = 4000;
@@ -292,10 +270,13 @@ export const TOOLS: readonly ToolSpec[] = [
         return true;
       },
   },
+  ...CAPTURE_TOOLS,
 ];
 
 /** The names of the tool functions an author's program gets. */
-export const TOOL_NAMES: readonly string[] = TOOLS.filter((tool) => tool.audience !== 'reviewer').map((tool) => tool.name);
+export const TOOL_NAMES: readonly string[] = TOOLS.filter((tool) => tool.audience === 'everyone' || tool.audience === 'author').map(
+  (tool) => tool.name,
+);
 
 /**
  * The functions a program runs with: every tool in the table, by name (the sandbox makes them globals in

@@ -1,0 +1,132 @@
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { type AgentInfo, type CairnEvent, type ExecSpec, projectLayout, SETTLED_STATES } from '@cairn/daemon/client';
+import type { Project } from '@cairn/orchestrator';
+import { type CommandContext, UsageError } from '../context.js';
+import { followChecks } from '../follow-checks.js';
+import { changedFilesInWords } from '../render/changed-files.js';
+import { describeEvent } from '../render/events.js';
+import { type SpawnFlags, spawnOptionsOf } from '../spawn-flags.js';
+
+/** Flags of `spawn --exec` and `run`. */
+export interface ExecFlags extends SpawnFlags {
+  exec?: boolean;
+  env?: string[];
+  home?: string[];
+}
+
+const SETTLED = new Set<string>(SETTLED_STATES);
+
+/**
+ * `cairn spawn --exec -- CMD ARGS…`: a new agent whose work is a program (an agent CLI) run in a writable
+ * sealed view of the project. It runs in this process, attached to this terminal when there is one, whether or
+ * not a daemon runs: its environment and terminal are here. What it writes becomes a governed proposal.
+ */
+export async function execSpawnCommand(ctx: CommandContext, words: readonly string[], flags: ExecFlags): Promise<number> {
+  const exec = execSpecOf(ctx, words, flags);
+  const options = { ...spawnOptionsOf(flags, ctx.root), exec };
+  return withProject(ctx, async (project) => {
+    const agent = await project.spawn(exec.command.join(' '), options);
+    ctx.out.note(`spawned ${ctx.out.paint.bold(agent.id)} (${agent.kind}): ${agent.task}`);
+    return agent;
+  });
+}
+
+/** `cairn run ID -- CMD`: runs a command again in a reviewing agent's view, over its proposal so far. */
+export async function runAgainCommand(ctx: CommandContext, id: string, words: readonly string[], flags: ExecFlags): Promise<number> {
+  const exec = execSpecOf(ctx, words, flags);
+  return withProject(ctx, async (project) => {
+    const agent = await project.runAgain(id, exec);
+    ctx.out.note(`running ${exec.command.join(' ')} in ${ctx.out.paint.bold(agent.id)}, over its proposal so far`);
+    return agent;
+  });
+}
+
+function execSpecOf(ctx: CommandContext, words: readonly string[], flags: ExecFlags): ExecSpec {
+  if (words.length === 0)
+    throw new UsageError(
+      'no command to run: give it after --',
+      'cairn spawn --exec --env ANTHROPIC_API_KEY -- claude "fix the failing test"',
+    );
+  const cwd = relative(projectLayout(ctx.root).root, process.cwd());
+  return {
+    command: [...words],
+    env: [...(flags.env ?? []), ...configured(ctx.root, 'env')],
+    home: [...(flags.home ?? []), ...configured(ctx.root, 'home')],
+    ...(cwd === '' || cwd.startsWith('..') ? {} : { cwd }),
+  };
+}
+
+/** What `.cairn/config.json` gives every agent CLI (`"exec": { "env": ["ANTHROPIC_API_KEY"], "home": [".claude"] }`). */
+function configured(root: string, key: 'env' | 'home'): string[] {
+  try {
+    const text = readFileSync(projectLayout(root).configPath, 'utf8');
+    const list = (JSON.parse(text) as { exec?: Record<string, unknown> }).exec?.[key];
+    return Array.isArray(list) ? list.filter((name): name is string => typeof name === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Opens the project in this process (never the daemon's: the command needs this terminal and environment),
+ * starts the agent, waits for it to settle, then runs its checks. Ctrl-C reaches the agent's command, which
+ * ends; what it wrote so far becomes the proposal, marked interrupted. A second Ctrl-C leaves at once.
+ */
+async function withProject(ctx: CommandContext, start: (project: Project) => Promise<AgentInfo>): Promise<number> {
+  const { out } = ctx;
+  const { openProject } = await import('@cairn/orchestrator/project');
+  const project = openProject(projectLayout(ctx.root).root, { queue: 'own' });
+  let interrupts = 0;
+  const onInterrupt = () => {
+    interrupts++;
+    if (interrupts === 1)
+      out.note('interrupted: the command stops; what it wrote so far becomes the proposal (Ctrl-C again leaves at once)');
+    else process.exit(130);
+  };
+  process.on('SIGINT', onInterrupt);
+  try {
+    project.prepareToRun();
+    await project.sync();
+    const stream = await project.subscribe();
+    try {
+      const started = await start(project);
+      const settled = await follow(ctx, project, stream, started.id);
+      printSettled(ctx, settled);
+      if (settled.state === 'reviewing') await followChecks(out, project, stream);
+      const final = await project.agent(started.id);
+      out.result(final.state !== 'failed', { agent: final });
+      return final.state === 'failed' ? 1 : 0;
+    } finally {
+      await stream.return?.();
+    }
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    await project.close();
+  }
+}
+
+async function follow(ctx: CommandContext, project: Project, stream: AsyncIterator<CairnEvent>, id: string): Promise<AgentInfo> {
+  for (let next = await stream.next(); next.done !== true; next = await stream.next()) {
+    const event = next.value;
+    if (!('agentId' in event) || event.agentId !== id) continue;
+    ctx.out.event(event);
+    if (event.type === 'agent.denied' || event.type === 'error') ctx.out.note(`  ${describeEvent(event, ctx.out.paint)}`);
+    if (event.type === 'agent.submitted' || event.type === 'agent.failed' || event.type === 'agent.rejected') break;
+    if (event.type === 'error' && SETTLED.has((await project.agent(id)).state)) break;
+  }
+  return project.agent(id);
+}
+
+function printSettled(ctx: CommandContext, agent: AgentInfo): void {
+  const { out } = ctx;
+  if (agent.state === 'failed') {
+    out.line(`${out.paint.bold(agent.id)} ${out.paint.red('failed')}: ${agent.failure?.message ?? agent.reason ?? ''}`);
+    if (agent.failure?.hint !== undefined) out.line(`  ${agent.failure.hint}`);
+    return;
+  }
+  out.line(`${out.paint.bold(agent.id)} is ${agent.state}: ${agent.summary ?? ''}`);
+  const files = changedFilesInWords(agent.changes ?? []);
+  if (files !== '') out.line(`  ${files}`);
+  out.line(out.paint.dim(`  cairn diff ${agent.id} · cairn log ${agent.id} · cairn accept ${agent.id}`));
+}

@@ -1,0 +1,54 @@
+import { join } from 'node:path';
+import type { CompiledGovernance } from '@cairn/governance';
+import type { AgentWorkspace } from '@cairn/workspace';
+import { execStateDir, runExec } from '../exec/exec-run.js';
+import type { AttemptsOutcome } from '../programs/attempts.js';
+import type { AgentRecord } from './agent-store.js';
+import type { ProjectCore } from './project-core.js';
+
+/** What an exec agent's stretch starts with: the capture program to run, or how it already ended. */
+export type ExecStart = { program: string; stateDir: string } | { ended: AttemptsOutcome };
+
+/** Where an exec agent's headless runs write their output, for `cairn log`. */
+export function execLogFile(core: Pick<ProjectCore, 'layout'>, agentId: string): string {
+  return join(core.layout.workspacesDir, `${agentId}.exec`, 'output.log');
+}
+
+/**
+ * Runs an exec agent's command in its writable view (up to the wall time its budget has left) and turns what
+ * it wrote into the capture program its stretch runs next; a command that did not run ends the stretch.
+ */
+export async function startExec(
+  core: Pick<ProjectCore, 'layout' | 'clock' | 'emit'>,
+  record: AgentRecord,
+  workspace: AgentWorkspace,
+  governance: CompiledGovernance,
+  signal: AbortSignal,
+): Promise<ExecStart> {
+  const exec = record.exec!;
+  const started = core.clock();
+  const stateDir = execStateDir(core.layout.workspacesDir, record.id, record.runs + 1);
+  const outcome = await runExec({
+    agentId: record.id,
+    exec,
+    root: core.layout.root,
+    stateDir,
+    logFile: execLogFile(core, record.id),
+    overlay: workspace.overlay,
+    blobs: workspace.blobs,
+    governance,
+    callsLeft: Math.max(0, record.budgets.calls - record.spent.calls),
+    wallMs: Math.max(1, record.budgets.wallMs - record.spent.wallMs),
+    signal,
+    terminal: process.env.CAIRN_EXEC_TERMINAL !== '0' && process.stdin.isTTY === true && process.stdout.isTTY === true,
+    onReady: () =>
+      core.emit({
+        type: 'agent.log',
+        time: new Date(core.clock()).toISOString(),
+        agentId: record.id,
+        message: `running ${exec.command.join(' ')}`,
+      }),
+  });
+  if (outcome.ok) return { program: outcome.program, stateDir };
+  return { ended: { ok: false, failure: outcome.failure, runs: 0, repairs: 0, calls: 0, wallMs: core.clock() - started } };
+}
