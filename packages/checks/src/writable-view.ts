@@ -2,7 +2,7 @@ import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { constants, homedir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { programFolders, programPath } from './check-env.js';
 import { findSecretFiles } from './hidden-files.js';
 import { layOutRoot } from './root-skeleton.js';
@@ -109,7 +109,9 @@ async function runOverlay(request: ViewRunRequest, hidden: string[], started: nu
   const removeList = join(request.state, 'remove.txt');
   writeFileSync(removeList, [...removed, ...hidden].join('\n'));
   const home = homedir();
-  const extra = programFolders(home).filter((folder) => !`${request.root}/`.startsWith(`${folder}/`));
+  const extra = [...programFolders(home), ...installFolders(request.command[0] ?? '')].filter(
+    (folder) => !`${request.root}/`.startsWith(`${folder}/`),
+  );
   let binds: string[];
   try {
     binds = layOutRoot(newRoot, request.root, extra);
@@ -314,6 +316,32 @@ function outcome(ended: Ended): Pick<ViewRun, 'status' | 'exitCode' | 'signal'> 
       return { status: 'killed', signal: name, exitCode: code };
   }
   return { status: 'exited', exitCode: code };
+}
+
+/**
+ * Where the program is installed, when its real path lies outside the folders on `PATH` (an npm package's
+ * `bin` link leads into its `node_modules`): that `node_modules` folder (or the program's own folder), bound
+ * read-only so the program and what it loads are there in the view.
+ */
+function installFolders(program: string): string[] {
+  if (program === '') return [];
+  const candidates = program.includes('/')
+    ? [program]
+    : programPath()
+        .split(':')
+        .map((dir) => join(dir, program));
+  for (const candidate of candidates) {
+    let real: string;
+    try {
+      real = realpathSync(candidate);
+    } catch {
+      continue;
+    }
+    const at = real.indexOf('/node_modules/');
+    const folder = at < 0 ? dirname(real) : real.slice(0, at + '/node_modules'.length);
+    return folder === homedir() || folder === '/' ? [] : [folder];
+  }
+  return [];
 }
 
 /** The merged view's listing (`/folder\0name\0name\0…`), by folder. */

@@ -25,6 +25,8 @@ const SETTLED = new Set<string>(SETTLED_STATES);
 export async function execSpawnCommand(ctx: CommandContext, words: readonly string[], flags: ExecFlags): Promise<number> {
   const exec = execSpecOf(ctx, words, flags);
   const options = { ...spawnOptionsOf(flags, ctx.root), exec };
+  // an agent CLI's wall limit is its whole run in the view
+  if (options.limits?.wallMs !== undefined) options.budgets = { ...options.budgets, wallMs: options.limits.wallMs };
   return withProject(ctx, async (project) => {
     const agent = await project.spawn(exec.command.join(' '), options);
     ctx.out.note(`spawned ${ctx.out.paint.bold(agent.id)} (${agent.kind}): ${agent.task}`);
