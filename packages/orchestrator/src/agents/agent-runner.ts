@@ -1,8 +1,8 @@
 import type { AgentFailure, ChangeInfo } from '@cairn/api';
 import { runSealed } from '@cairn/checks';
+import { removeExecState } from '@cairn/exec';
 import { type CompiledGovernance, compileGovernanceJson, createAgentKernel, startingGovernance } from '@cairn/governance';
 import { AgentWorkspace, appendCairnEntry, changeInfoOf, governanceRefOf, runStartsOf, SCHEMAS } from '@cairn/workspace';
-import { removeExecState } from '../exec/exec-run.js';
 import { type AttemptsOutcome, runAttempts } from '../programs/attempts.js';
 import type { RunLimits } from '../programs/program-run.js';
 import { buildRunContext, type RunSource } from '../run/build-run-context.js';

@@ -1,8 +1,10 @@
 import { join } from 'node:path';
+import { execStateDir, runExec } from '@cairn/exec';
 import type { CompiledGovernance } from '@cairn/governance';
+import { FS_GRANT } from '@cairn/governance';
 import type { AgentWorkspace } from '@cairn/workspace';
-import { execStateDir, runExec } from '../exec/exec-run.js';
 import type { AttemptsOutcome } from '../programs/attempts.js';
+import { fsExclusionsOf } from '../run/build-run-context.js';
 import type { AgentRecord } from './agent-store.js';
 import type { ProjectCore } from './project-core.js';
 
@@ -36,7 +38,8 @@ export async function startExec(
     logFile: execLogFile(core, record.id),
     overlay: workspace.overlay,
     blobs: workspace.blobs,
-    governance,
+    writeExclude: fsExclusionsOf(governance).writeExclude,
+    maxWriteBytes: maxWriteBytesOf(governance),
     callsLeft: Math.max(0, record.budgets.calls - record.spent.calls),
     wallMs: Math.max(1, record.budgets.wallMs - record.spent.wallMs),
     signal,
@@ -51,4 +54,10 @@ export async function startExec(
   });
   if (outcome.ok) return { program: outcome.program, stateDir };
   return { ended: { ok: false, failure: outcome.failure, runs: 0, repairs: 0, calls: 0, wallMs: core.clock() - started } };
+}
+
+/** The largest single write the agent's file grant allows. */
+function maxWriteBytesOf(governance: CompiledGovernance): number {
+  const params = governance.grants.find((grant) => grant.name === FS_GRANT)?.params as { max_write_bytes?: number } | undefined;
+  return params?.max_write_bytes ?? Number.MAX_SAFE_INTEGER;
 }

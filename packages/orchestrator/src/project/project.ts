@@ -112,19 +112,16 @@ export class Project implements CairnApi {
   }
 
   async checks(id: string): Promise<CheckResultInfo[]> {
-    this.open().store.require(id);
-    return this.parts.checks.infos(id);
+    return this.open().store.require(id) && this.parts.checks.infos(id);
   }
 
   async checkOutput(id: string, name: string): Promise<CheckOutput> {
-    this.open();
-    const stored = this.parts.checks.result(id, name);
+    const stored = this.open() && this.parts.checks.result(id, name);
     return { result: stored.info, output: stored.output.toString('utf8') };
   }
 
   async runChecks(id: string, names?: readonly string[]): Promise<CheckResultInfo[]> {
-    this.open();
-    return this.parts.checks.run(id, names);
+    return this.open() && this.parts.checks.run(id, names);
   }
 
   async changes(id: string): Promise<ChangeInfo[]> {
@@ -144,8 +141,7 @@ export class Project implements CairnApi {
   }
 
   async accept(id: string, options: AcceptOptions = {}): Promise<AcceptOutcome> {
-    this.open();
-    return this.parts.inbox.noteAccept(id, await this.parts.accepts.acceptOne(id, options));
+    return this.open() && this.parts.inbox.noteAccept(id, await this.parts.accepts.acceptOne(id, options));
   }
 
   async acceptMany(ids: readonly string[], options: AcceptManyOptions = {}): Promise<AcceptManyOutcome> {
@@ -175,7 +171,7 @@ export class Project implements CairnApi {
     return restoreAgent(this.open(), id);
   }
 
-  /** Runs a command in a reviewing agent's view again (`cairn run ID -- CMD`), in this process. */
+  /** Runs a command again in a reviewing agent's view (`cairn run ID -- CMD`), in this process. */
   async runAgain(id: string, exec: ExecSpec): Promise<AgentInfo> {
     return this.open() && this.parts.commands.runAgain(id, parseExecSpec(exec));
   }

@@ -16,7 +16,7 @@ export {
   REQUIRE_AGENT_CLIS,
   type RunAgentCliOptions,
   runAgentCli,
-} from './agent-clis.js';
+} from '@cairn/exec/testing';
 export { describeCairnApiContract } from './cairn-api-contract.js';
 export { type AnthropicToolUse, type AnthropicTurn, type ScriptedAnthropic, startScriptedAnthropic } from './scripted-anthropic.js';
 export { type ScriptedOllama, type ScriptedOllamaOptions, startScriptedOllama } from './scripted-ollama.js';

@@ -1,8 +1,8 @@
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { AGENT_CLI_VERSIONS, agentCliEnv, agentClisRequired, findAgentCli, REQUIRE_AGENT_CLIS, runAgentCli } from '@cairn/exec/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_CLI_VERSIONS, agentCliEnv, agentClisRequired, findAgentCli, REQUIRE_AGENT_CLIS, runAgentCli } from './agent-clis.js';
 import { startScriptedAnthropic } from './scripted-anthropic.js';
 
 const claude = findAgentCli('claude');

@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AGENT_CLI_VERSIONS, agentCliEnv, agentClisRequired, findAgentCli, REQUIRE_AGENT_CLIS, runAgentCli } from '@cairn/exec/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_CLI_VERSIONS, agentCliEnv, agentClisRequired, findAgentCli, REQUIRE_AGENT_CLIS, runAgentCli } from './agent-clis.js';
 import { startScriptedResponses } from './scripted-responses.js';
 
 const codex = findAgentCli('codex');

@@ -4,9 +4,7 @@ import { IgnoreRules, type Overlay } from '@cairn/agentfs';
 import { fsPathExcluded } from '@cairn/air';
 import type { AgentFailure, ExecSpec } from '@cairn/api';
 import { runInView, type ViewRun } from '@cairn/checks';
-import { type CompiledGovernance, FS_GRANT } from '@cairn/governance';
 import type { BlobStore } from '@cairn/workspace';
-import { fsExclusionsOf } from '../run/build-run-context.js';
 import { writeAgentLayer } from './agent-layer.js';
 import { captureProgram, captureWrites } from './exec-capture.js';
 import { installHint } from './install-hints.js';
@@ -22,7 +20,10 @@ export interface ExecRequest {
   logFile: string;
   overlay: Overlay;
   blobs: BlobStore;
-  governance: CompiledGovernance;
+  /** What the agent's governance keeps it from writing: those paths' bytes are not kept (their writes are refused). */
+  writeExclude: readonly string[];
+  /** The largest single write the governance allows (bytes): a larger file is hashed, not kept. */
+  maxWriteBytes: number;
   callsLeft: number;
   wallMs: number;
   signal: AbortSignal;
@@ -82,13 +83,11 @@ export async function runExec(request: ExecRequest): Promise<ExecOutcome> {
       },
     };
   }
-  const { writeExclude } = fsExclusionsOf(request.governance);
-  const grant = request.governance.grants.find((g) => g.name === FS_GRANT)?.params as { max_write_bytes?: number } | undefined;
   const rules = IgnoreRules.forTree(request.root);
   const capture = captureWrites(request.overlay.fs, view, {
     blobs: request.blobs,
-    maxFileBytes: grant?.max_write_bytes ?? 4 * 1024 * 1024,
-    refused: (path) => fsPathExcluded(path, writeExclude),
+    maxFileBytes: request.maxWriteBytes,
+    refused: (path) => fsPathExcluded(path, request.writeExclude),
     ignored: (path, isDir) => rules.ignores(path, isDir),
   });
   // the capture's own calls: the changes, and the summary
