@@ -15,6 +15,7 @@ const AGENT: AgentInfo = {
   createdAt: '2026-11-25T00:00:00.000Z',
   updatedAt: '2026-11-25T00:00:01.000Z',
   origin: 'code',
+  kind: 'code',
   lang: 'js',
   runs: 1,
   spent: { tokens: 0, bytes: 1, calls: 2, wallMs: 3, repairs: 0 },

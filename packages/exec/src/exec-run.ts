@@ -1,5 +1,4 @@
 import { mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { IgnoreRules, type Overlay } from '@cairn/agentfs';
 import { fsPathExcluded } from '@cairn/air';
 import type { AgentFailure, ExecSpec } from '@cairn/api';
@@ -122,11 +121,6 @@ function interruptionOf(view: ViewRun): string | undefined {
   if (view.status === 'stopped') return 'stopped, with every process it started';
   if (view.status === 'killed') return `killed by ${view.signal ?? 'a signal'}`;
   return undefined;
-}
-
-/** The folder of an agent's runs in a view, under the project's Cairn home. */
-export function execStateDir(workspacesDir: string, agentId: string, run: number): string {
-  return join(workspacesDir, `${agentId}.exec`, `run-${run}`);
 }
 
 /** Removes a run's folder once its capture is in the overlay (the overlay's work folder is made unreadable by the kernel). */

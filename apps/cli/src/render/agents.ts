@@ -21,20 +21,22 @@ export function paintState(state: AgentState, paint: Paint): string {
   }
 }
 
-/** The `cairn ls` table: id, state, age, changed files, checks, task. */
+/** The `cairn ls` table: id, state, age, changed files, checks, kind (`model`, `code`, `exec:claude`), task. */
 export function renderAgentTable(agents: readonly AgentInfo[], paint: Paint, width = process.stdout.columns ?? 100): string[] {
   if (agents.length === 0) return [paint.dim('no agents yet — spawn one with `cairn spawn --code FILE "task"` or `cairn spawn "task"`')];
   const idWidth = Math.max(2, ...agents.map((a) => a.id.length));
   const cells = agents.map((agent) => checksCell(agent));
   const checksWidth = Math.max(6, ...cells.map((cell) => truncate(cell.text, 16).length));
+  const kindWidth = Math.max(4, ...agents.map((agent) => truncate(agent.kind ?? agent.origin, 16).length));
   const lines = [
     paint.dim(
-      `${'ID'.padEnd(idWidth)}  ${'STATE'.padEnd(9)}  ${'AGE'.padStart(4)}  ${'FILES'.padStart(5)}  ${'CHECKS'.padEnd(checksWidth)}  TASK`,
+      `${'ID'.padEnd(idWidth)}  ${'STATE'.padEnd(9)}  ${'AGE'.padStart(4)}  ${'FILES'.padStart(5)}  ${'CHECKS'.padEnd(checksWidth)}  ${'KIND'.padEnd(kindWidth)}  TASK`,
     ),
   ];
   agents.forEach((agent, index) => {
     const files = agent.changes === undefined ? '' : String(changedFileCount(agent.changes));
-    const fixed = idWidth + 2 + 9 + 2 + 4 + 2 + 5 + 2 + checksWidth + 2;
+    const fixed = idWidth + 2 + 9 + 2 + 4 + 2 + 5 + 2 + checksWidth + 2 + kindWidth + 2;
+    const kind = truncate(agent.kind ?? agent.origin, 16).padEnd(kindWidth);
     // an agent run on a worker names it before its task
     const where = agent.worker === undefined ? '' : `@${agent.worker} `;
     const task = truncate(where + agent.task.replace(/\s+/g, ' '), Math.max(20, width - fixed));
@@ -43,7 +45,7 @@ export function renderAgentTable(agents: readonly AgentInfo[], paint: Paint, wid
     const paintCell = cell.status === 'passed' ? paint.green : cell.status === 'failed' ? paint.red : paint.yellow;
     const checks = `${paintCell(text)}${' '.repeat(checksWidth - text.length)}`;
     lines.push(
-      `${paint.bold(agent.id.padEnd(idWidth))}  ${paintState(agent.state, paint)}${' '.repeat(Math.max(0, 9 - agent.state.length))}  ${formatAge(agent.createdAt).padStart(4)}  ${files.padStart(5)}  ${checks}  ${task}`,
+      `${paint.bold(agent.id.padEnd(idWidth))}  ${paintState(agent.state, paint)}${' '.repeat(Math.max(0, 9 - agent.state.length))}  ${formatAge(agent.createdAt).padStart(4)}  ${files.padStart(5)}  ${checks}  ${paint.dim(kind)}  ${task}`,
     );
   });
   return lines;
@@ -67,9 +69,7 @@ export function renderWaiting(agents: readonly AgentInfo[], paint: Paint): strin
 /** `cairn status`: the agent in full. */
 export function renderAgentDetail(agent: AgentInfo, history: readonly CairnEvent[], paint: Paint): string[] {
   const lines = [`${paint.bold(`agent ${agent.id}`)}  ${paintState(agent.state, paint)}`, `task:     ${agent.task}`];
-  lines.push(
-    `program:  ${agent.origin === 'code' ? `the user's (${agent.lang})` : `written by ${agent.model ?? 'a model'} (${agent.lang})`}`,
-  );
+  lines.push(`program:  ${programLine(agent)}`);
   lines.push(`created:  ${agent.createdAt} (${formatAge(agent.createdAt)} ago), updated ${agent.updatedAt}`);
   if (agent.worker !== undefined) lines.push(`worker:   ${agent.worker}`);
   if (agent.summary !== undefined) lines.push(`summary:  ${agent.summary}`);
@@ -104,4 +104,9 @@ export function statusMark(status: 'added' | 'modified' | 'deleted', paint: Pain
 
 function truncate(text: string, width: number): string {
   return text.length <= width ? text : text.slice(0, Math.max(1, width - 1)) + '…';
+}
+
+function programLine(agent: AgentInfo): string {
+  if (agent.command !== undefined) return `${agent.command.join(' ')} (${agent.kind}), in a writable sealed view`;
+  return agent.origin === 'code' ? `the user's (${agent.lang})` : `written by ${agent.model ?? 'a model'} (${agent.lang})`;
 }

@@ -1,5 +1,4 @@
-import { join } from 'node:path';
-import { execStateDir, runExec } from '@cairn/exec';
+import { execOutputFile, execStateDir, runExec } from '@cairn/exec';
 import type { CompiledGovernance } from '@cairn/governance';
 import { FS_GRANT } from '@cairn/governance';
 import type { AgentWorkspace } from '@cairn/workspace';
@@ -10,11 +9,6 @@ import type { ProjectCore } from './project-core.js';
 
 /** What an exec agent's stretch starts with: the capture program to run, or how it already ended. */
 export type ExecStart = { program: string; stateDir: string } | { ended: AttemptsOutcome };
-
-/** Where an exec agent's headless runs write their output, for `cairn log`. */
-export function execLogFile(core: Pick<ProjectCore, 'layout'>, agentId: string): string {
-  return join(core.layout.workspacesDir, `${agentId}.exec`, 'output.log');
-}
 
 /**
  * Runs an exec agent's command in its writable view (up to the wall time its budget has left) and turns what
@@ -35,7 +29,7 @@ export async function startExec(
     exec,
     root: core.layout.root,
     stateDir,
-    logFile: execLogFile(core, record.id),
+    logFile: execOutputFile(core.layout.workspacesDir, record.id),
     overlay: workspace.overlay,
     blobs: workspace.blobs,
     writeExclude: fsExclusionsOf(governance).writeExclude,

@@ -41,7 +41,7 @@ export function describeAgentCalls({ api, subject, folder, reviewing, given, ref
     ];
     const stream = await api().subscribe();
     const spawned = await api().spawn('add a greeting', { code: writes(path, 'hello\n', 'added hello') });
-    expect(spawned).toMatchObject({ task: 'add a greeting', origin: 'code', lang: 'js', runs: 0 });
+    expect(spawned).toMatchObject({ task: 'add a greeting', origin: 'code', kind: 'code', lang: 'js', runs: 0 });
     // a free slot may take it at once
     expect(['queued', 'running']).toContain(spawned.state);
     expect(spawned.id).toMatch(/^[0-9a-f]{4,}$/);
