@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { benchChecks } from './checks-bench.js';
 import { benchCli } from './cli-bench.js';
 import { benchDiff } from './diff-bench.js';
+import { benchExec } from './exec-bench.js';
 import { generateTree } from './fixtures.js';
 import { benchKernel } from './kernel-bench.js';
 import { report, SMOKE } from './measure.js';
@@ -96,6 +97,16 @@ async function main(): Promise<number> {
       {
         name: 'cli: cairn from the command line',
         run: (work) => benchCli(work, SMOKE ? { trees: [200], rounds: 1 } : { trees: [1_000, 10_000, 50_000], rounds: 5 }),
+      },
+      {
+        name: 'exec: agent CLIs in sealed views',
+        run: (work) =>
+          benchExec(
+            work,
+            SMOKE
+              ? { trees: [200], rounds: 1, crowdTree: 200, crowd: 3, crowdRounds: 1 }
+              : { trees: [1_000, 10_000, 50_000], rounds: 5, crowdTree: 10_000, crowd: 10, crowdRounds: 3 },
+          ),
       },
     ];
     const chosen = ONLY.length === 0 ? parts : parts.filter((part) => ONLY.some((word) => part.name.toLowerCase().includes(word)));

@@ -4,7 +4,8 @@
  * check's, the view keeps the machine's network: an agent CLI talks to its model's API.
  *
  * It fills the new root `layOutRoot` laid out (itself bound read-only): the system's folders bound read-only,
- * a few device nodes, a fresh /proc, /tmp and /dev/shm, an empty home folder in /tmp/home with only the
+ * a few device nodes, a fresh /proc, /tmp, /dev/shm and /dev/pts (for programs that open terminals of their
+ * own), an empty home folder in /tmp/home with only the
  * entries the user named bound in read-only, and the project at its own path: an overlay whose lower layers
  * are the agent's proposal so far (when it has one) over the working tree, and whose upper layer is a folder
  * on disk that outlives the run. Every write lands there. `.agentfs/` and `.cairn/` are covered by empty
@@ -36,6 +37,7 @@ for f in /etc/shadow /etc/gshadow /etc/shadow- /etc/gshadow-; do if [ -f "$N$f" 
 if [ -d "$N/etc/ssh" ]; then mount -t tmpfs -o ro,size=4k cairn-hidden "$N/etc/ssh"; fi
 for f in null zero full random urandom tty; do mount --bind "/dev/$f" "$N/dev/$f"; done
 mount -t tmpfs -o "size=$CAIRN_VIEW_SIZE,mode=1777" cairn-shm "$N/dev/shm"
+if mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 cairn-pts "$N/dev/pts" 2>/dev/null; then mount --bind "$N/dev/pts/ptmx" "$N/dev/ptmx"; fi
 mount -t proc proc "$N/proc"
 mount -t tmpfs -o "size=$CAIRN_VIEW_SIZE,mode=1777" cairn-tmp "$N/tmp"
 mkdir -p "$N$R" "$N/tmp/home"

@@ -109,13 +109,15 @@ async function runOverlay(request: ViewRunRequest, hidden: string[], started: nu
   const removeList = join(request.state, 'remove.txt');
   writeFileSync(removeList, [...removed, ...hidden].join('\n'));
   const home = homedir();
-  const extra = [...programFolders(home), ...installFolders(request.command[0] ?? '')].filter(
+  const extra = [...programFolders(home), ...shimRoots(), ...installFolders(request.command[0] ?? ''), ...resolverFolders()].filter(
     (folder) => !`${request.root}/`.startsWith(`${folder}/`),
   );
   let binds: string[];
   try {
     binds = layOutRoot(newRoot, request.root, extra);
     mkdirSync(join(newRoot, '.cairn-upper'));
+    mkdirSync(join(newRoot, 'dev', 'pts'));
+    writeFileSync(join(newRoot, 'dev', 'ptmx'), '');
   } catch (error) {
     return { refused: `the new root could not be laid out: ${(error as Error).message}`, thisProjectOnly: true };
   }
@@ -342,6 +344,30 @@ function installFolders(program: string): string[] {
     return folder === homedir() || folder === '/' ? [] : [folder];
   }
   return [];
+}
+
+/**
+ * The roots of version managers whose shims are on `PATH` (`~/.pyenv/shims` runs `~/.pyenv/libexec/pyenv`; asdf
+ * and rbenv alike): bound read-only with them, so a shim works in the view.
+ */
+function shimRoots(): string[] {
+  return programPath()
+    .split(':')
+    .filter((dir) => dir.startsWith('/') && dir.endsWith('/shims'))
+    .map((dir) => dirname(dir));
+}
+
+/**
+ * Where the resolver's settings really are when `/etc/resolv.conf` is a link out of /etc (systemd-resolved's
+ * `/run/systemd/resolve/`): bound read-only too, so names resolve in the view as outside it.
+ */
+function resolverFolders(): string[] {
+  try {
+    const real = realpathSync('/etc/resolv.conf');
+    return real.startsWith('/etc/') ? [] : [dirname(real)];
+  } catch {
+    return [];
+  }
 }
 
 /** The merged view's listing (`/folder\0name\0name\0…`), by folder. */

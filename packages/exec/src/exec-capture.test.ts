@@ -182,6 +182,15 @@ describe('the capture of what a program wrote in its view', () => {
   }, 120_000);
 });
 
+describe('terminals and programs in the view', () => {
+  it('a program can open a terminal of its own (a fresh /dev/pts)', async () => {
+    const p = project({ 'a.txt': 'a\n' });
+    const { changes } = await capture(p, "script -qec 'tty > tty.txt' /dev/null");
+    const tty = changes.find((change) => change.path === 'tty.txt') as Extract<CapturedChange, { op: 'put_file' }>;
+    expect(p.blobs.get(tty.ref).toString()).toMatch(/^\/dev\/pts\/\d+\n$/);
+  }, 120_000);
+});
+
 describe('a symbolic link in the working tree', () => {
   it('is shown as it is, and a write through it lands in the view only', async () => {
     const p = project({ 'real.txt': 'real\n' });

@@ -3,6 +3,7 @@ import { type AgentFS, Overlay, SqliteJournalStore } from '@cairn/agentfs';
 import { processAlive } from '@cairn/agentfs/process-alive';
 import type { JournalEntry } from '@cairn/air';
 import { isCairnError } from '@cairn/api';
+import { execStateDir } from '@cairn/exec/paths';
 import { frontSeq } from './agent-commands.js';
 import type { AgentRecord, AgentStore } from './agent-store.js';
 import type { ProjectCore } from './project-core.js';
@@ -44,9 +45,14 @@ function rerun(core: Pick<ProjectCore, 'layout' | 'lifecycle' | 'stable' | 'stor
   }));
 }
 
-function failInterrupted(core: Pick<ProjectCore, 'lifecycle'>, record: AgentRecord): void {
+function failInterrupted(core: Pick<ProjectCore, 'layout' | 'lifecycle'>, record: AgentRecord): void {
   const message = (record.interruptions ?? 0) > 0 ? `${INTERRUPTED}, and again when it ran a second time` : INTERRUPTED;
-  const failure = { code: 'interrupted', message, hint: 'spawn the task again' };
+  // an agent CLI's writes so far stay in its view's upper layer, which died with the process that ran it
+  const hint =
+    record.exec === undefined
+      ? 'spawn the task again'
+      : `what its program wrote is kept in ${execStateDir(core.layout.workspacesDir, record.id, record.runs + 1)}/upper; spawn it again`;
+  const failure = { code: 'interrupted', message, hint };
   core.lifecycle.move(record.id, ['running'], 'failed', { owner: undefined, failure, reason: message }, 'fail', (_, time) => ({
     type: 'agent.failed',
     time,
