@@ -95,7 +95,8 @@ function buildProgram(run: (load: Load, options: CommonOptions, ...args: unknown
       .command('run')
       .description("run a program (an agent CLI) again in a reviewing agent's writable view, over its proposal so far")
       .argument('<id>', 'the agent')
-      .argument('<command...>', 'the program and its arguments, after --')
+      .argument('[command...]', 'the program and its arguments, after --')
+      .option('--sync', "while the agent's command runs (in another terminal): take what it wrote so far into its proposal now")
       .option(...execEnvOption)
       .option(...execHomeOption),
   ).action((id, command, flags) => run(commands.runAgain, flags, id, command, flags));

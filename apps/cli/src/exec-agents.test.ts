@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import {
   agentClisRequired,
@@ -276,5 +278,43 @@ describe('faults of agent CLIs', () => {
     expect(refused.stderr).toContain('one command runs in an agent at a time');
     const done = await slow;
     expect(done.code, done.stderr).toBe(0);
+  }, 180_000);
+
+  it('`cairn run ID --sync` takes what the command wrote so far while it runs; replay rebuilds both captures', async () => {
+    project = makeCliProject(FILES);
+    const p = project;
+    // the command waits for the test to say go, over loopback (the view keeps the network)
+    let go = false;
+    const server = createServer((_req, res) => res.writeHead(go ? 200 : 404).end());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const wait = `const go = async () => { while ((await fetch('${url}')).status !== 200) await new Promise((r) => setTimeout(r, 100)); }; go();`;
+    const running = p.run([
+      'spawn',
+      '--exec',
+      '--json',
+      '--',
+      'sh',
+      '-c',
+      `echo first > s1.txt; node -e "${wait}"; echo second > s2.txt; rm s1.txt`,
+    ]);
+    let id: string | undefined;
+    for (let tries = 0; tries < 600 && id === undefined; tries++) {
+      const listed = resultOf(await p.run(['ls', '--json'])) as { agents?: { id: string; state: string }[] };
+      id = listed.agents?.find((agent) => agent.state === 'running')?.id;
+      if (id === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(id).toBeDefined();
+    let synced = await p.run(['run', id!, '--sync']);
+    for (let tries = 0; tries < 100 && !synced.stdout.includes('took 1 changes'); tries++) synced = await p.run(['run', id!, '--sync']);
+    expect(synced.stdout).toContain('took 1 changes');
+    expect((await p.run(['diff', id!, '--no-pager'])).stdout).toContain('+first');
+    go = true;
+    const done = await running;
+    const agent = resultOf(done).agent as { changes: { path: string }[] };
+    expect(agent.changes.map((c) => c.path)).toEqual(['s2.txt']);
+    const replay = await p.run(['replay', id!]);
+    expect(replay.stdout).toContain('reproduced: 2 runs');
   }, 180_000);
 });

@@ -2,12 +2,13 @@ import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { constants, homedir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
-import { programFolders, programPath } from './check-env.js';
+import { join } from 'node:path';
+import { programPath } from './check-env.js';
 import { findSecretFiles } from './hidden-files.js';
 import { layOutRoot } from './root-skeleton.js';
 import { killMarkedProcesses } from './survivors.js';
 import { materializeCopy } from './view-files.js';
+import { viewFolders } from './view-folders.js';
 import { VIEW_SCRIPT } from './view-script.js';
 
 /** Where an agent's view keeps what it writes: an upper layer over the working tree, or a whole copy of it. */
@@ -41,27 +42,31 @@ export interface ViewRunRequest {
   view?: 'auto' | 'copy';
   signal?: AbortSignal;
   unshare?: string;
-  /** Called once the command is about to start in its view. */
-  onReady?: () => void;
+  /** Called once the command is about to start in its view, with where its writes land (to read them while it runs). */
+  onReady?: (writes: ViewWrites) => void;
+}
+
+/** Where a view's writes land: what a capture reads, at the end or while the command runs. */
+export interface ViewWrites {
+  view: ViewKind;
+  /** The upper layer (overlay) or the copy (copy). */
+  writes: string;
+  /** The paths the view hid by removing them (the capture skips their whiteouts). */
+  hidden: string[];
+  /** For an overlay, once the command ended: each folder of the upper layer the merged view shows, with its names there. */
+  merged?: Map<string, Set<string>>;
 }
 
 /** How a command in a view ended, and where its writes are. */
-export interface ViewRun {
+export interface ViewRun extends ViewWrites {
   status: 'exited' | 'killed' | 'timed-out' | 'stopped' | 'error';
   exitCode?: number;
   signal?: string;
   /** Set for `error`: why the command did not run (not found, the view not built). */
   error?: string;
-  view: ViewKind;
   sealed: boolean;
   /** Why this view: for a copy, what the kernel refused. */
   why: string;
-  /** The upper layer (overlay) or the copy (copy): what the capture reads. */
-  writes: string;
-  /** The paths the view hid by removing them (the capture skips their whiteouts). */
-  hidden: string[];
-  /** For an overlay: each folder of the upper layer that the merged view shows, with the names in it there. */
-  merged?: Map<string, Set<string>>;
   durationMs: number;
   readyMs?: number;
 }
@@ -109,9 +114,7 @@ async function runOverlay(request: ViewRunRequest, hidden: string[], started: nu
   const removeList = join(request.state, 'remove.txt');
   writeFileSync(removeList, [...removed, ...hidden].join('\n'));
   const home = homedir();
-  const extra = [...programFolders(home), ...shimRoots(), ...installFolders(request.command[0] ?? ''), ...resolverFolders()].filter(
-    (folder) => !`${request.root}/`.startsWith(`${folder}/`),
-  );
+  const extra = viewFolders(request.command[0] ?? '').filter((folder) => !`${request.root}/`.startsWith(`${folder}/`));
   let binds: string[];
   try {
     binds = layOutRoot(newRoot, request.root, extra);
@@ -167,7 +170,7 @@ async function runOverlay(request: ViewRunRequest, hidden: string[], started: nu
     setup += chunk.toString('utf8');
     if (readyAt === undefined && /(^|\n)ready\n/.test(setup)) {
       readyAt = performance.now();
-      request.onReady?.();
+      request.onReady?.({ view: 'overlay', writes: upper, hidden });
     }
     if (/(^|\n)missing\n/.test(setup)) missing = true;
   });
@@ -222,7 +225,7 @@ async function runCopy(request: ViewRunRequest, hidden: string[], started: numbe
   const [name, value] = marker.split('=') as [string, string];
   const log = request.terminal ? undefined : openSync(request.logFile ?? '/dev/null', 'a');
   const readyMs = performance.now() - started;
-  request.onReady?.();
+  request.onReady?.({ view: 'copy', writes: copy, hidden });
   const child = spawn(request.command[0] ?? '', request.command.slice(1), {
     cwd: join(copy, request.cwd ?? ''),
     detached: false,
@@ -320,56 +323,6 @@ function outcome(ended: Ended): Pick<ViewRun, 'status' | 'exitCode' | 'signal'> 
   return { status: 'exited', exitCode: code };
 }
 
-/**
- * Where the program is installed, when its real path lies outside the folders on `PATH` (an npm package's
- * `bin` link leads into its `node_modules`): that `node_modules` folder (or the program's own folder), bound
- * read-only so the program and what it loads are there in the view.
- */
-function installFolders(program: string): string[] {
-  if (program === '') return [];
-  const candidates = program.includes('/')
-    ? [program]
-    : programPath()
-        .split(':')
-        .map((dir) => join(dir, program));
-  for (const candidate of candidates) {
-    let real: string;
-    try {
-      real = realpathSync(candidate);
-    } catch {
-      continue;
-    }
-    const at = real.indexOf('/node_modules/');
-    const folder = at < 0 ? dirname(real) : real.slice(0, at + '/node_modules'.length);
-    return folder === homedir() || folder === '/' ? [] : [folder];
-  }
-  return [];
-}
-
-/**
- * The roots of version managers whose shims are on `PATH` (`~/.pyenv/shims` runs `~/.pyenv/libexec/pyenv`; asdf
- * and rbenv alike): bound read-only with them, so a shim works in the view.
- */
-function shimRoots(): string[] {
-  return programPath()
-    .split(':')
-    .filter((dir) => dir.startsWith('/') && dir.endsWith('/shims'))
-    .map((dir) => dirname(dir));
-}
-
-/**
- * Where the resolver's settings really are when `/etc/resolv.conf` is a link out of /etc (systemd-resolved's
- * `/run/systemd/resolve/`): bound read-only too, so names resolve in the view as outside it.
- */
-function resolverFolders(): string[] {
-  try {
-    const real = realpathSync('/etc/resolv.conf');
-    return real.startsWith('/etc/') ? [] : [dirname(real)];
-  } catch {
-    return [];
-  }
-}
-
 /** The merged view's listing (`/folder\0name\0name\0…`), by folder. */
 function parseListing(bytes: Buffer): Map<string, Set<string>> {
   const merged = new Map<string, Set<string>>();
@@ -394,10 +347,4 @@ function lastLine(text: string): string | undefined {
     .map((line) => line.trim())
     .filter((line) => line !== '' && line !== 'ready')
     .at(-1);
-}
-
-/** The project-relative folder a path outside or inside the project starts in (`undefined` when outside it). */
-export function projectCwd(root: string, cwd: string): string | undefined {
-  const rel = relative(realpathSync(root), realpathSync(cwd));
-  return rel.startsWith('..') ? undefined : rel;
 }

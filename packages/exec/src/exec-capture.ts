@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, type Dirent, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { type EntryState, isProtectedPath, type OverlayFileSystem, stateOf } from '@cairn/agentfs';
-import type { ViewRun } from '@cairn/checks';
+import type { ViewWrites } from '@cairn/checks';
 import type { BlobStore } from '@cairn/workspace';
 
 /** One change an agent CLI made in its view, as a call of a capture tool. */
@@ -39,7 +39,7 @@ const CHUNK = 1 << 20;
  * the entries a folder made again hides), and renames (a file deleted whose bytes reappear at a new path).
  * What the view itself removed to hide it (`.env*`) is not a deletion. In walking order, parents first.
  */
-export function captureWrites(fs: OverlayFileSystem, run: ViewRun, options: CaptureOptions): Capture {
+export function captureWrites(fs: OverlayFileSystem, run: ViewWrites, options: CaptureOptions): Capture {
   const changes: CapturedChange[] = [];
   let ignored = 0;
   const hidden = new Set(run.hidden);

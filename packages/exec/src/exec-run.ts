@@ -2,7 +2,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { IgnoreRules, type Overlay } from '@cairn/agentfs';
 import { fsPathExcluded } from '@cairn/air';
 import type { AgentFailure, ExecSpec } from '@cairn/api';
-import { runInView, type ViewRun } from '@cairn/checks';
+import { runInView, type ViewRun, type ViewWrites } from '@cairn/checks';
 import type { BlobStore } from '@cairn/workspace';
 import { writeAgentLayer } from './agent-layer.js';
 import { captureProgram, captureWrites } from './exec-capture.js';
@@ -23,14 +23,15 @@ export interface ExecRequest {
   writeExclude: readonly string[];
   /** The largest single write the governance allows (bytes): a larger file is hashed, not kept. */
   maxWriteBytes: number;
-  callsLeft: number;
+  /** The tool calls the agent's budget has left (asked at the end, after any capture made while it ran). */
+  callsLeft: () => number;
   wallMs: number;
   signal: AbortSignal;
   /** The values of the listed variables (this process's environment by default). */
   environment?: NodeJS.ProcessEnv;
   terminal?: boolean;
-  /** Called once the command is about to start. */
-  onReady?: () => void;
+  /** Called once the command is about to start, with where its writes land. */
+  onReady?: (writes: ViewWrites) => void;
 }
 
 /** What the run came to: the capture program to run, or why there is none. */
@@ -82,21 +83,16 @@ export async function runExec(request: ExecRequest): Promise<ExecOutcome> {
       },
     };
   }
-  const rules = IgnoreRules.forTree(request.root);
-  const capture = captureWrites(request.overlay.fs, view, {
-    blobs: request.blobs,
-    maxFileBytes: request.maxWriteBytes,
-    refused: (path) => fsPathExcluded(path, request.writeExclude),
-    ignored: (path, isDir) => rules.ignores(path, isDir),
-  });
+  const capture = captureNow(request, view);
   // the capture's own calls: the changes, and the summary
-  if (capture.changes.length + 1 > request.callsLeft)
+  const callsLeft = request.callsLeft();
+  if (capture.changes.length + 1 > callsLeft)
     return {
       ok: false,
       view,
       failure: {
         code: 'budget',
-        message: `the command changed ${capture.changes.length} paths; the calls budget allows ${request.callsLeft - 1} more, so none was taken`,
+        message: `the command changed ${capture.changes.length} paths; the calls budget allows ${callsLeft - 1} more, so none was taken`,
         hint: `give the agent a larger budget (--calls ${capture.changes.length + 10}); what it wrote is kept in ${view.writes}`,
       },
     };
@@ -113,6 +109,20 @@ export async function runExec(request: ExecRequest): Promise<ExecOutcome> {
     view,
     ...(interrupted === undefined ? {} : { interrupted }),
   };
+}
+
+/** What the command has written so far, compared with the agent's overlay (at its end, or while it runs: `cairn run --sync`). */
+export function captureNow(
+  request: Pick<ExecRequest, 'root' | 'overlay' | 'blobs' | 'maxWriteBytes' | 'writeExclude'>,
+  writes: ViewWrites,
+) {
+  const rules = IgnoreRules.forTree(request.root);
+  return captureWrites(request.overlay.fs, writes, {
+    blobs: request.blobs,
+    maxFileBytes: request.maxWriteBytes,
+    refused: (path) => fsPathExcluded(path, request.writeExclude),
+    ignored: (path, isDir) => rules.ignores(path, isDir),
+  });
 }
 
 /** Why a run ended before its command finished, in words; nothing when it exited on its own. */

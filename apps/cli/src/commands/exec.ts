@@ -11,6 +11,7 @@ import { type SpawnFlags, spawnOptionsOf } from '../spawn-flags.js';
 /** Flags of `spawn --exec` and `run`. */
 export interface ExecFlags extends SpawnFlags {
   exec?: boolean;
+  sync?: boolean;
   env?: string[];
   home?: string[];
 }
@@ -34,14 +35,33 @@ export async function execSpawnCommand(ctx: CommandContext, words: readonly stri
   });
 }
 
-/** `cairn run ID -- CMD`: runs a command again in a reviewing agent's view, over its proposal so far. */
+/**
+ * `cairn run ID -- CMD`: runs a command again in a reviewing agent's view, over its proposal so far.
+ * `cairn run ID --sync`: takes what the agent's command has written so far into its overlay now.
+ */
 export async function runAgainCommand(ctx: CommandContext, id: string, words: readonly string[], flags: ExecFlags): Promise<number> {
+  if (flags.sync === true) return syncCommand(ctx, id, words);
   const exec = execSpecOf(ctx, words, flags);
   return withProject(ctx, async (project) => {
     const agent = await project.runAgain(id, exec);
     ctx.out.note(`running ${exec.command.join(' ')} in ${ctx.out.paint.bold(agent.id)}, over its proposal so far`);
     return agent;
   });
+}
+
+async function syncCommand(ctx: CommandContext, id: string, words: readonly string[]): Promise<number> {
+  if (words.length > 0) throw new UsageError('--sync takes no command: it syncs the one that runs', `cairn run ${id} --sync`);
+  const { openProject } = await import('@cairn/orchestrator/project');
+  const project = openProject(projectLayout(ctx.root).root, { queue: 'none' });
+  try {
+    const answer = await project.syncRun(id);
+    const agent = await project.agent(id);
+    ctx.out.line(`${ctx.out.paint.bold(id)}: ${answer}`);
+    ctx.out.result(true, { agent, sync: answer });
+    return 0;
+  } finally {
+    await project.close();
+  }
 }
 
 function execSpecOf(ctx: CommandContext, words: readonly string[], flags: ExecFlags): ExecSpec {

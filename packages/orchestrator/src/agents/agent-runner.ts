@@ -1,15 +1,15 @@
 import type { AgentFailure, ChangeInfo } from '@cairn/api';
 import { runSealed } from '@cairn/checks';
-import { removeExecState } from '@cairn/exec';
 import { type CompiledGovernance, compileGovernanceJson, createAgentKernel, startingGovernance } from '@cairn/governance';
 import { AgentWorkspace, appendCairnEntry, changeInfoOf, governanceRefOf, runStartsOf, SCHEMAS } from '@cairn/workspace';
-import { type AttemptsOutcome, runAttempts } from '../programs/attempts.js';
+import { type AttemptHost, type AttemptsOutcome, runAttempts } from '../programs/attempts.js';
 import type { RunLimits } from '../programs/program-run.js';
 import { buildRunContext, type RunSource } from '../run/build-run-context.js';
 import { modelCaller } from '../run/model-adapter.js';
 import type { ReviewContext, RunContext } from '../run/run-context.js';
 import type { AgentRecord } from './agent-store.js';
-import { startExec } from './exec-stretch.js';
+import { captureRunner } from './exec-captures.js';
+import { runExecStretch } from './exec-stretch.js';
 import { generationSetup, readableBy, windowOptionsOf } from './generation-setup.js';
 import type { ProjectCore } from './project-core.js';
 import { proposalForReview } from './proposal-reader.js';
@@ -141,45 +141,43 @@ async function runStretch(
     if (record.modelOptions !== undefined) ctx.modelOptions = record.modelOptions;
     return ctx;
   };
-  // an agent CLI runs first, in its view; its program is the capture of what it wrote
-  const exec = record.exec === undefined ? undefined : await startExec(core, record, workspace, governance, signal);
-  if (exec !== undefined && 'ended' in exec) return exec.ended;
-  const budgetFrom = core.clock();
-  const outcome = await runAttempts(
-    {
-      origin: record.origin,
-      lang: exec === undefined ? record.lang : 'js',
-      ...(exec !== undefined ? { code: exec.program } : record.code === undefined ? {} : { code: record.code }),
-      ...previousOf(first || record.origin !== 'model' ? undefined : lastProgram(workspace)),
-      repairsLeft,
+  const host: AttemptHost = {
+    sandbox: core.sandbox(),
+    contextFor,
+    firstRun: record.runs + 1,
+    clockFor: () => core.clock(),
+    limitsFor: (callsSoFar) => {
+      const wallLeft = record.budgets.wallMs - spent.wallMs - (core.clock() - started);
+      const callsLeft = record.budgets.calls - spent.calls - callsSoFar;
+      if (wallLeft <= 0) return budgetFailure('wall time', `${record.budgets.wallMs} ms`);
+      if (callsLeft <= 0) return budgetFailure('calls', `${record.budgets.calls} tool calls`);
+      const limits: RunLimits = {
+        wallMs: Math.min(record.limits.wallMs, wallLeft),
+        cpuMs: record.limits.cpuMs,
+        memoryMb: record.limits.memoryMb,
+        calls: callsLeft,
+      };
+      return limits;
     },
-    {
-      sandbox: core.sandbox(),
-      contextFor,
-      firstRun: record.runs + 1,
-      clockFor: () => core.clock(),
-      limitsFor: (callsSoFar) => {
-        // an agent CLI's own time is its run in the view: its capture is not cut short by it
-        const wallLeft = record.budgets.wallMs - spent.wallMs - (core.clock() - (exec === undefined ? started : budgetFrom));
-        const callsLeft = record.budgets.calls - spent.calls - callsSoFar;
-        if (wallLeft <= 0) return budgetFailure('wall time', `${record.budgets.wallMs} ms`);
-        if (callsLeft <= 0) return budgetFailure('calls', `${record.budgets.calls} tool calls`);
-        const limits: RunLimits = {
-          wallMs: Math.min(record.limits.wallMs, wallLeft),
-          cpuMs: record.limits.cpuMs,
-          memoryMb: record.limits.memoryMb,
-          calls: callsLeft,
-        };
-        return limits;
-      },
-      onGenerating: (_run, round) => core.emit({ type: 'agent.generating', time: iso(core.clock()), agentId: record.id, model, round }),
-      generation: generationSetup(core, record, readableBy(governance, record.id)),
-      signal,
-      onRepairing: (round, problem) => core.emit({ type: 'agent.repairing', time: iso(core.clock()), agentId: record.id, round, problem }),
-    },
-  );
+    onGenerating: (_run, round) => core.emit({ type: 'agent.generating', time: iso(core.clock()), agentId: record.id, model, round }),
+    generation: generationSetup(core, record, readableBy(governance, record.id)),
+    signal,
+    onRepairing: (round, problem) => core.emit({ type: 'agent.repairing', time: iso(core.clock()), agentId: record.id, round, problem }),
+  };
+  const outcome =
+    record.exec === undefined
+      ? await runAttempts(
+          {
+            origin: record.origin,
+            lang: record.lang,
+            ...(record.code === undefined ? {} : { code: record.code }),
+            ...previousOf(first || record.origin !== 'model' ? undefined : lastProgram(workspace)),
+            repairsLeft,
+          },
+          host,
+        )
+      : await runExecStretch(core, record, workspace, governance, signal, captureRunner(workspace, record, host, segment));
   if (review?.decision !== undefined) outcome.decision = review.decision;
-  if (exec !== undefined && outcome.ok) removeExecState(exec.stateDir);
   if (outcome.ok === false && outcome.failure?.code === 'limit' && spent.calls + outcome.calls >= record.budgets.calls) {
     outcome.failure = { code: 'budget', message: `the calls budget ran out (${record.budgets.calls} tool calls)` };
   }

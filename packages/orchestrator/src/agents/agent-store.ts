@@ -19,6 +19,8 @@ export interface AgentRecord extends AgentSpec {
   owner?: string;
   /** Set when a queue (a daemon) runs the agent: it runs again if that process dies before the agent ends. */
   rerunOnInterrupt?: boolean;
+  /** `cairn run ID --sync` from another process while an exec agent's command runs, and its owner's answer. */
+  syncRequest?: { token: string; answer?: string };
   /** Set by another process that wants the agent stopped (a reject) while this record's owner runs it. */
   stopRequested?: string;
   /** How many times the process running the agent died before the agent ended. */

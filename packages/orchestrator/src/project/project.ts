@@ -33,6 +33,7 @@ import type { ProjectLayout } from '@cairn/workspace';
 import type { AgentCommands } from '../agents/agent-commands.js';
 import { toAgentInfo } from '../agents/agent-info.js';
 import type { CheckService } from '../agents/check-service.js';
+import { requestSync } from '../agents/exec-sync.js';
 import type { ProjectCore } from '../agents/project-core.js';
 import { changesOf, diffOf, fileProposalOf, journalOf, proposedText } from '../agents/proposal-reader.js';
 import type { Scheduler } from '../agents/scheduler.js';
@@ -176,6 +177,11 @@ export class Project implements CairnApi {
     return this.open() && this.parts.commands.runAgain(id, parseExecSpec(exec));
   }
 
+  /** Takes what a running agent CLI wrote so far into its overlay, in whichever process runs it (`cairn run ID --sync`). */
+  async syncRun(id: string): Promise<string> {
+    return requestSync(this.open().store, id);
+  }
+
   async reply(id: string, feedback: string): Promise<AgentInfo> {
     return this.open() && this.parts.commands.reply(id, feedback);
   }
@@ -244,10 +250,7 @@ export class Project implements CairnApi {
     this.core.emit(event);
   }
 
-  /**
-   * Starts the sandbox's first child now, so it boots on another core while this process does other work (the
-   * sync before a spawn); the agent then finds it ready.
-   */
+  /** Starts the sandbox's first child now, to boot while this process does other work (the sync before a spawn). */
   prepareToRun(): void {
     this.open().sandbox();
   }
@@ -262,10 +265,7 @@ export class Project implements CairnApi {
     await this.parts.checks.idle();
   }
 
-  /**
-   * Kills the checks this process runs and marks their results stale, so that a later run takes them up (a
-   * command interrupted while it waits for them: `cairn checks ID --run`, or a daemon when it opens).
-   */
+  /** Kills the checks this process runs and marks their results stale, for a later run to take up. */
   async stopChecks(): Promise<void> {
     await this.parts.checks.stop({ stale: true });
   }
