@@ -100,11 +100,15 @@ async function withProject(ctx: CommandContext, start: (project: Project) => Pro
   const { openProject } = await import('@cairn/orchestrator/project');
   const project = openProject(projectLayout(ctx.root).root, { queue: 'own' });
   let interrupts = 0;
+  const running = { started: false };
   const onInterrupt = () => {
     interrupts++;
-    if (interrupts === 1)
-      out.note('interrupted: the command stops; what it wrote so far becomes the proposal (Ctrl-C again leaves at once)');
-    else process.exit(130);
+    // before the command starts there is nothing to keep: leave at once (the next command records the agent interrupted)
+    if (!running.started || interrupts > 1) {
+      if (!running.started) out.note('interrupted before the command ran: nothing was written');
+      process.exit(130);
+    }
+    out.note('interrupted: the command stops; what it wrote so far becomes the proposal (Ctrl-C again leaves at once)');
   };
   process.on('SIGINT', onInterrupt);
   try {
@@ -113,7 +117,7 @@ async function withProject(ctx: CommandContext, start: (project: Project) => Pro
     const stream = await project.subscribe();
     try {
       const started = await start(project);
-      const settled = await follow(ctx, project, stream, started.id);
+      const settled = await follow(ctx, project, stream, started.id, running);
       printSettled(ctx, settled);
       if (settled.state === 'reviewing') await followChecks(out, project, stream);
       const final = await project.agent(started.id);
@@ -128,10 +132,17 @@ async function withProject(ctx: CommandContext, start: (project: Project) => Pro
   }
 }
 
-async function follow(ctx: CommandContext, project: Project, stream: AsyncIterator<CairnEvent>, id: string): Promise<AgentInfo> {
+async function follow(
+  ctx: CommandContext,
+  project: Project,
+  stream: AsyncIterator<CairnEvent>,
+  id: string,
+  running: { started: boolean },
+): Promise<AgentInfo> {
   for (let next = await stream.next(); next.done !== true; next = await stream.next()) {
     const event = next.value;
     if (!('agentId' in event) || event.agentId !== id) continue;
+    if (event.type === 'agent.log' && event.message.startsWith('running ')) running.started = true;
     ctx.out.event(event);
     if (event.type === 'agent.denied' || event.type === 'error') ctx.out.note(`  ${describeEvent(event, ctx.out.paint)}`);
     if (event.type === 'agent.submitted' || event.type === 'agent.failed' || event.type === 'agent.rejected') break;
