@@ -21,20 +21,25 @@
  *
  * Protocol on fd 3: setup errors as text, then `ready`, or `missing` when the program is not found. Fd 4 is a
  * pipe Cairn never writes to: when it ends (Cairn exited, even killed), every process of the view is killed.
+ * Fd 6 brings the project paths to remove (one a line): Cairn looks for `.env*` files while the mounts are
+ * made, and the script reads the list only when it needs it, just before the pivot.
  * Inputs (environment): CAIRN_VIEW_ROOT, CAIRN_VIEW_NEWROOT, CAIRN_VIEW_UPPER, CAIRN_VIEW_WORK,
  * CAIRN_VIEW_LAYER (the proposal's layer, or empty), CAIRN_VIEW_MODE (overlay|copy), CAIRN_VIEW_COPY,
- * CAIRN_VIEW_REMOVE (a file of project paths to remove, one a line), CAIRN_VIEW_RO (folders to bind
+ * CAIRN_VIEW_RO (folders to bind
  * read-only, one a line), CAIRN_VIEW_HOME (the user's home folder), CAIRN_VIEW_HOME_BINDS (home-relative
- * entries to bind read-only, one a line), CAIRN_VIEW_SIZE (tmpfs size), CAIRN_VIEW_CWD (where the command
+ * entries to bind read-only, one a line), CAIRN_VIEW_AS_ROOT (1 when Cairn runs as root: only then can the
+ * password hashes and SSH host keys be read, so only then are they covered), CAIRN_VIEW_SIZE (tmpfs size), CAIRN_VIEW_CWD (where the command
  * starts), CAIRN_VIEW_PATH, CAIRN_VIEW_PROGRAM; the positional arguments are the command (`env -i …`).
  */
 export const VIEW_SCRIPT = String.raw`set -e
-exec 6>&2 2>&3
+exec 7>&2 2>&3
 R="$CAIRN_VIEW_ROOT"; N="$CAIRN_VIEW_NEWROOT"
 mount -o bind,ro "$N" "$N"
 printf '%s\n' "$CAIRN_VIEW_RO" | while IFS= read -r d; do if [ -n "$d" ]; then mount -o bind,ro "$d" "$N$d"; fi; done
-for f in /etc/shadow /etc/gshadow /etc/shadow- /etc/gshadow-; do if [ -f "$N$f" ]; then mount --bind /dev/null "$N$f"; fi; done
-if [ -d "$N/etc/ssh" ]; then mount -t tmpfs -o ro,size=4k cairn-hidden "$N/etc/ssh"; fi
+if [ "$CAIRN_VIEW_AS_ROOT" = 1 ]; then
+  for f in /etc/shadow /etc/gshadow /etc/shadow- /etc/gshadow-; do if [ -f "$N$f" ]; then mount --bind /dev/null "$N$f"; fi; done
+  if [ -d "$N/etc/ssh" ]; then mount -t tmpfs -o ro,size=4k cairn-hidden "$N/etc/ssh"; fi
+fi
 for f in null zero full random urandom tty; do mount --bind "/dev/$f" "$N/dev/$f"; done
 mount -t tmpfs -o "size=$CAIRN_VIEW_SIZE,mode=1777" cairn-shm "$N/dev/shm"
 if mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 cairn-pts "$N/dev/pts" 2>/dev/null; then mount --bind "$N/dev/pts/ptmx" "$N/dev/ptmx"; fi
@@ -56,7 +61,8 @@ fi
 for d in .agentfs .cairn; do if [ -d "$N$R/$d" ]; then mount -t tmpfs -o ro,size=4k cairn-hidden "$N$R/$d"; fi; done
 REMOVE=""
 while IFS= read -r p || [ -n "$p" ]; do REMOVE="$REMOVE$p
-"; done < "$CAIRN_VIEW_REMOVE"
+"; done <&6
+exec 6<&-
 cd "$N"
 pivot_root . .old
 umount -l /.old
@@ -64,11 +70,11 @@ cd "$R"
 printf '%s' "$REMOVE" | while IFS= read -r p; do if [ -n "$p" ]; then rm -rf "./$p" 2>/dev/null || true; fi; done
 cd "$CAIRN_VIEW_CWD" 2>/dev/null || cd "$R"
 if ! PATH="$CAIRN_VIEW_PATH" command -v "$CAIRN_VIEW_PROGRAM" >/dev/null 2>&1; then echo missing >&3; exit 127; fi
-( while read -r _; do :; done; kill -9 -1 ) <&4 >/dev/null 2>&1 3>&- 5>&- 6>&- &
+( while read -r _; do :; done; kill -9 -1 ) <&4 >/dev/null 2>&1 3>&- 5>&- 7>&- &
 set +e
-unshare --user --map-root-user --mount sh -c 'if [ -d /.cairn-upper ]; then mount -t tmpfs -o ro,size=4k cairn-hidden /.cairn-upper; fi; echo ready >&3; exec 3>&- 5>&- 2>&6 6>&-; exec "$@"' cairn-view "$@" 4<&-
+unshare --user --map-root-user --mount sh -c 'if [ -d /.cairn-upper ]; then mount -t tmpfs -o ro,size=4k cairn-hidden /.cairn-upper; fi; echo ready >&3; exec 3>&- 5>&- 2>&7 7>&-; exec "$@"' cairn-view "$@" 4<&-
 code=$?
-exec 6>&-
+exec 7>&-
 if [ -d /.cairn-upper ]; then
   cd /.cairn-upper && find . -type d -exec sh -c 'for d; do p="${'$'}{d#.}"; if [ -d "$0$p" ]; then printf "/%s\0" "${'$'}{p#/}"; find "$0$p" -mindepth 1 -maxdepth 1 -printf "%f\0"; fi; done' "$R" {} + >&5 2>/dev/null || true
 fi

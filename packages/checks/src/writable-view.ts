@@ -86,23 +86,35 @@ export async function runInView(request: ViewRunRequest): Promise<ViewRun> {
   const root = realpathSync(request.root);
   const started = performance.now();
   const unshare = request.unshare ?? 'unshare';
-  const hidden = findSecretFiles(root);
   let why = '';
   if (request.view !== 'copy') {
     const machine = refused.get(unshare);
     if (machine === undefined) {
-      const attempt = await runOverlay({ ...request, root }, hidden, started);
+      const attempt = await runOverlay({ ...request, root }, started);
       if ('run' in attempt) return attempt.run;
       if (!attempt.thisProjectOnly) refused.set(unshare, attempt.refused);
       why = `namespaces or the overlay were refused (${attempt.refused}): a copy of the project, not sealed`;
     } else why = `namespaces or the overlay were refused (${machine}): a copy of the project, not sealed`;
   } else why = 'a copy was asked for: not sealed';
-  return runCopy({ ...request, root }, hidden, started, why);
+  return runCopy({ ...request, root }, recentSecretFiles(root), started, why);
+}
+
+/** The `.env*` files of a project, walked for at most one spawn a moment: agents spawned together share a walk. */
+const secretWalks = new Map<string, { at: number; found: string[] }>();
+const SECRET_WALK_MS = 250;
+
+function recentSecretFiles(root: string): string[] {
+  const now = performance.now();
+  const recent = secretWalks.get(root);
+  if (recent !== undefined && now - recent.at < SECRET_WALK_MS) return [...recent.found];
+  const found = findSecretFiles(root);
+  secretWalks.set(root, { at: performance.now(), found });
+  return [...found];
 }
 
 type Attempt = { run: ViewRun } | { refused: string; thisProjectOnly: boolean };
 
-async function runOverlay(request: ViewRunRequest, hidden: string[], started: number): Promise<Attempt> {
+async function runOverlay(request: ViewRunRequest, started: number): Promise<Attempt> {
   const upper = join(request.state, 'upper');
   const work = join(request.state, 'work');
   const layer = join(request.state, 'proposal');
@@ -111,10 +123,11 @@ async function runOverlay(request: ViewRunRequest, hidden: string[], started: nu
   if (/[,:\n]/.test(request.root + request.state))
     return { refused: 'the project or Cairn home path holds "," or ":", which an overlay mount cannot name', thisProjectOnly: true };
   const removed = request.layer?.(layer) ?? [];
-  const removeList = join(request.state, 'remove.txt');
-  writeFileSync(removeList, [...removed, ...hidden].join('\n'));
   const home = homedir();
-  const extra = viewFolders(request.command[0] ?? '').filter((folder) => !`${request.root}/`.startsWith(`${folder}/`));
+  // parents first, so a folder inside one already bound is not bound again (each bind is a process in the setup)
+  const extra = [...new Set(viewFolders(request.command[0] ?? ''))]
+    .sort((a, b) => a.length - b.length)
+    .filter((folder) => !`${request.root}/`.startsWith(`${folder}/`));
   let binds: string[];
   try {
     binds = layOutRoot(newRoot, request.root, extra);
@@ -128,8 +141,8 @@ async function runOverlay(request: ViewRunRequest, hidden: string[], started: nu
   const unshare = request.unshare ?? 'unshare';
   const log = request.terminal ? undefined : openSync(request.logFile ?? '/dev/null', 'a');
   const stdio: StdioOptions = request.terminal
-    ? ['inherit', 'inherit', 'inherit', 'pipe', 'pipe', 'pipe']
-    : ['ignore', log ?? 'ignore', log ?? 'ignore', 'pipe', 'pipe', 'pipe'];
+    ? ['inherit', 'inherit', 'inherit', 'pipe', 'pipe', 'pipe', 'pipe']
+    : ['ignore', log ?? 'ignore', log ?? 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'];
   const child = spawn(
     unshare,
     [...unshareArgs(unshare), 'sh', '-c', VIEW_SCRIPT, 'cairn-view', 'env', '-i', ...pairs(env), ...request.command],
@@ -146,10 +159,10 @@ async function runOverlay(request: ViewRunRequest, hidden: string[], started: nu
         CAIRN_VIEW_LAYER: request.layer === undefined ? '' : layer,
         CAIRN_VIEW_MODE: 'overlay',
         CAIRN_VIEW_COPY: '',
-        CAIRN_VIEW_REMOVE: removeList,
         CAIRN_VIEW_RO: binds.join('\n'),
         CAIRN_VIEW_HOME: home,
         CAIRN_VIEW_HOME_BINDS: request.homeEntries.join('\n'),
+        CAIRN_VIEW_AS_ROOT: process.getuid?.() === 0 ? '1' : '0',
         CAIRN_VIEW_SIZE: String(request.scratchBytes ?? SCRATCH_BYTES),
         CAIRN_VIEW_CWD: join(request.root, request.cwd ?? ''),
         CAIRN_VIEW_PATH: env.PATH ?? '',
@@ -158,6 +171,11 @@ async function runOverlay(request: ViewRunRequest, hidden: string[], started: nu
     },
   );
   if (log !== undefined) closeSync(log);
+  // the .env* files are looked for while the view's mounts are made; the script reads the list just before its pivot
+  const hidden = recentSecretFiles(request.root);
+  const removals = (child.stdio as unknown as (NodeJS.WritableStream | null)[])[6];
+  removals?.on('error', () => undefined);
+  removals?.end([...removed, ...hidden].join('\n'));
   let setup = '';
   let readyAt: number | undefined;
   let missing = false;

@@ -3,6 +3,8 @@ import { basename, dirname, join } from 'node:path';
 import type { CairnApi, CairnEvent, SpawnOptions } from '@cairn/api';
 import { isCairnError, parseSpawnOptions } from '@cairn/api';
 import { watch } from 'chokidar';
+import * as v from 'valibot';
+import { cairnEventSchema } from './wire-schemas.js';
 
 /** A watcher of the signals folder. */
 export interface SignalWatcher {
@@ -17,7 +19,8 @@ export const FAILED_SIGNALS = 'failed';
  * File signals for tools that can only touch files (as the seeds describe): in the project's signals
  * folder, `spawn-<name>` and `queue-<name>` hold a task (plain text, or JSON `{ task, code?, lang?, model? }`),
  * `accept-<id>` accepts (optionally JSON `{ paths?, force? }`), `reject-<id>` rejects (the file's text is the
- * reason). A signal carried out is deleted; one that is malformed or refused is moved to `failed/` with a
+ * reason), `event-<name>` holds an event of an agent another process runs (an agent CLI runs in the terminal
+ * that spawned it), told to the daemon's listeners (Neovim) as its own. A signal carried out is deleted; one that is malformed or refused is moved to `failed/` with a
  * `<name>.reason` file saying why. Names starting with `.` or ending in `.tmp` are ignored, so a tool can
  * write a temp file and rename it into place.
  */
@@ -52,7 +55,8 @@ async function handle(api: CairnApi, dir: string, name: string, report: (event: 
     return;
   }
   try {
-    await carryOut(api, name, text.trim());
+    if (name.startsWith('event-')) report(eventOf(text));
+    else await carryOut(api, name, text.trim());
     rmSync(path, { force: true });
   } catch (error) {
     const reason =
@@ -135,6 +139,13 @@ async function carryOut(api: CairnApi, name: string, text: string): Promise<void
   const options = text === '' ? {} : (parseJson(text) as { paths?: string[]; force?: boolean });
   const outcome = await api.accept(id, options);
   if (!outcome.ok) throw new SignalError(`accept left conflicts in ${outcome.conflicts.map((c) => c.path).join(', ')}`);
+}
+
+/** An event from another process: one the daemon's stream could carry (checked as the client checks the stream). */
+function eventOf(text: string): CairnEvent {
+  const parsed = v.safeParse(cairnEventSchema, parseJson(text));
+  if (!parsed.success) throw new SignalError(`not an event: ${v.summarize(parsed.issues).split('\n')[0]}`);
+  return parsed.output as CairnEvent;
 }
 
 function parseTask(text: string): { task: string; options: SpawnOptions } {

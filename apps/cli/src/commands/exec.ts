@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { relative } from 'node:path';
 import { type AgentInfo, type CairnEvent, type ExecSpec, projectLayout, SETTLED_STATES } from '@cairn/daemon/client';
 import type { Project } from '@cairn/orchestrator';
 import { type CommandContext, UsageError } from '../context.js';
+import { forwardToDaemon } from '../daemon-forward.js';
 import { followChecks } from '../follow-checks.js';
 import { changedFilesInWords } from '../render/changed-files.js';
 import { describeEvent } from '../render/events.js';
@@ -74,7 +76,10 @@ function execSpecOf(ctx: CommandContext, words: readonly string[], flags: ExecFl
   return {
     command: [...words],
     env: [...(flags.env ?? []), ...configured(ctx.root, 'env')],
-    home: [...(flags.home ?? []), ...configured(ctx.root, 'home')],
+    // `--home ~/.claude` reaches Cairn as the shell expanded it
+    home: [...(flags.home ?? []), ...configured(ctx.root, 'home')].map((entry) =>
+      entry.startsWith(`${homedir()}/`) ? entry.slice(homedir().length + 1) : entry,
+    ),
     ...(cwd === '' || cwd.startsWith('..') ? {} : { cwd }),
   };
 }
@@ -114,9 +119,12 @@ async function withProject(ctx: CommandContext, start: (project: Project) => Pro
   try {
     project.prepareToRun();
     await project.sync();
-    const stream = await project.subscribe();
+    const forward = await forwardToDaemon(projectLayout(ctx.root));
+    const agent = { id: '' };
+    const stream = tapped(await project.subscribe(), (event) => forward(event, agent.id));
     try {
       const started = await start(project);
+      agent.id = started.id;
       const settled = await follow(ctx, project, stream, started.id, running);
       printSettled(ctx, settled);
       if (settled.state === 'reviewing') await followChecks(out, project, stream);
@@ -149,6 +157,18 @@ async function follow(
     if (event.type === 'error' && SETTLED.has((await project.agent(id)).state)) break;
   }
   return project.agent(id);
+}
+
+/** The stream, with each event also given to `see` as it is read. */
+function tapped(stream: AsyncIterator<CairnEvent>, see: (event: CairnEvent) => void): AsyncIterator<CairnEvent> {
+  return {
+    next: async () => {
+      const next = await stream.next();
+      if (next.done !== true) see(next.value);
+      return next;
+    },
+    return: async () => (await stream.return?.()) ?? { done: true, value: undefined },
+  };
 }
 
 function printSettled(ctx: CommandContext, agent: AgentInfo): void {
