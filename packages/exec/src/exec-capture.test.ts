@@ -182,6 +182,19 @@ describe('the capture of what a program wrote in its view', () => {
   }, 120_000);
 });
 
+describe('writes the governance refuses', () => {
+  it('under one folder are taken up to ten (each refused where all can see), the rest counted', async () => {
+    const p = project({ 'a.txt': 'a\n' });
+    const { changes, protectedMore } = await capture(
+      p,
+      'mkdir -p .git/objects; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25; do echo $i > .git/objects/o$i; done; echo b > b.txt',
+    );
+    expect(changes.filter((change) => change.path.startsWith('.git/'))).toHaveLength(10);
+    expect(changes.some((change) => change.path === 'b.txt')).toBe(true);
+    expect(protectedMore).toEqual([{ folder: '.git', count: 15 }]);
+  }, 120_000);
+});
+
 describe('terminals and programs in the view', () => {
   it('a program can open a terminal of its own (a fresh /dev/pts)', async () => {
     const p = project({ 'a.txt': 'a\n' });

@@ -29,7 +29,12 @@ export interface CaptureOptions {
 export interface Capture {
   changes: CapturedChange[];
   ignored: number;
+  /** Refused writes under one folder (`.git/`) left out past the first few, by folder: they would be refused alike. */
+  protectedMore: { folder: string; count: number }[];
 }
+
+/** The writes under one protected folder (`.git/`) that become calls, each refused and journaled; the rest are counted. */
+const PROTECTED_SHOWN = 10;
 
 const CHUNK = 1 << 20;
 
@@ -93,7 +98,8 @@ export function captureWrites(fs: OverlayFileSystem, run: ViewWrites, options: C
     }
   };
   walk(run.writes, '', run.view === 'copy');
-  return { changes: withRenames(changes, fs), ignored };
+  const { shown, more } = fewRefused(changes, options.refused);
+  return { changes: withRenames(shown, fs), ignored, protectedMore: more };
 }
 
 function fileChange(disk: string, path: string, stats: Stats, prior: EntryState, options: CaptureOptions): CapturedChange | undefined {
@@ -106,6 +112,28 @@ function fileChange(disk: string, path: string, stats: Stats, prior: EntryState,
   }
   const ref = content === undefined ? `sha256:${hex}` : options.blobs.put(content, hex);
   return { op: 'put_file', path, ref, size: stats.size, mode };
+}
+
+/**
+ * The changes, with at most `PROTECTED_SHOWN` of those the governance refuses under each top folder (a `git commit`
+ * writes hundreds in `.git/`): the rest would be refused alike, and are counted instead.
+ */
+function fewRefused(
+  changes: CapturedChange[],
+  refused: (path: string) => boolean,
+): { shown: CapturedChange[]; more: { folder: string; count: number }[] } {
+  const seen = new Map<string, number>();
+  const shown = changes.filter((change) => {
+    if (change.op === 'move_file' || !change.path.includes('/') || !refused(change.path)) return true;
+    const folder = change.path.split('/')[0]!;
+    const count = (seen.get(folder) ?? 0) + 1;
+    seen.set(folder, count);
+    return count <= PROTECTED_SHOWN;
+  });
+  const more = [...seen]
+    .filter(([, count]) => count > PROTECTED_SHOWN)
+    .map(([folder, count]) => ({ folder, count: count - PROTECTED_SHOWN }));
+  return { shown, more };
 }
 
 /** A deleted file whose bytes and mode reappear at a path that was empty becomes one move. */
@@ -133,9 +161,10 @@ function withRenames(changes: CapturedChange[], fs: OverlayFileSystem): Captured
 }
 
 /** The program that makes the captured changes, each a governed call; a refused one is logged and the rest go on. */
-export function captureProgram(changes: readonly CapturedChange[], summary: string): string {
+export function captureProgram(changes: readonly CapturedChange[], summary: string, notes: readonly string[] = []): string {
   const calls = changes.map((change) => JSON.stringify(callOf(change)));
   return [
+    ...notes.map((line) => `await log(${JSON.stringify(line)});`),
     `// What the command wrote in its view, each change a governed tool call (written by Cairn).`,
     `const CHANGES = [\n${calls.join(',\n')}\n];`,
     `const changed = [];`,

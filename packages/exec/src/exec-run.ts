@@ -103,7 +103,13 @@ export async function runExec(request: ExecRequest): Promise<ExecOutcome> {
   const summary = `${interrupted === undefined ? '' : 'interrupted: '}${request.exec.command.join(' ').slice(0, 200)} (${ended}): ${capture.changes.length} changes${ignored}${where}`;
   return {
     ok: true,
-    program: captureProgram(capture.changes, summary),
+    program: captureProgram(
+      capture.changes,
+      summary,
+      capture.protectedMore.map(
+        ({ folder, count }) => `${count} more writes under ${folder}/ were left out: refused as the ones below are`,
+      ),
+    ),
     summary,
     changes: capture.changes.length,
     view,
