@@ -57,7 +57,7 @@ describe('wrongly typed settings in .cairn/config.json', () => {
     const queued = await project.run(['queue', 'a task']);
     expect(queued.code, queued.stderr).toBe(0);
     expect(queued.stderr).toContain(
-      'warning: .cairn/config.json: "check" is not a setting Cairn knows (checks, model, inbox, workingTree, workers, queue, serveWorkers); it is ignored',
+      'warning: .cairn/config.json: "check" is not a setting Cairn knows (checks, model, inbox, workingTree, workers, queue, serveWorkers, exec); it is ignored',
     );
   });
 });
