@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, type Dirent, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { type EntryState, isProtectedPath, type OverlayFileSystem, stateOf } from '@cairn/agentfs';
-import type { ViewWrites } from '@cairn/checks';
+import { isHiddenFromChecks, type ViewWrites } from '@cairn/checks';
 import type { BlobStore } from '@cairn/workspace';
 
 /** One change an agent CLI made in its view, as a call of a capture tool. */
@@ -60,7 +60,7 @@ export function captureWrites(fs: OverlayFileSystem, run: ViewWrites, options: C
     if (shown !== undefined && was.kind === 'dir') {
       for (const name of fs.readdir('/' + rel)) {
         const path = rel === '' ? name : `${rel}/${name}`;
-        if (!shown.has(name) && !names.has(name) && !(copy && hiddenFromView(path))) deleteIfThere(path);
+        if (!shown.has(name) && !names.has(name) && !(copy && isHiddenFromChecks(path))) deleteIfThere(path);
       }
     }
     for (const entry of entries) {
@@ -203,12 +203,6 @@ function listFolder(dir: string): Dirent[] {
 
 function isEmpty(dir: string): boolean {
   return readdirSync(dir).length === 0;
-}
-
-/** What a copy of the project leaves out: the view never shows these, so their absence is no deletion. */
-function hiddenFromView(path: string): boolean {
-  const parts = path.split('/');
-  return parts[0] === '.agentfs' || parts[0] === '.cairn' || parts.some((part) => part.startsWith('.env'));
 }
 
 function hashInChunks(path: string): string {
