@@ -214,6 +214,11 @@ describe('faults of agent CLIs', () => {
     expect(agent.summary).toMatch(/^interrupted: .*killed by SIGKILL/);
     expect(agent.changes.map((c) => c.path)).toEqual(['p.txt']);
     expect(existsSync(`${project.root}/p.txt`)).toBe(false);
+    // one that gives up with an error (an agent CLI whose model failed) is kept the same way
+    const crashed = await project.run(['spawn', '--exec', '--json', '--', 'sh', '-c', 'echo half > h.txt; exit 2']);
+    const kept = resultOf(crashed).agent as { state: string; summary: string };
+    expect(kept.state).toBe('reviewing');
+    expect(kept.summary).toMatch(/^interrupted: .*\(exited with 2\)/);
   }, 120_000);
 
   it('a run past its wall limit is killed with every process it started', async () => {

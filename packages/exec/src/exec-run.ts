@@ -97,7 +97,7 @@ export async function runExec(request: ExecRequest): Promise<ExecOutcome> {
       },
     };
   const interrupted = interruptionOf(view);
-  const ended = interrupted ?? (view.exitCode === 0 ? 'exited' : `exited with ${view.exitCode}`);
+  const ended = interrupted ?? 'exited';
   const ignored = capture.ignored > 0 ? `; ${capture.ignored} ignored paths left out` : '';
   const where = view.sealed ? '' : `; ${view.why}`;
   const summary = `${interrupted === undefined ? '' : 'interrupted: '}${request.exec.command.join(' ').slice(0, 200)} (${ended}): ${capture.changes.length} changes${ignored}${where}`;
@@ -131,12 +131,13 @@ export function captureNow(
   });
 }
 
-/** Why a run ended before its command finished, in words; nothing when it exited on its own. */
+/** Why a run ended before its command finished its work, in words; nothing when it exited on its own, with 0. */
 function interruptionOf(view: ViewRun): string | undefined {
   if (view.status === 'timed-out') return 'killed at its wall limit, with every process it started';
   if (view.status === 'stopped') return 'stopped, with every process it started';
   if (view.status === 'killed') return `killed by ${view.signal ?? 'a signal'}`;
-  return undefined;
+  // a program that crashed or gave up (an agent CLI whose model failed exits 1): what it wrote is kept all the same
+  return view.exitCode === 0 ? undefined : `exited with ${view.exitCode}`;
 }
 
 /** Removes a run's folder once its capture is in the overlay (the overlay's work folder is made unreadable by the kernel). */
