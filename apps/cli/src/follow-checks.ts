@@ -8,13 +8,18 @@ import { renderCheckLine } from './render/checks.js';
  * daemon they run in the command's own process, which waits for them before it exits, so the wait is shown
  * rather than silent. Checks other processes run (or left pending when they died) are not waited for.
  */
-export async function followChecks(out: Output, project: Project, stream: AsyncIterator<CairnEvent>): Promise<void> {
+export async function followChecks(
+  out: Output,
+  project: Project,
+  stream: AsyncIterator<CairnEvent>,
+  why = 'no daemon runs them',
+): Promise<void> {
   const followed = project.runningChecks();
   if (followed.length === 0) return;
   const many = new Set(followed.map((check) => check.agentId)).size > 1;
   const names = followed.map((check) => (many ? `${check.agentId} ${check.name}` : check.name)).join(', ');
   const whose = many ? '' : ` of ${followed[0]?.agentId}`;
-  out.line(`checks${whose} run here until they finish (no daemon runs them; Ctrl-C stops them): ${names}`);
+  out.line(`checks${whose} run here until they finish (${why}; Ctrl-C stops them): ${names}`);
   const width = Math.max(4, ...followed.map((check) => check.name.length));
   const show = (agentId: string, result: CheckResultInfo) =>
     out.line(`  ${many ? `${out.paint.bold(agentId)} ` : ''}${renderCheckLine(result, out.paint, width)}`);

@@ -127,7 +127,7 @@ async function withProject(ctx: CommandContext, start: (project: Project) => Pro
       agent.id = started.id;
       const settled = await follow(ctx, project, stream, started.id, running);
       printSettled(ctx, settled);
-      if (settled.state === 'reviewing') await followChecks(out, project, stream);
+      if (settled.state === 'reviewing') await followChecks(out, project, stream, 'the agent ran in this process');
       const final = await project.agent(started.id);
       out.result(final.state !== 'failed', { agent: final });
       return final.state === 'failed' ? 1 : 0;
