@@ -23,6 +23,7 @@ export const LAYERS = {
   '@cairn/orchestrator': 5,
   '@cairn/remote': 6,
   '@cairn/daemon': 7,
+  '@cairn/mcp': 7,
   '@cairn/cli': 8,
   '@cairn/nvim-bridge': 8,
   '@cairn/bench': 9,

@@ -264,6 +264,18 @@ left queued are printed); 2 for a usage error.`,
   withCommon(
     worker.command('trust').description('clear the untrusted mark a refused result left on a worker').argument('<name>', 'the worker'),
   ).action((name, flags) => run(commands.workerTrust, flags, name));
+  const mcp = withCommon(
+    program
+      .command('mcp')
+      .description('serve MCP on stdio: environments for MCP clients (Claude Code, Codex, Gemini CLI, Cursor), each a governed agent'),
+  ).action((flags) => run(commands.mcp, flags));
+  withCommon(
+    mcp
+      .command('config')
+      .description("print (or --write) an MCP client's configuration for this project's server")
+      .argument('<client>', 'claude, codex, gemini or cursor')
+      .option('--write', "write it into the client's file (merged with what is there) instead of printing it"),
+  ).action((client, flags) => run(commands.mcpConfig, flags, client, flags));
   const air = program.command('air').description('governance: the AIR manifest');
   withCommon(air.command('check').description('validate .cairn/manifest.air.json')).action((flags) => run(commands.airCheck, flags));
   withCommon(

@@ -17,6 +17,8 @@ export const commands = {
   gc: () => import('./commands/gc.js').then((m) => m.gcCommand as Action),
   list: () => import('./commands/list.js').then((m) => m.listCommand as Action),
   log: () => import('./commands/log.js').then((m) => m.logCommand as Action),
+  mcp: () => import('./commands/mcp.js').then((m) => m.mcpCommand as Action),
+  mcpConfig: () => import('./commands/mcp.js').then((m) => m.mcpConfigCommand as Action),
   models: () => import('./commands/models.js').then((m) => m.modelsCommand as Action),
   accept: () => import('./commands/review.js').then((m) => m.acceptCommand as Action),
   reject: () => import('./commands/review.js').then((m) => m.rejectCommand as Action),
@@ -45,6 +47,8 @@ export const commands = {
 export const PROJECT_USE: Record<string, ProjectUse | 'none'> = {
   up: 'create',
   spawn: 'create',
+  mcp: 'create',
+  'mcp config': 'any',
   queue: 'create',
   down: 'any',
   'air check': 'any',

@@ -19,7 +19,8 @@ export interface AgentInfo {
   updatedAt: string;
   /** `code` for a user's program, `model` when a model writes it. */
   origin: 'code' | 'model';
-  /** What the agent is, in one word: `model`, `code`, or `exec:<program>` for an agent CLI in a writable view. */
+  /** What the agent is, in one word: `model`, `code`, or `exec:<program>` for an agent CLI in a writable view,
+   * `mcp:<client>` for an environment an MCP client opened. */
   kind: string;
   /** For an agent CLI: the command it runs. */
   command?: string[];

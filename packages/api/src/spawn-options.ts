@@ -29,6 +29,8 @@ export interface AgentSpec {
   modelOptions?: ModelOptions;
   /** For an agent CLI run in a writable view: what runs (its program, `code`, is written from what it wrote). */
   exec?: ExecSpec;
+  /** For an environment an MCP client opened (`cairn mcp`): the client's name. Its work is the client's calls. */
+  session?: { client: string };
 }
 
 /**

@@ -160,7 +160,10 @@ function withRenames(changes: CapturedChange[], fs: OverlayFileSystem): Captured
   return [...moves, ...changes.filter((_, index) => !dropped.has(index))];
 }
 
-/** The program that makes the captured changes, each a governed call; a refused one is logged and the rest go on. */
+/**
+ * The program that makes the captured changes, each a governed call; a refused one is logged and the rest go on.
+ * It returns the paths it changed and why each refused change was refused.
+ */
 export function captureProgram(changes: readonly CapturedChange[], summary: string, notes: readonly string[] = []): string {
   const calls = changes.map((change) => JSON.stringify(callOf(change)));
   return [
@@ -168,15 +171,18 @@ export function captureProgram(changes: readonly CapturedChange[], summary: stri
     `// What the command wrote in its view, each change a governed tool call (written by Cairn).`,
     `const CHANGES = [\n${calls.join(',\n')}\n];`,
     `const changed = [];`,
+    `const refused = [];`,
     `for (const [tool, ...args] of CHANGES) {`,
     `  try {`,
     `    await globalThis[tool](...args);`,
     `    changed.push(tool === 'move_file' ? args[1] : args[0]);`,
     `  } catch (error) {`,
-    `    await log(String(error.message ?? error));`,
+    `    refused.push(String(error.message ?? error));`,
+    `    await log(refused.at(-1));`,
     `  }`,
     `}`,
     `await submit_result(${JSON.stringify(summary)}, [...new Set(changed)]);`,
+    `return { changed: [...new Set(changed)], refused };`,
     '',
   ].join('\n');
 }

@@ -63,11 +63,15 @@ export {
 // Where a project's files are, and what its settings say.
 // What a surface shows of proposals and decisions.
 export { cairnHomeDir, ensurePrivateDir, type ProjectLayout, type ProposalOnText, projectLayout, proposalOnText } from '@cairn/workspace';
+// The environments of MCP clients, and the tools they call.
+export { type AgentSession, type CommandAnswer, type SessionAnswer, SessionOpener } from './agents/agent-session.js';
 export { decisionCarriedOut } from './inbox/outcomes.js';
 // A project opened in this process.
 export { openProject, type ProjectOptions } from './project/open-project.js';
 export { Project } from './project/project.js';
 export { checkProjectSettings, SETTINGS_SECTIONS } from './project/project-settings.js';
 export { repairProject } from './project/repair-project.js';
+export type { ToolParam } from './tools/tool-spec.js';
+export { authorTools, type ToolDescription } from './tools/tool-table.js';
 
 // The building blocks of the coordinator, the workers and the daemon are at `@cairn/orchestrator/engine`.

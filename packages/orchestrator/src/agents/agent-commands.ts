@@ -30,6 +30,26 @@ export class AgentCommands {
     return toAgentInfo(this.add(agentSpec(task, options), front, {}, options?.model === undefined));
   }
 
+  /** Creates an MCP environment's agent: its work is its client's calls, run by the session that opens it. */
+  createSession(task: unknown, options: SpawnOptions, client: string): AgentInfo {
+    const { code: _code, exec: _exec, model: _model, modelOptions: _modelOptions, ...rest } = options;
+    const { model: _default, ...spec } = agentSpec(task, rest);
+    return toAgentInfo(this.add({ ...spec, origin: 'code', session: { client } }, false));
+  }
+
+  /**
+   * Sends an MCP environment back to work, for a session to run over its proposal so far: one under review, or
+   * one that failed (its server was killed, or it ended with no change).
+   */
+  reopen(id: string): void {
+    this.core.lifecycle.move(id, ['reviewing', 'failed'], 'queued', { queueSeq: frontSeq(this.core.store) }, 'reopen', (record, time) => ({
+      type: 'agent.queued',
+      time,
+      agentId: id,
+      task: record.task,
+    }));
+  }
+
   /** Creates a reviewer agent at the front of the queue. */
   createReviewer(spec: AgentSpec, reviewer: ReviewerOf): AgentRecord {
     return this.add(spec, true, { role: 'reviewer', ...reviewer });

@@ -10,7 +10,7 @@ export function toAgentInfo(record: AgentRecord): AgentInfo {
     createdAt: new Date(record.createdAt).toISOString(),
     updatedAt: new Date(record.updatedAt).toISOString(),
     origin: record.origin,
-    kind: record.exec === undefined ? record.origin : `exec:${programName(record.exec.command[0] ?? '')}`,
+    kind: kindOf(record),
     lang: record.lang,
     runs: record.runs,
     spent: { ...record.spent },
@@ -27,6 +27,12 @@ export function toAgentInfo(record: AgentRecord): AgentInfo {
   const reason = record.reason ?? record.failure?.message;
   if (reason !== undefined) info.reason = reason;
   return info;
+}
+
+/** `model`, `code`, `exec:<program>` or `mcp:<client>`. */
+function kindOf(record: AgentRecord): string {
+  if (record.session !== undefined) return `mcp:${record.session.client}`;
+  return record.exec === undefined ? record.origin : `exec:${programName(record.exec.command[0] ?? '')}`;
 }
 
 /** A program's name from its path (`/usr/local/bin/claude` → `claude`). */

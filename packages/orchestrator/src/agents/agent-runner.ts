@@ -13,6 +13,7 @@ import { runExecStretch } from './exec-stretch.js';
 import { generationSetup, readableBy, windowOptionsOf } from './generation-setup.js';
 import type { ProjectCore } from './project-core.js';
 import { proposalForReview } from './proposal-reader.js';
+import { runSessionStretch } from './session-stretch.js';
 import { watchStopRequest } from './stop-request.js';
 import { submitProposal } from './submit-proposal.js';
 
@@ -165,18 +166,20 @@ async function runStretch(
     onRepairing: (round, problem) => core.emit({ type: 'agent.repairing', time: iso(core.clock()), agentId: record.id, round, problem }),
   };
   const outcome =
-    record.exec === undefined
-      ? await runAttempts(
-          {
-            origin: record.origin,
-            lang: record.lang,
-            ...(record.code === undefined ? {} : { code: record.code }),
-            ...previousOf(first || record.origin !== 'model' ? undefined : lastProgram(workspace)),
-            repairsLeft,
-          },
-          host,
-        )
-      : await runExecStretch(core, record, workspace, governance, signal, captureRunner(workspace, record, host, segment));
+    record.session !== undefined
+      ? await runSessionStretch(core, record, workspace, governance, signal, captureRunner(workspace, record, host, segment))
+      : record.exec === undefined
+        ? await runAttempts(
+            {
+              origin: record.origin,
+              lang: record.lang,
+              ...(record.code === undefined ? {} : { code: record.code }),
+              ...previousOf(first || record.origin !== 'model' ? undefined : lastProgram(workspace)),
+              repairsLeft,
+            },
+            host,
+          )
+        : await runExecStretch(core, record, workspace, governance, signal, captureRunner(workspace, record, host, segment));
   if (review?.decision !== undefined) outcome.decision = review.decision;
   if (outcome.ok === false && outcome.failure?.code === 'limit' && spent.calls + outcome.calls >= record.budgets.calls) {
     outcome.failure = { code: 'budget', message: `the calls budget ran out (${record.budgets.calls} tool calls)` };
@@ -224,7 +227,8 @@ async function finish(
   if (!reviewer && outcome.ok && changes.length === 0)
     failure = {
       code: 'no-changes',
-      message: 'the program finished without changing any file',
+      message:
+        record.session === undefined ? 'the program finished without changing any file' : 'the session ended without changing any file',
       hint: 'nothing to review; check the task and the program',
     };
   const spent = {

@@ -84,7 +84,7 @@ export async function runExecStretch(
 }
 
 /** The largest single write the agent's file grant allows. */
-function maxWriteBytesOf(governance: CompiledGovernance): number {
+export function maxWriteBytesOf(governance: CompiledGovernance): number {
   const params = governance.grants.find((grant) => grant.name === FS_GRANT)?.params as { max_write_bytes?: number } | undefined;
   return params?.max_write_bytes ?? Number.MAX_SAFE_INTEGER;
 }

@@ -8,6 +8,7 @@ import type { CheckRunner } from '../run/check-adapter.js';
 import type { AgentLifecycle } from './agent-lifecycle.js';
 import type { AgentRecord, AgentStore } from './agent-store.js';
 import type { RunningAgents } from './running-agents.js';
+import type { SessionMailbox } from './session-mailbox.js';
 
 /** Where a reviewer's decision went: the thread it was written into, or why it was not. */
 export type DecisionWritten = { thread: string } | { why: string };
@@ -40,6 +41,8 @@ export interface ProjectCore {
   modelClient(): ModelClient;
   /** The `model` section of `.cairn/config.json`, read afresh (refused with `CAIRN_CONFIG` when malformed). */
   modelSettings(): ModelSettings;
+  /** The mailboxes of the MCP environments this process runs, by agent id. */
+  sessions: Map<string, SessionMailbox>;
   /** The agents this process runs, so a reject can stop one. */
   running: RunningAgents;
   /** Files the person edited lately, newest first (what the watcher saw). */

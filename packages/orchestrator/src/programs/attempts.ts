@@ -48,6 +48,8 @@ export interface AttemptsOutcome {
   calls: number;
   wallMs: number;
   program?: string;
+  /** What the last run's program returned, when it ended ok. */
+  value?: unknown;
 }
 
 /**
@@ -100,6 +102,7 @@ export async function runAttempts(plan: AttemptPlan, host: AttemptHost): Promise
     if (ctx.divergence !== undefined) return { ...outcome, failure: { code: 'replay-diverged', message: ctx.divergence.reason } };
     if (result.status === 'ok') {
       outcome.ok = true;
+      outcome.value = result.value;
       if (ctx.submission !== undefined) outcome.summary = ctx.submission.summary;
       return outcome;
     }

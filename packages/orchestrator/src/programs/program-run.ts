@@ -26,6 +26,8 @@ export interface ProgramRunResult {
   wallMs: number;
   /** Content hash of what the run left at every path it touched. */
   digest: string;
+  /** What the program returned (a JSON value), when it ended ok. */
+  value?: unknown;
 }
 
 /** The seed of a run's `Math.random`: the same for the same agent and run, in a replay too. */
@@ -77,6 +79,7 @@ export async function runProgram(
     digest,
   };
   if (result.error !== undefined) run.error = result.error;
+  if (result.status === 'ok') run.value = result.value;
   const failed = lastFailedCall(result.calls);
   if (failed !== undefined) run.failedCall = failed;
   return run;

@@ -11,6 +11,7 @@ import { type ProjectLayout, projectLayout } from '@cairn/workspace';
 import { AgentCommands } from '../agents/agent-commands.js';
 import { AgentLifecycle } from '../agents/agent-lifecycle.js';
 import { runAgent } from '../agents/agent-runner.js';
+import { SessionOpener } from '../agents/agent-session.js';
 import { openAgentStore } from '../agents/bin-damage.js';
 import { CheckService } from '../agents/check-service.js';
 import { keepAgentEvents } from '../agents/event-log.js';
@@ -123,6 +124,7 @@ function wireOn(layout: ProjectLayout, options: ProjectOptions, release?: () => 
     modelClient: () => (model ??= createModelClient(modelClientOptionsFor(loadModelSettings(layout.configPath), clientOverrides(options)))),
     modelSettings: () => loadModelSettings(layout.configPath),
     running: new RunningAgents(),
+    sessions: new Map(),
     recentEdits: () => recent.list(),
     emit,
     lifecycle: new AgentLifecycle(store, emit, clock),
@@ -133,11 +135,12 @@ function wireOn(layout: ProjectLayout, options: ProjectOptions, release?: () => 
   const scheduler = new Scheduler(
     dispatch?.slots ?? poolSize,
     readOnly ? 'none' : (options.queue ?? 'own'),
-    // an agent CLI runs in the process that spawned it (its terminal, its environment): never in a daemon's queue
+    // an agent CLI runs in the process that spawned it (its terminal, its environment): never in a daemon's queue;
+    // an MCP environment runs in the server that opened it, never from a queue
     () =>
       store
         .queued()
-        .filter((a) => a.exec === undefined || options.queue !== 'all')
+        .filter((a) => (a.exec === undefined || options.queue !== 'all') && a.session === undefined)
         .map((a) => a.id),
     dispatch === undefined ? (id) => runAgent(core, id) : (id) => dispatch.run(id),
   );
@@ -174,6 +177,7 @@ function wireOn(layout: ProjectLayout, options: ProjectOptions, release?: () => 
     accepts,
     observers,
     person,
+    sessions: new SessionOpener(core, commands),
     closeSandbox: async () => sandbox?.close(),
     ...(release === undefined ? {} : { release }),
   };

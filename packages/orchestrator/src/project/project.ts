@@ -32,6 +32,7 @@ import type { Actor } from '@cairn/triage';
 import type { ProjectLayout } from '@cairn/workspace';
 import type { AgentCommands } from '../agents/agent-commands.js';
 import { toAgentInfo } from '../agents/agent-info.js';
+import type { SessionOpener } from '../agents/agent-session.js';
 import type { CheckService } from '../agents/check-service.js';
 import { requestSync } from '../agents/exec-sync.js';
 import type { ProjectCore } from '../agents/project-core.js';
@@ -61,6 +62,7 @@ export interface ProjectParts {
   accepts: AcceptQueue;
   observers: RecordObservers;
   person: Actor;
+  sessions: SessionOpener;
   closeSandbox(): Promise<void>;
   /** Lets go of what the project was opened on, once its databases are closed (a read-only copy). */
   release?(): void;
@@ -83,7 +85,7 @@ export class Project implements CairnApi {
   }
 
   async sync(): Promise<SyncSummary> {
-    return this.movedUnderProposals(await syncProject(this.open()));
+    return movedUnderProposals(this.parts.checks, await syncProject(this.open()));
   }
 
   async skipped(): Promise<SkippedEntryInfo[]> {
@@ -236,13 +238,12 @@ export class Project implements CairnApi {
   watch(options: { debounceMs?: number } = {}): ProjectWatcher {
     const watcher = watchProject(this.open(), options);
     // the first import catches up with what moved while nothing watched
-    return { ...watcher, ready: watcher.ready.then((summary) => this.movedUnderProposals(summary)) };
+    return { ...watcher, ready: watcher.ready.then((summary) => movedUnderProposals(this.parts.checks, summary)) };
   }
 
-  /** After an import: when the working tree moved under every proposal, their check results no longer hold. */
-  private movedUnderProposals(summary: SyncSummary): SyncSummary {
-    if (summary.added + summary.updated + summary.removed > 0) this.parts.checks.workingTreeMoved();
-    return summary;
+  /** The environments MCP clients open in this process (`cairn mcp`): agents whose work is the client's calls. */
+  get sessions(): SessionOpener {
+    return this.open() && this.parts.sessions;
   }
 
   /** Reports an event of a part running beside the project (the daemon's signals) to every listener. */
@@ -288,6 +289,7 @@ export class Project implements CairnApi {
     if (this.closed) return;
     const { scheduler, inbox, observers, bus, accepts } = this.parts;
     accepts.close();
+    await this.parts.sessions.closeAll('the server stopped');
     scheduler.stop();
     await scheduler.idle();
     await inbox.idle();
@@ -315,4 +317,10 @@ export class Project implements CairnApi {
     if (this.closed) throw new CairnError('CAIRN_CLOSED', 'the project is closed');
     return this.core;
   }
+}
+
+/** After an import: when the working tree moved under every proposal, their check results no longer hold. */
+function movedUnderProposals(checks: CheckService, summary: SyncSummary): SyncSummary {
+  if (summary.added + summary.updated + summary.removed > 0) checks.workingTreeMoved();
+  return summary;
 }

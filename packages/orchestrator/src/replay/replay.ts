@@ -134,6 +134,8 @@ export async function replayRecorded(
           return lastCtx.ctx;
         };
         const code = record.origin === 'code' ? programOf(segment.value.first_run) : undefined;
+        // an MCP environment's segment in which its client made no call (it opened it and left)
+        if (record.origin === 'code' && code === undefined) continue;
         const previousProgram =
           record.origin === 'model' && segment.index > 0 ? lastProgramBefore(recorded, entries, segment.entry.seq) : undefined;
         const outcome = await runAttempts(

@@ -8,7 +8,19 @@ import { askParams } from './ask-llm.js';
 import { CAPTURE_TOOLS } from './capture-tools.js';
 import { governedModelCall } from './model-call.js';
 import { runCheckTool } from './run-check.js';
-import { fsCall, kindOf, note, refuse, requireString, resolvePath, settle, shorten, ToolError, writeCall } from './tool-calls.js';
+import {
+  fsCall,
+  kindOf,
+  note,
+  type Plan,
+  refuse,
+  requireString,
+  resolvePath,
+  settle,
+  shorten,
+  ToolError,
+  writeCall,
+} from './tool-calls.js';
 import type { ToolAudience, ToolParam, ToolSpec } from './tool-spec.js';
 
 export type { ToolAudience, ToolParam, ToolSpec } from './tool-spec.js';
@@ -27,13 +39,7 @@ export const TOOLS: readonly ToolSpec[] = [
     returns: { js: 'string', py: 'str' },
     doc: 'The UTF-8 text of a project file.',
     audience: 'everyone',
-    handler: (ctx) => (p) =>
-      fsCall(ctx, 'read_file', p, 'follow', false, (at) => [
-        'fs.read',
-        { path: at },
-        () => performRead(ctx.view, at, false),
-        (r) => ctx.blobs.text(String(r.content_ref)),
-      ]),
+    handler: (ctx) => (p) => fsCall(ctx, 'read_file', p, 'follow', false, (at) => readPlan(ctx, at)),
   },
   {
     name: 'write_file',
@@ -43,13 +49,29 @@ export const TOOLS: readonly ToolSpec[] = [
     audience: 'author',
     handler: (ctx) => (p, content) => {
       if (typeof content !== 'string') throw new ToolError(`write_file: content must be a string, not ${kindOf(content)}`);
-      const bytes = Buffer.from(content, 'utf8');
-      return fsCall(ctx, 'write_file', p, 'follow', true, (at) => [
-        'fs.write',
-        { op: 'write', path: at, size: bytes.length, content_ref: contentHash(bytes) },
-        () => performWrite(ctx.view, { op: 'write', path: at, content: bytes }),
-        () => true,
-      ]);
+      return fsCall(ctx, 'write_file', p, 'follow', true, (at) => writePlan(ctx, at, Buffer.from(content, 'utf8')));
+    },
+  },
+  {
+    name: 'edit_file',
+    params: [path, { name: 'old_text', type: 'string' }, { name: 'new_text', type: 'string' }],
+    returns: TRUE,
+    doc: 'Replaces old_text, which must occur exactly once in the file, with new_text (a read and a write).',
+    audience: 'author',
+    handler: (ctx) => (p, oldText, newText) => {
+      const before = requireString(oldText, 'edit_file', 'old_text');
+      const after = requireString(newText, 'edit_file', 'new_text');
+      if (before === '') throw new ToolError('edit_file: old_text is empty: give the text to replace (write_file writes a whole file)');
+      const text = fsCall(ctx, 'edit_file', p, 'follow', false, (at) => readPlan(ctx, at)) as string;
+      const count = text.split(before).length - 1;
+      if (count !== 1)
+        throw new ToolError(
+          count === 0
+            ? `edit_file: old_text does not occur in ${shorten(String(p))}`
+            : `edit_file: old_text occurs ${count} times in ${shorten(String(p))}; give more of the text around it, so it occurs once`,
+        );
+      const edited = text.replace(before, () => after);
+      return fsCall(ctx, 'edit_file', p, 'follow', true, (at) => writePlan(ctx, at, Buffer.from(edited, 'utf8')));
     },
   },
   {
@@ -272,6 +294,46 @@ export const TOOLS: readonly ToolSpec[] = [
   },
   ...CAPTURE_TOOLS,
 ];
+
+/** The plan of a file's read: its text. */
+function readPlan(ctx: RunContext, at: string): Plan {
+  return ['fs.read', { path: at }, () => performRead(ctx.view, at, false), (r) => ctx.blobs.text(String(r.content_ref))];
+}
+
+/** The plan of a whole file's write. */
+function writePlan(ctx: RunContext, at: string, bytes: Buffer): Plan {
+  return [
+    'fs.write',
+    { op: 'write', path: at, size: bytes.length, content_ref: contentHash(bytes) },
+    () => performWrite(ctx.view, { op: 'write', path: at, content: bytes }),
+    () => true,
+  ];
+}
+
+/** A tool as a client outside the sandbox sees it (an MCP client): its name, parameters and one-line doc. */
+export interface ToolDescription {
+  name: string;
+  params: readonly ToolParam[];
+  doc: string;
+}
+
+/**
+ * The tools an author gets, described for a client that calls them from outside (`cairn mcp`), from the same
+ * table: `run_check` only when the project declares checks, with their names; `ask_llm` left out (such a client
+ * has a model of its own).
+ */
+export function authorTools(checks: readonly string[]): ToolDescription[] {
+  return TOOLS.filter(
+    (tool) =>
+      (tool.audience === 'everyone' || tool.audience === 'author') &&
+      tool.name !== 'ask_llm' &&
+      (tool.needsChecks !== true || checks.length > 0),
+  ).map((tool) => ({
+    name: tool.name,
+    params: tool.params,
+    doc: tool.needsChecks === true ? `${tool.doc} The checks: ${checks.map((c) => JSON.stringify(c)).join(', ')}.` : tool.doc,
+  }));
+}
 
 /** The names of the tool functions an author's program gets. */
 export const TOOL_NAMES: readonly string[] = TOOLS.filter((tool) => tool.audience === 'everyone' || tool.audience === 'author').map(
