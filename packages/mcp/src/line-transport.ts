@@ -24,6 +24,7 @@ export class LineTransport implements Transport {
   /** Set while a line over the limit streams by: its start, its end so far, its length. */
   private oversized: { head: Buffer; tail: Buffer; bytes: number } | undefined;
   private closed = false;
+  private drained: Promise<void> | undefined;
 
   constructor(
     private readonly input: Readable,
@@ -40,11 +41,15 @@ export class LineTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return;
-    const text = `${JSON.stringify(message)}\n`;
-    await new Promise<void>((resolve) => {
-      if (this.output.write(text)) resolve();
-      else this.output.once('drain', resolve);
-    });
+    if (this.output.write(`${JSON.stringify(message)}\n`)) return;
+    // one wait for the pipe to drain, shared by every message written meanwhile
+    this.drained ??= new Promise<void>((resolve) =>
+      this.output.once('drain', () => {
+        this.drained = undefined;
+        resolve();
+      }),
+    );
+    await this.drained;
   }
 
   async close(): Promise<void> {

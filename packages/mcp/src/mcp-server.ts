@@ -263,7 +263,7 @@ function textOfCommand(answer: CommandAnswer): CallResult {
       ? `exit code ${answer.exitCode ?? 0}`
       : `${answer.status}${answer.exitCode === undefined ? '' : ` (exit code ${answer.exitCode})`}`;
   const lines = [
-    `${ended}; ${answer.changed.length} paths changed in the environment${answer.changed.length === 0 ? '' : `: ${answer.changed.slice(0, 50).join(', ')}${answer.changed.length > 50 ? ', …' : ''}`}`,
+    `${ended}; ${count(answer.changed.length, 'path')} changed in the environment${answer.changed.length === 0 ? '' : `: ${answer.changed.slice(0, 50).join(', ')}${answer.changed.length > 50 ? ', …' : ''}`}`,
     ...answer.refused.map((reason) => `refused: ${reason}`),
     ...(answer.sealed ? [] : ['(the kernel refused the namespaces: the command ran in a copy of the project)']),
     answer.output === '' ? '(no output)' : `output:\n${answer.output}`,
@@ -274,6 +274,10 @@ function textOfCommand(answer: CommandAnswer): CallResult {
 /** A JSON-RPC error with its code and a message of Cairn's alone (the SDK's McpError adds a prefix its client adds again). */
 function protocolError(code: number, message: string): Error {
   return Object.assign(new Error(message), { code });
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function resultOf(result: CallResult): CallToolResult {
