@@ -1,8 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { type AgentInfo, type CairnEvent, openProject, type Project } from '@cairn/orchestrator';
-import { commitAll, generateTree, git } from './fixtures.js';
-import { median, within } from './measure.js';
+import { committedTree, git } from './fixtures.js';
+import { median, timeSideBySide, within } from './measure.js';
 import type { BenchRow } from './storage-bench.js';
 
 /** Sizes of the exec bench: tree sizes in files, paired rounds per figure, and the tree and number of agents run at once. */
@@ -32,7 +31,7 @@ export async function benchExec(work: string, size: ExecBenchSize): Promise<Benc
 
 async function benchSpawn(work: string, files: number, rounds: number): Promise<BenchRow> {
   const tree = `${files} files`;
-  const root = prepareTree(work, files);
+  const root = committedTree(work, files);
   const project = openProject(root, { cairnHome: join(work, `home-${files}`), queue: 'own' });
   const watch = watchRunning(project);
   const spawned: string[] = [];
@@ -70,7 +69,7 @@ async function benchSpawn(work: string, files: number, rounds: number): Promise<
 
 async function benchCrowd(work: string, size: ExecBenchSize): Promise<BenchRow[]> {
   const tree = `${size.crowdTree} files`;
-  const root = prepareTree(work, size.crowdTree, 'crowd');
+  const root = committedTree(work, size.crowdTree, 'crowd');
   const project = openProject(root, { cairnHome: join(work, 'home-crowd'), queue: 'own', poolSize: size.crowd });
   const watch = watchRunning(project);
   const spawned: string[] = [];
@@ -104,15 +103,6 @@ async function benchCrowd(work: string, size: ExecBenchSize): Promise<BenchRow[]
   } finally {
     await closeAll(project, watch, spawned);
   }
-}
-
-/** A generated tree of `files` files, committed (the repository `git worktree add` adds to). */
-function prepareTree(work: string, files: number, name = String(files)): string {
-  const root = join(work, `tree-${name}`);
-  generateTree(root, files);
-  commitAll(root);
-  settleDisk();
-  return root;
 }
 
 async function spawnExec(project: Project, watch: RunningWatch, spawned: string[], task: string): Promise<string> {
@@ -182,31 +172,8 @@ function watchRunning(project: Project): RunningWatch {
   };
 }
 
-/**
- * `rounds` figures of each measure, taken side by side: one of each per round, in an order that turns round by
- * round, so a machine that gets busier or quieter weighs on each alike. The disk writes back what came before each.
- */
-async function timeSideBySide<Measures extends (() => number | Promise<number>)[]>(
-  rounds: number,
-  ...measures: Measures
-): Promise<{ [K in keyof Measures]: number[] }> {
-  const times = measures.map((): number[] => []);
-  for (let round = 0; round < rounds; round++)
-    for (let step = 0; step < measures.length; step++) {
-      const which = (round + step) % measures.length;
-      settleDisk();
-      times[which]!.push(await measures[which]!());
-    }
-  return times as { [K in keyof Measures]: number[] };
-}
-
 function timeOne(fn: () => void): number {
   const start = performance.now();
   fn();
   return performance.now() - start;
-}
-
-/** Waits until the disk has written back what came before (a removed worktree), so the next timing is not its. */
-function settleDisk(): void {
-  execFileSync('sync');
 }

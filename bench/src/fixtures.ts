@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { settleDisk } from './measure.js';
 
 /** Writes a deterministic source-like tree of `count` files (nested directories, 200 B to 6 KB each). */
 export function generateTree(root: string, count: number): void {
@@ -41,6 +42,15 @@ export function commitAll(root: string): void {
   git(root, 'init', '-q');
   git(root, 'add', '-A');
   git(root, 'commit', '-q', '--allow-empty', '--no-gpg-sign', '-m', 'tree');
+}
+
+/** A generated tree of `files` files under `work`, committed (the repository `git worktree add` adds to). */
+export function committedTree(work: string, files: number, name = String(files)): string {
+  const root = join(work, `tree-${name}`);
+  generateTree(root, files);
+  commitAll(root);
+  settleDisk();
+  return root;
 }
 
 /** Project-relative paths of every regular file under `root`, sorted. */

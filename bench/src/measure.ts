@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+
 /** The median of a list of numbers. */
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -55,4 +57,27 @@ export function within<T>(what: string, promise: Promise<T>, ms = WAIT_LIMIT_MS)
  */
 export function report(line: string, stream: 'out' | 'err' = 'out'): void {
   (stream === 'out' ? process.stdout : process.stderr).write(line + '\n');
+}
+
+/**
+ * `rounds` figures of each measure, taken side by side: one of each per round, in an order that turns round by
+ * round, so a machine that gets busier or quieter weighs on each alike. The disk writes back what came before each.
+ */
+export async function timeSideBySide<Measures extends (() => number | Promise<number>)[]>(
+  rounds: number,
+  ...measures: Measures
+): Promise<{ [K in keyof Measures]: number[] }> {
+  const times = measures.map((): number[] => []);
+  for (let round = 0; round < rounds; round++)
+    for (let step = 0; step < measures.length; step++) {
+      const which = (round + step) % measures.length;
+      settleDisk();
+      times[which]!.push(await measures[which]!());
+    }
+  return times as { [K in keyof Measures]: number[] };
+}
+
+/** Waits until the disk has written back what came before (a removed worktree), so the next timing is not its. */
+export function settleDisk(): void {
+  execFileSync('sync');
 }

@@ -10,6 +10,7 @@ import { benchDiff } from './diff-bench.js';
 import { benchExec } from './exec-bench.js';
 import { generateTree } from './fixtures.js';
 import { benchKernel } from './kernel-bench.js';
+import { benchMcp } from './mcp-bench.js';
 import { report, SMOKE } from './measure.js';
 import { benchNvim } from './nvim-bench.js';
 import { benchOrchestrator } from './orchestrator-bench.js';
@@ -106,6 +107,16 @@ async function main(): Promise<number> {
             SMOKE
               ? { trees: [200], rounds: 1, crowdTree: 200, crowd: 3, crowdRounds: 1 }
               : { trees: [1_000, 10_000, 50_000], rounds: 5, crowdTree: 10_000, crowd: 10, crowdRounds: 3 },
+          ),
+      },
+      {
+        name: 'mcp: environments over stdio',
+        run: (work) =>
+          benchMcp(
+            work,
+            SMOKE
+              ? { trees: [200], rounds: 1, writesTree: 200, writes: 50, writeRounds: 1 }
+              : { trees: [1_000, 10_000, 50_000], rounds: 5, writesTree: 1_000, writes: 50, writeRounds: 5 },
           ),
       },
     ];

@@ -1,18 +1,14 @@
 import type { ChildOutcome, ChildWorker } from './child-worker.js';
-import { scrubHostPaths } from './host-paths.js';
 import type { Limits } from './limits.js';
-import { plainJsonProblem } from './plain-json.js';
 import type { Engine, RunMessage } from './protocol.js';
 import type { CallRecord, ProgramError, RunResult, RunStatus } from './run-result.js';
+import type { ToolHandler } from './tool-call.js';
+import { applyToolCall } from './tool-call.js';
 
-/** A host function a program may call; it receives the program's (JSON) arguments. */
-export type ToolHandler = (...args: unknown[]) => unknown;
+export type { ToolHandler } from './tool-call.js';
 
 const ABORT_GRACE_MS = 500;
-/** Arguments and results larger than this are summarised in `calls`, so a call flood cannot fill the host's memory. */
-const MAX_RECORDED_JSON = 16 * 1024;
 const MAX_LOG_LINE = 10_000;
-const MAX_ERROR_MESSAGE = 2_000;
 
 /** Everything one run needs on the host side. */
 export interface SessionRequest {
@@ -84,39 +80,8 @@ export async function runSession(worker: ChildWorker, request: SessionRequest): 
     }
     const record: CallRecord = { name, args: [], ok: false, value: undefined, ms: 0 };
     calls.push(record);
-    const start = performance.now();
-    const handler = Object.hasOwn(request.functions, name) ? request.functions[name] : undefined;
-    let args: unknown;
-    try {
-      args = argsJson.length > limits.messageBytes ? undefined : JSON.parse(argsJson);
-    } catch {
-      args = undefined;
-    }
-    if (handler === undefined || !Array.isArray(args)) {
-      record.value =
-        handler === undefined
-          ? `no tool function "${name}"`
-          : `${name}: arguments were not a JSON array within ${limits.messageBytes} bytes`;
-      reply(false, String(record.value));
-      return;
-    }
-    record.args = argsJson.length <= MAX_RECORDED_JSON ? args : [`[${argsJson.length} bytes of arguments not kept]`];
-    try {
-      const value = await handler(...args);
-      const problem = value === undefined ? undefined : plainJsonProblem(value);
-      if (problem !== undefined) throw new TypeError(`${name} returned a value that is not plain JSON: ${problem}`);
-      const json = value === undefined ? 'null' : JSON.stringify(value);
-      if (json.length > limits.messageBytes) throw new RangeError(`${name} returned more than ${limits.messageBytes} bytes`);
-      record.ok = true;
-      record.value = json.length <= MAX_RECORDED_JSON ? JSON.parse(json) : `[${json.length} bytes of result not kept]`;
-      reply(true, json);
-    } catch (error) {
-      const text = cleanMessage(error);
-      record.value = text;
-      reply(false, text);
-    } finally {
-      record.ms = performance.now() - start;
-    }
+    const answer = await applyToolCall(request.functions, name, argsJson, limits, record);
+    reply(answer.ok, answer.payload);
   }
 
   const wallMs = performance.now() - started;
@@ -178,15 +143,4 @@ export async function runSession(worker: ChildWorker, request: SessionRequest): 
   if (status === 'ok') result.value = value;
   if (error !== undefined && status !== 'ok') result.error = error;
   return { result, healthy: true };
-}
-
-/** The message of whatever a handler threw, without host file paths or stack frames. */
-function cleanMessage(error: unknown): string {
-  let text: string;
-  try {
-    text = error instanceof Error ? `${error.message}` : typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error));
-  } catch {
-    text = 'the tool function failed';
-  }
-  return scrubHostPaths(text).split('\n')[0]!.slice(0, MAX_ERROR_MESSAGE) || 'the tool function failed';
 }

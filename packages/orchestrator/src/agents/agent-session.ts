@@ -62,7 +62,7 @@ export class AgentSession {
   private send(tool: string, args: readonly unknown[], ends: boolean): Promise<SessionAnswer> {
     if (this.mailbox.ended) return Promise.resolve(this.endedAnswer());
     const program = `return await ${tool}(${args.map((arg) => JSON.stringify(arg)).join(', ')});\n`;
-    return new Promise((answer) => this.mailbox.put({ type: 'call', program, ends, answer }));
+    return new Promise((answer) => this.mailbox.put({ type: 'call', program, call: { name: tool, args }, ends, answer }));
   }
 
   private endedAnswer(): { ok: false; message: string } {

@@ -17,7 +17,7 @@ export function captureRunner(
 ): { run: CaptureRunner; callsLeft: () => number } {
   const done = { runs: 0, calls: 0 };
   const callsLeft = () => Math.max(0, segment.calls_left - done.calls);
-  const run: CaptureRunner = async (program, again) => {
+  const run: CaptureRunner = async (program, again, call) => {
     const firstRun = segment.first_run + done.runs;
     if (again)
       workspace.transaction(() =>
@@ -30,7 +30,7 @@ export function captureRunner(
       );
     const offset = done.calls;
     const outcome: AttemptsOutcome = await runAttempts(
-      { origin: 'code', lang: 'js', code: program, repairsLeft: 0 },
+      { origin: 'code', lang: 'js', code: program, repairsLeft: 0, ...(call === undefined ? {} : { call }) },
       { ...host, firstRun, limitsFor: (callsSoFar) => captureLimits(record, offset + callsSoFar) },
     );
     done.runs += outcome.runs;
@@ -53,5 +53,14 @@ function captureLimits(record: AgentRecord, callsSoFar: number): ReturnType<Atte
     cpuMs: Math.max(record.limits.cpuMs, CAPTURE_CPU_MS),
     memoryMb: record.limits.memoryMb,
     calls: callsLeft,
+    ...sessionOutput(record),
   };
+}
+
+/** An MCP client's call returns what its tool gave (a file's text): as much as one call's result may hold. */
+const SESSION_OUTPUT_BYTES = 4 * 1024 * 1024 + 1024;
+
+/** The output limit of an agent's runs: larger for an MCP environment's, whose program returns the tool's value. */
+export function sessionOutput(record: Pick<AgentRecord, 'session'>): { outputBytes?: number } {
+  return record.session === undefined ? {} : { outputBytes: SESSION_OUTPUT_BYTES };
 }

@@ -2,6 +2,7 @@ import type { ViewWrites } from '@cairn/checks';
 import { captureNow, captureProgram, execOutputFile, execStateDir, removeExecState, runExec } from '@cairn/exec';
 import type { CompiledGovernance } from '@cairn/governance';
 import { FS_GRANT } from '@cairn/governance';
+import type { OneCall } from '@cairn/sandbox';
 import type { AgentWorkspace } from '@cairn/workspace';
 import type { AttemptsOutcome } from '../programs/attempts.js';
 import { fsExclusionsOf } from '../run/build-run-context.js';
@@ -11,9 +12,10 @@ import type { ProjectCore } from './project-core.js';
 
 /**
  * Runs a capture program as one stretch segment: `again` when a capture of this stretch already ran (a sync
- * while the command ran), so the program starts a segment of its own in the journal. Returns how it ended.
+ * while the command ran), so the program starts a segment of its own in the journal; `call` when the program is
+ * one tool call (an MCP client's). Returns how it ended.
  */
-export type CaptureRunner = (program: string, again: boolean) => Promise<AttemptsOutcome>;
+export type CaptureRunner = (program: string, again: boolean, call?: OneCall) => Promise<AttemptsOutcome>;
 
 /**
  * An exec agent's stretch: its command runs in its writable view (up to the wall time its budget has left),

@@ -1,4 +1,5 @@
 import type { ExecSpec } from '@cairn/api';
+import type { OneCall } from '@cairn/sandbox';
 
 /** What one call in an environment came to: the tool's value, or why it failed (said to the client's model). */
 export type SessionAnswer = { ok: true; value: unknown } | { ok: false; message: string; hint?: string };
@@ -23,7 +24,7 @@ export type CommandAnswer =
 
 /** A request to an environment: a call (its one-line program), a command, or the end of the session. */
 export type SessionRequest =
-  | { type: 'call'; program: string; ends: boolean; answer: (answer: SessionAnswer) => void }
+  | { type: 'call'; program: string; call: OneCall; ends: boolean; answer: (answer: SessionAnswer) => void }
   | { type: 'command'; command: ExecSpec; wallMs: number; answer: (answer: CommandAnswer) => void }
   | { type: 'end'; summary: string };
 

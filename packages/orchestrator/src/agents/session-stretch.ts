@@ -1,6 +1,7 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { execOutputFile, execStateDir, removeExecState, runExec } from '@cairn/exec';
 import type { CompiledGovernance } from '@cairn/governance';
+import type { OneCall } from '@cairn/sandbox';
 import type { AgentWorkspace } from '@cairn/workspace';
 import type { AttemptsOutcome } from '../programs/attempts.js';
 import { fsExclusionsOf } from '../run/build-run-context.js';
@@ -33,8 +34,8 @@ export async function runSessionStretch(
   if (mailbox === undefined) return { ok: true, runs: 0, repairs: 0, calls: 0, wallMs: 0, summary };
   const onAbort = () => mailbox.interrupt();
   signal.addEventListener('abort', onAbort, { once: true });
-  const runSegment = async (program: string): Promise<AttemptsOutcome> => {
-    const outcome = await capture.run(program, totals.runs > 0);
+  const runSegment = async (program: string, call?: OneCall): Promise<AttemptsOutcome> => {
+    const outcome = await capture.run(program, totals.runs > 0, call);
     totals.runs = outcome.runs;
     totals.calls = outcome.calls;
     return outcome;
@@ -51,7 +52,7 @@ export async function runSessionStretch(
         break;
       }
       if (request.type === 'call') {
-        const outcome = await runSegment(request.program);
+        const outcome = await runSegment(request.program, request.call);
         request.answer(answerOf(outcome));
         if (request.ends && outcome.ok) {
           summary = outcome.summary ?? summary;
@@ -85,7 +86,7 @@ async function runCommand(
   signal: AbortSignal,
   request: Extract<SessionRequest, { type: 'command' }>,
   run: number,
-  runSegment: (program: string) => Promise<AttemptsOutcome>,
+  runSegment: (program: string, call?: OneCall) => Promise<AttemptsOutcome>,
   callsLeft: () => number,
 ): Promise<CommandAnswer> {
   const logFile = execOutputFile(core.layout.workspacesDir, record.id);

@@ -1,6 +1,6 @@
 import type { AgentFailure, ProgramLang } from '@cairn/api';
 import { formatRepairReport } from '@cairn/model';
-import type { ProgramError, Sandbox } from '@cairn/sandbox';
+import type { OneCall, ProgramError, Sandbox } from '@cairn/sandbox';
 import { appendCairnEntry, SCHEMAS } from '@cairn/workspace';
 import type { RunContext } from '../run/run-context.js';
 import { TOOL_NAMES } from '../tools/tool-table.js';
@@ -13,6 +13,8 @@ export interface AttemptPlan {
   lang: ProgramLang;
   /** The user's program (`code` agents). */
   code?: string;
+  /** When `code` is one tool call (an MCP client's): the call, run without an isolate. */
+  call?: OneCall;
   /** The program behind the proposal being revised (model agents, on `do:reply`). */
   previousProgram?: string;
   repairsLeft: number;
@@ -93,7 +95,8 @@ export async function runAttempts(plan: AttemptPlan, host: AttemptHost): Promise
         continue;
       }
     }
-    const result = await runProgram(ctx, host.sandbox, { code: code!, lang: plan.lang }, limits, host.clockFor(run));
+    const program = { code: code!, lang: plan.lang, ...(plan.call === undefined ? {} : { call: plan.call }) };
+    const result = await runProgram(ctx, host.sandbox, program, limits, host.clockFor(run));
     outcome.calls += result.calls;
     outcome.wallMs += result.wallMs;
     outcome.program = code!;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { stateLine, stateOf } from '@cairn/agentfs';
 import type { ProgramLang } from '@cairn/api';
-import type { CallRecord, ProgramError, RunStatus, Sandbox } from '@cairn/sandbox';
+import { type CallRecord, type OneCall, type ProgramError, type RunStatus, runOneCall, type Sandbox } from '@cairn/sandbox';
 import { appendCairnEntry, SCHEMAS } from '@cairn/workspace';
 import type { FsView } from '../run/fs-effects.js';
 import type { RunContext } from '../run/run-context.js';
@@ -13,6 +13,8 @@ export interface RunLimits {
   cpuMs: number;
   memoryMb: number;
   calls: number;
+  /** Bytes of logs plus the program's result (the sandbox's default when absent). */
+  outputBytes?: number;
 }
 
 /** How a program run ended. */
@@ -36,14 +38,15 @@ export function runSeed(agentId: string, run: number): number {
 }
 
 /**
- * Runs one program in the sandbox with the agent's tool functions, between a `cairn/RunStarted@1` entry
+ * Runs one program in the sandbox with the agent's tool functions (a program that is one call given as `call`
+ * runs that call on the host, with the same result), between a `cairn/RunStarted@1` entry
  * (its inputs: program, language, seed, clock) and a `cairn/RunEnded@1` entry (its outcome and the digest of
  * the paths it touched), both in the agent's journal.
  */
 export async function runProgram(
   ctx: RunContext,
   sandbox: Sandbox,
-  program: { code: string; lang: ProgramLang },
+  program: { code: string; lang: ProgramLang; call?: OneCall },
   limits: RunLimits,
   clockMs: number,
 ): Promise<ProgramRunResult> {
@@ -58,15 +61,27 @@ export async function runProgram(
       clock_ms: clockMs,
     }),
   );
-  const result = await sandbox.run({
-    code: program.code,
-    engine: program.lang === 'py' ? 'python' : 'js',
-    functions: buildToolbox(ctx),
-    limits: { wallMs: limits.wallMs, cpuMs: limits.cpuMs, memoryMb: limits.memoryMb, calls: Math.max(1, limits.calls) },
-    input: { task: ctx.task },
-    seed,
-    clock: clockMs,
-  });
+  const sandboxLimits = {
+    wallMs: limits.wallMs,
+    cpuMs: limits.cpuMs,
+    memoryMb: limits.memoryMb,
+    calls: Math.max(1, limits.calls),
+    ...(limits.outputBytes === undefined ? {} : { outputBytes: limits.outputBytes }),
+  };
+  const functions = buildToolbox(ctx);
+  // a program that is one call (an MCP client's) runs it on the host, as the sandbox would; a replay runs the program
+  const result =
+    program.call === undefined
+      ? await sandbox.run({
+          code: program.code,
+          engine: program.lang === 'py' ? 'python' : 'js',
+          functions,
+          limits: sandboxLimits,
+          input: { task: ctx.task },
+          seed,
+          clock: clockMs,
+        })
+      : await runOneCall(program.call, { functions, limits: sandboxLimits });
   const digest = touchedDigest(ctx.view);
   const outcome: Record<string, unknown> = { run: ctx.run, status: result.status, calls: result.stats.calls, digest };
   if (result.error !== undefined) outcome.error = `${result.error.name}: ${result.error.message}`.slice(0, 2000);

@@ -17,6 +17,7 @@ import {
   TouchedLog,
 } from '@cairn/workspace';
 import type { AgentRecord } from '../agents/agent-store.js';
+import { sessionOutput } from '../agents/exec-captures.js';
 import type { ProjectCore } from '../agents/project-core.js';
 import { runAttempts } from '../programs/attempts.js';
 import { buildRunContext, type RunSource } from '../run/build-run-context.js';
@@ -151,7 +152,11 @@ export async function replayRecorded(
             contextFor,
             firstRun: segment.value.first_run,
             clockFor: (run) => clockOf(run),
-            limitsFor: (callsSoFar) => ({ ...record.limits, calls: Math.max(1, segment.value.calls_left - callsSoFar) }),
+            limitsFor: (callsSoFar) => ({
+              ...record.limits,
+              calls: Math.max(1, segment.value.calls_left - callsSoFar),
+              ...sessionOutput(record),
+            }),
             onGenerating: () => undefined,
             onRepairing: () => undefined,
           },
