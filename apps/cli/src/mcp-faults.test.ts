@@ -148,6 +148,29 @@ describe('cairn mcp: bad input and faults', () => {
     expect(existsSync(join(project.root, 'one.txt'))).toBe(false);
   });
 
+  it('an environment whose server is killed goes to review with what its calls made, when the project is next opened', async () => {
+    project = makeCliProject(FILES);
+    const first = await connect(project);
+    const env = await first.open('killed under');
+    expect((await first.call('write_file', { environment: env, path: 'kept.txt', content: 'kept\n' })).isError).toBe(false);
+    const cwd = await first.call('run_command', { environment: env, command: 'pwd', cwd: 'nowhere' });
+    expect(cwd).toMatchObject({ isError: true, text: 'run_command: cwd "nowhere" is not a folder of the environment' });
+    expect((await first.call('run_command', { environment: env, command: 'pwd', cwd: 'src' })).text).toMatch(/\/src\n/);
+    process.kill(first.pid!, 'SIGKILL');
+    const second = await connect(project);
+    const listed = JSON.parse((await second.call('environment_list')).text) as { id: string; state: string; summary?: string }[];
+    expect(listed).toContainEqual({
+      id: env,
+      state: 'reviewing',
+      task: 'killed under',
+      summary: expect.stringMatching(/^unsubmitted: the server/),
+    });
+    expect((await second.call('environment_open', { environment: env })).text).toMatch(/open again/);
+    expect((await second.call('read_file', { environment: env, path: 'kept.txt' })).text).toBe('kept\n');
+    await second.call('submit_result', { environment: env, summary: 'after the kill' });
+    expect((await project.run(['replay', env])).stdout).toMatch(/^reproduced: /);
+  });
+
   it('a call that outlasts the hold answers "still running", and wait takes up its result', async () => {
     project = makeCliProject(FILES);
     const mcp = await connect(project, { env: { CAIRN_MCP_HOLD_MS: '1500' } });

@@ -179,6 +179,28 @@ describe('cairn mcp: environments for MCP clients', () => {
     expect(replay.stdout, replay.stderr).toMatch(/^reproduced: /);
   });
 
+  it("runs a declared check on the environment's changes, and the project's checks run on its proposal once submitted", async () => {
+    project = gitProject();
+    project.write('.cairn/config.json', JSON.stringify({ checks: { test: ['sh', '-c', 'grep -q new src/a.js && echo passed'] } }));
+    const mcp = await connect(project);
+    const check = (await mcp.client.listTools()).tools.find((tool) => tool.name === 'run_check');
+    expect(check?.description).toMatch(/The checks: "test"\.$/);
+    const env = await mcp.open('make the check pass');
+    const before = JSON.parse((await mcp.call('run_check', { environment: env, name: 'test' })).text) as { ok: boolean };
+    expect(before.ok).toBe(false);
+    await mcp.call('edit_file', { environment: env, path: 'src/a.js', old_text: '"old"', new_text: '"new"' });
+    const after = JSON.parse((await mcp.call('run_check', { environment: env, name: 'test' })).text) as { ok: boolean; output: string };
+    expect(after).toMatchObject({ ok: true, output: expect.stringContaining('passed') });
+    expect((await mcp.call('run_check', { environment: env, name: 'lint' })).text).toMatch(/no check named "lint"|unknown check|lint/);
+    await mcp.call('submit_result', { environment: env, summary: 'made it pass' });
+    await expect
+      .poll(async () => (resultOf(await project!.run(['checks', env, '--json'])).checks as { status: string }[] | undefined)?.[0]?.status, {
+        timeout: 60_000,
+      })
+      .toBe('passed');
+    expect((await project.run(['replay', env])).stdout).toMatch(/^reproduced: /);
+  });
+
   it('mcp config prints or writes each client’s configuration, merged with what is there, and says which it did', async () => {
     project = makeCliProject(FILES);
     const printed = await project.run(['mcp', 'config', 'cursor']);

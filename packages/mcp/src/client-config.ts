@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { CairnError } from '@cairn/orchestrator';
 
 /** The MCP clients `cairn mcp config` knows. */
 export const MCP_CLIENTS = ['claude', 'codex', 'gemini', 'cursor'] as const;
@@ -78,7 +79,9 @@ function jsonConfig(client: McpClient, file: string, entry: Record<string, unkno
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
       settings = parsed as Record<string, unknown>;
     } catch (error) {
-      throw new Error(`${file} is not a JSON object Cairn can add to (${(error as Error).message}); fix it, or add the server by hand`);
+      throw new CairnError('CAIRN_CONFIG', `${file} is not a JSON object Cairn can add to (${(error as Error).message})`, {
+        hint: 'fix the file, or add the server by hand (cairn mcp config without --write prints it)',
+      });
     }
   }
   const servers = (typeof settings.mcpServers === 'object' && settings.mcpServers !== null ? settings.mcpServers : {}) as Record<
@@ -93,7 +96,9 @@ function codexConfig(launch: ServerLaunch): ClientConfig {
   const home = process.env.CODEX_HOME ?? join(homedir(), '.codex');
   const file = join(home, 'config.toml');
   if (existsSync(file) && /^\[mcp_servers\.cairn\]/m.test(readFileSync(file, 'utf8')))
-    throw new Error(`${file} already has an [mcp_servers.cairn] table; change it by hand (Cairn does not rewrite Codex's settings)`);
+    throw new CairnError('CAIRN_CONFIG', `${file} already has an [mcp_servers.cairn] table`, {
+      hint: "change it by hand: Cairn does not rewrite Codex's settings (cairn mcp config codex prints the table)",
+    });
   const text = [
     '[mcp_servers.cairn]',
     `command = ${JSON.stringify(launch.command)}`,

@@ -73,8 +73,12 @@ export class Environments {
       throw new CallProblem(
         `environment ${id} is in use by another client's session; each environment belongs to the session that opened it (open a new one)`,
       );
+    const why = info.summary ?? info.reason;
+    const ended = `environment ${id} has ended (${info.state}${why === undefined ? '' : `: ${why}`})`;
     throw new CallProblem(
-      `environment ${id} has ended (${info.state}${info.summary === undefined ? '' : `: ${info.summary}`}); continue in it with environment_open { "environment": "${id}" }`,
+      info.state === 'reviewing'
+        ? `${ended}; continue in it with environment_open { "environment": "${id}" }`
+        : `${ended}; open a new one with environment_open`,
     );
   }
 

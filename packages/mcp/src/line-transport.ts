@@ -103,7 +103,7 @@ export class LineTransport implements Transport {
       void this.reply(
         id,
         -32600,
-        `the message is ${bytes} bytes long, more than the ${this.maxBytes} bytes one message may be; nothing of it was done (write large files with run_command)`,
+        `the message is ${bytes} bytes long, more than the ${this.maxBytes} bytes one message may be; nothing of it was done`,
       );
       return;
     }

@@ -13,6 +13,8 @@ export interface McpAnswer {
 /** The official MCP client, connected to the real `cairn mcp` of a test project over stdio. */
 export interface McpSession {
   client: Client;
+  /** The server's process id. */
+  pid: number | null;
   /** What the server wrote to stderr so far. */
   stderr(): string;
   call(name: string, args?: Record<string, unknown>, options?: Parameters<Client['callTool']>[2]): Promise<McpAnswer>;
@@ -48,6 +50,7 @@ export async function connectMcp(project: CliProject, options: { name?: string; 
   };
   return {
     client,
+    pid: transport.pid,
     stderr: () => stderr,
     call,
     open: async (task) => {

@@ -37,12 +37,9 @@ export class AgentCommands {
     return toAgentInfo(this.add({ ...spec, origin: 'code', session: { client } }, false));
   }
 
-  /**
-   * Sends an MCP environment back to work, for a session to run over its proposal so far: one under review, or
-   * one that failed (its server was killed, or it ended with no change).
-   */
+  /** Sends an MCP environment under review back to work, for a session to run over its proposal so far. */
   reopen(id: string): void {
-    this.core.lifecycle.move(id, ['reviewing', 'failed'], 'queued', { queueSeq: frontSeq(this.core.store) }, 'reopen', (record, time) => ({
+    this.core.lifecycle.move(id, ['reviewing'], 'queued', { queueSeq: frontSeq(this.core.store) }, 'reopen', (record, time) => ({
       type: 'agent.queued',
       time,
       agentId: id,

@@ -1,3 +1,4 @@
+import { normalProjectPath } from '@cairn/air';
 import { type AgentInfo, CairnError, type SpawnOptions } from '@cairn/api';
 import type { AgentCommands } from './agent-commands.js';
 import { toAgentInfo } from './agent-info.js';
@@ -49,7 +50,10 @@ export class AgentSession {
   /** Runs a command (argv) in the environment's writable sealed view; what it writes lands in the overlay. */
   command(command: readonly string[], options: { wallMs: number; cwd?: string }): Promise<CommandAnswer> {
     if (this.mailbox.ended) return Promise.resolve(this.endedAnswer());
-    const exec = { command: [...command], env: [], home: [], ...(options.cwd === undefined ? {} : { cwd: options.cwd }) };
+    const cwd = options.cwd === undefined ? undefined : normalProjectPath(options.cwd);
+    if (options.cwd !== undefined && cwd === undefined)
+      return Promise.resolve({ ok: false, message: `run_command: cwd ${JSON.stringify(options.cwd)} is not a folder inside the project` });
+    const exec = { command: [...command], env: [], home: [], ...(cwd === undefined || cwd === '' ? {} : { cwd }) };
     return new Promise((answer) => this.mailbox.put({ type: 'command', command: exec, wallMs: options.wallMs, answer }));
   }
 
@@ -87,8 +91,8 @@ export class SessionOpener {
   }
 
   /**
-   * Continues an environment that has ended (its proposal under review, or failed): a new stretch over its
-   * proposal so far. One held by another process's session is refused with `CAIRN_BUSY`.
+   * Continues an environment that has ended with its proposal under review: a new stretch over its proposal so
+   * far. One held by another process's session is refused with `CAIRN_BUSY`.
    */
   resume(id: string): AgentSession {
     const held = this.open.get(id);

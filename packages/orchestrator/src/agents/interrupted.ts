@@ -4,9 +4,11 @@ import { processAlive } from '@cairn/agentfs/process-alive';
 import type { JournalEntry } from '@cairn/air';
 import { isCairnError } from '@cairn/api';
 import { execStateDir } from '@cairn/exec/paths';
+import { AgentWorkspace, runStartsOf } from '@cairn/workspace';
 import { frontSeq } from './agent-commands.js';
 import type { AgentRecord, AgentStore } from './agent-store.js';
 import type { ProjectCore } from './project-core.js';
+import { submitProposal } from './submit-proposal.js';
 
 /** How many times a queue runs an agent again after the process running it stopped. */
 export const RERUNS_AFTER_INTERRUPT = 1;
@@ -15,8 +17,9 @@ export const RERUNS_AFTER_INTERRUPT = 1;
 export const INTERRUPTED = 'the process running the agent stopped before it finished';
 
 /**
- * Running agents whose process is gone: one a queue ran goes back to the front of the queue once, on a fresh
- * overlay that keeps the interrupted run's journal; any other is failed as interrupted, its journal kept.
+ * Running agents whose process is gone: an MCP environment goes to review with what its calls made; one a queue
+ * ran goes back to the front of the queue once, on a fresh overlay that keeps the interrupted run's journal; any
+ * other is failed as interrupted, its journal kept.
  */
 export function recoverOrphans(core: Pick<ProjectCore, 'layout' | 'lifecycle' | 'owner' | 'stable' | 'store'>): void {
   for (const record of core.store.list(['running'])) {
@@ -26,6 +29,7 @@ export function recoverOrphans(core: Pick<ProjectCore, 'layout' | 'lifecycle' | 
     if (record.remoteJob !== undefined) continue;
     if (!claimOrphan(core.store, record, core.owner)) continue;
     try {
+      if (record.session !== undefined && settleSession(core, record)) continue;
       if (mayRerun(record)) rerun(core, record);
       else failInterrupted(core, record);
     } catch (error) {
@@ -43,6 +47,26 @@ function rerun(core: Pick<ProjectCore, 'layout' | 'lifecycle' | 'stable' | 'stor
     agentId: record.id,
     reason: `${INTERRUPTED}; it runs again`,
   }));
+}
+
+/**
+ * An MCP environment whose server stopped without ending it (killed): each call is whole in its overlay and
+ * journal, so what the calls made goes to review, as when its client leaves. False when it made nothing.
+ */
+function settleSession(core: Pick<ProjectCore, 'layout' | 'lifecycle' | 'stable'>, record: AgentRecord): boolean {
+  const workspace = AgentWorkspace.open(record.id, core.layout.overlayPath(record.id), core.stable);
+  try {
+    if (workspace.overlay.changes().length === 0) return false;
+    const runs = runStartsOf(workspace.journal.entries()).length;
+    const spent = { ...record.spent, ...workspace.spent() };
+    submitProposal(core, record, workspace, {
+      summary: 'unsubmitted: the server running it stopped before its client submitted',
+      patch: { runs, spent, journalHead: workspace.head() },
+    });
+    return true;
+  } finally {
+    workspace.close();
+  }
 }
 
 function failInterrupted(core: Pick<ProjectCore, 'layout' | 'lifecycle'>, record: AgentRecord): void {

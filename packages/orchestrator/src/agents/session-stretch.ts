@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { stateOf } from '@cairn/agentfs';
 import { execOutputFile, execStateDir, removeExecState, runExec } from '@cairn/exec';
 import type { CompiledGovernance } from '@cairn/governance';
 import type { OneCall } from '@cairn/sandbox';
@@ -38,6 +39,8 @@ export async function runSessionStretch(
     const outcome = await capture.run(program, totals.runs > 0, call);
     totals.runs = outcome.runs;
     totals.calls = outcome.calls;
+    // what a client is told is done is on disk: a server killed after the answer keeps it
+    workspace.head();
     return outcome;
   };
   try {
@@ -89,6 +92,9 @@ async function runCommand(
   runSegment: (program: string, call?: OneCall) => Promise<AttemptsOutcome>,
   callsLeft: () => number,
 ): Promise<CommandAnswer> {
+  const cwd = request.command.cwd;
+  if (cwd !== undefined && stateOf(workspace.overlay.fs, `/${cwd}`).kind !== 'dir')
+    return { ok: false, message: `run_command: cwd "${cwd}" is not a folder of the environment` };
   const logFile = execOutputFile(core.layout.workspacesDir, record.id);
   const stateDir = execStateDir(core.layout.workspacesDir, record.id, run);
   const from = sizeOf(logFile);

@@ -4,6 +4,7 @@ import { AgentFS, Ledger, Overlay } from '@cairn/agentfs';
 import { Journal, type JournalEntry, MemoryJournalStore, type Receipt, receiptFromRecord } from '@cairn/air';
 import type { ReplayDivergence, ReplayOutcome } from '@cairn/api';
 import { CairnError, isCairnError } from '@cairn/api';
+import type { ProposedFile } from '@cairn/checks';
 import { compileGovernanceJson, createAgentKernel, ReceiptSigner } from '@cairn/governance';
 import {
   AgentWorkspace,
@@ -21,6 +22,7 @@ import { sessionOutput } from '../agents/exec-captures.js';
 import type { ProjectCore } from '../agents/project-core.js';
 import { runAttempts } from '../programs/attempts.js';
 import { buildRunContext, type RunSource } from '../run/build-run-context.js';
+import { proposalOf } from '../run/check-adapter.js';
 import { type ResolvedPath, resolutionKey } from '../run/resolve-path.js';
 import type { RunContext } from '../run/run-context.js';
 import { buildReplayBase } from './replay-base.js';
@@ -102,6 +104,8 @@ export async function replayRecorded(
   const scratchTouched = new TouchedLog(scratch, scratchBlobs);
   let divergence: ReplayDivergence | undefined;
   let runs = 0;
+  // what the stretches before made, by path: a check in a later stretch runs over the whole proposal so far
+  const carried = new Map<string, ProposedFile>();
   try {
     for (const segment of segments) {
       journal.append(segment.entry.kind, segment.entry.body);
@@ -128,6 +132,7 @@ export async function replayRecorded(
           emit: () => undefined,
           clockOf: (run) => () => clockOf(run),
           replay: { receipts: { take: (hash) => receipts.get(hash), entryAt: (seq) => entries[seq] }, paths: recordedPaths },
+          proposal: () => proposalSoFar(carried, overlay),
         };
         const contextFor = (run: number): RunContext => {
           lastCtx.ctx = buildRunContext(source, run);
@@ -162,6 +167,7 @@ export async function replayRecorded(
           },
         );
         runs += outcome.runs;
+        for (const change of proposalOf(overlay)) carried.set(change.path, change);
         checks.onRebuilt?.(overlay.fs, segmentRuns(segment, segments, record));
         if (lastCtx.ctx?.divergence !== undefined && divergence === undefined)
           divergence = { seq: lastCtx.ctx.divergence.seq, reason: lastCtx.ctx.divergence.reason };
@@ -178,6 +184,13 @@ export async function replayRecorded(
   divergence ??= firstDifference(entries, produced);
   const counts = { entries: entries.length, runs, changesHash: digestOf(produced), recordedChangesHash: digestOf(entries) };
   return divergence === undefined ? { ok: true, ...counts } : { ok: false, ...counts, divergence };
+}
+
+/** The proposal as a live run saw it: what the stretches before made, under what this stretch has made. */
+function proposalSoFar(carried: ReadonlyMap<string, ProposedFile>, overlay: Overlay): ProposedFile[] {
+  const now = new Map(carried);
+  for (const change of proposalOf(overlay)) now.set(change.path, change);
+  return [...now.values()];
 }
 
 function refused(reason: string): ReplayOutcome {

@@ -1,6 +1,7 @@
 import type { Overlay, ToolCalls } from '@cairn/agentfs';
 import type { EffectKernel, Journal } from '@cairn/air';
 import type { CairnEvent } from '@cairn/api';
+import type { ProposedFile } from '@cairn/checks';
 import type { CompiledGovernance, ReceiptSigner } from '@cairn/governance';
 import { CHECK_GRANT, FS_GRANT, LLM_GRANT } from '@cairn/governance';
 import type { BlobStore, TouchedLog } from '@cairn/workspace';
@@ -36,6 +37,8 @@ export interface RunSource {
   toolLog?: ToolCalls;
   /** The recording a replay follows instead of live effects. */
   replay?: { receipts: RecordedReceipts; paths: ReadonlyMap<string, ResolvedPath> };
+  /** The proposal a check runs over, when it is more than `overlay` holds (a replay's later stretch). */
+  proposal?: () => ProposedFile[];
 }
 
 /** The context of run `run`: live when the source has no recording, a replay when it has one. */
@@ -55,7 +58,7 @@ export function buildRunContext(source: RunSource, run: number): RunContext {
     model: source.model,
     callModel: source.callModel,
     checks: source.governance.checks,
-    proposal: () => proposalOf(source.overlay),
+    proposal: source.proposal ?? (() => proposalOf(source.overlay)),
     runCheck:
       source.checkRunner === undefined
         ? () => Promise.reject(new Error('a replay never runs a check'))
