@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { readPidFile } from '@cairn/daemon';
 import { openProject, projectLayout } from '@cairn/orchestrator';
 import { commitAll, generateTree, git } from './fixtures.js';
-import { median } from './measure.js';
+import { median, timeSideBySide } from './measure.js';
 import type { BenchRow } from './storage-bench.js';
 
 /** The `cairn` binary as a user runs it. */
@@ -224,24 +224,6 @@ async function timeSync(root: string, home: string): Promise<number> {
   } finally {
     await project.close();
   }
-}
-
-/**
- * `rounds` figures of each measure (each returns the milliseconds it measured), taken side by side: one of each per
- * round, in an order that turns round by round, so a machine that gets busier or quieter during the bench weighs on
- * each alike and their ratio is that of what they measure.
- */
-async function timeSideBySide<Measures extends (() => number | Promise<number>)[]>(
-  rounds: number,
-  ...measures: Measures
-): Promise<{ [K in keyof Measures]: number[] }> {
-  const times = measures.map((): number[] => []);
-  for (let round = 0; round < rounds; round++)
-    for (let step = 0; step < measures.length; step++) {
-      const which = (round + step) % measures.length;
-      times[which]!.push(await measures[which]!());
-    }
-  return times as { [K in keyof Measures]: number[] };
 }
 
 /** Runs `node …args` `times` times, one after another, in a child process each. */

@@ -4,24 +4,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { connectDaemon, projectLayout } from '@cairn/daemon/client';
-import {
-  agentClisRequired,
-  findAgentCli,
-  REQUIRE_AGENT_CLIS,
-  startScriptedAnthropic,
-  startScriptedResponses,
-} from '@cairn/orchestrator/testing';
+import { type AgentCliLookup, agentCliForTests, startScriptedAnthropic, startScriptedResponses } from '@cairn/orchestrator/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CliProject, makeCliProject, resultOf } from './test-support/run-cairn.js';
 
-const claude = findAgentCli('claude');
-const codex = findAgentCli('codex');
-const required = agentClisRequired();
-for (const found of [claude, codex])
-  if ('missing' in found)
-    process.stdout.write(`${found.missing} (${required ? `${REQUIRE_AGENT_CLIS} is set: its tests fail` : 'its tests are skipped'})\n`);
-const withClaude = 'path' in claude || required ? it : it.skip;
-const withCodex = 'path' in codex || required ? it : it.skip;
+const { cli: claude, runs: claudeRuns } = agentCliForTests('claude');
+const { cli: codex, runs: codexRuns } = agentCliForTests('codex');
+const withClaude = claudeRuns ? it : it.skip;
+const withCodex = codexRuns ? it : it.skip;
 
 let project: CliProject | undefined;
 const closers: (() => Promise<void>)[] = [];
@@ -33,7 +23,7 @@ afterEach(async () => {
 
 const FILES = { 'src/a.js': 'export const word = "old";\n', '.env': 'SECRET=hunter2\n', 'README.md': '# demo\n' };
 
-function cliPath(found: ReturnType<typeof findAgentCli>): string {
+function cliPath(found: AgentCliLookup): string {
   if ('missing' in found) throw new Error(found.missing);
   return found.path;
 }

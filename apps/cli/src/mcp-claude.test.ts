@@ -5,9 +5,7 @@ import {
   type AnthropicToolUse,
   type AnthropicTurn,
   agentCliEnv,
-  agentClisRequired,
-  findAgentCli,
-  REQUIRE_AGENT_CLIS,
+  agentCliForTests,
   runAgentCli,
   type ScriptedRequest,
   startScriptedAnthropic,
@@ -15,11 +13,8 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { CAIRN_BIN, type CliProject, makeCliProject, resultOf } from './test-support/run-cairn.js';
 
-const claude = findAgentCli('claude');
-const required = agentClisRequired();
-if ('missing' in claude)
-  process.stdout.write(`${claude.missing} (${required ? `${REQUIRE_AGENT_CLIS} is set: its test fails` : 'its test is skipped'})\n`);
-const withClaude = 'path' in claude || required ? it : it.skip;
+const { cli: claude, runs } = agentCliForTests('claude');
+const withClaude = runs ? it : it.skip;
 
 let project: CliProject | undefined;
 const closers: (() => Promise<void>)[] = [];
@@ -170,6 +165,44 @@ describe('Claude Code with the cairn MCP server', () => {
       expect(readFileSync(`${p.root}/made.txt`, 'utf8')).toBe('hi\n');
       expect(existsSync(`${p.root}/.git/evil`)).toBe(false);
       expect(readFileSync(`${p.root}/.env`, 'utf8')).toBe(FILES['.env']);
+    },
+    420_000,
+  );
+
+  withClaude(
+    'an environment Claude Code leaves without submitting is kept for review once Claude Code exits',
+    async () => {
+      if ('missing' in claude) throw new Error(claude.missing);
+      project = makeCliProject(FILES);
+      const p = project;
+      const server = await startScriptedAnthropic(cairnScript([['write_file', { path: 'left.txt', content: 'left behind\n' }]]));
+      closers.push(() => server.close());
+      expect((await p.run(['mcp', 'config', 'claude', '--write'])).code).toBe(0);
+      const config = join(p.root, '.mcp.json');
+      const written = JSON.parse(readFileSync(config, 'utf8')) as { mcpServers: { cairn: Record<string, unknown> } };
+      written.mcpServers.cairn.env = { CAIRN_HOME: p.home, NO_COLOR: '1' };
+      writeFileSync(config, JSON.stringify(written));
+      const home = join(p.base, 'claude-home');
+      mkdirSync(home, { recursive: true });
+      const run = await runAgentCli('claude', {
+        path: claude.path,
+        prompt: 'leave a file',
+        cwd: p.root,
+        env: { ...agentCliEnv('claude', { baseUrl: server.baseUrl, home }), ENABLE_TOOL_SEARCH: 'false', MCP_TIMEOUT: '120000' },
+        timeoutMs: 300_000,
+        extraArgs: ['--mcp-config', config, '--strict-mcp-config'],
+      });
+      expect(run, run.stdout + run.stderr).toMatchObject({ code: 0, timedOut: false });
+      const id = sentResults(server.turns.at(-1)!)[0]?.text.match(/opened environment (\S+) over/)?.[1];
+      expect(id).toBeDefined();
+      // Claude Code ends the server as it exits: the environment is ended with what it made
+      await expect
+        .poll(async () => resultOf(await p.run(['status', id!, '--json'])).agent as { state: string; summary?: string }, {
+          timeout: 60_000,
+        })
+        .toMatchObject({ state: 'reviewing', summary: expect.stringMatching(/^unsubmitted: /) });
+      expect(existsSync(join(p.root, 'left.txt'))).toBe(false);
+      expect((await p.run(['diff', id!, '--no-pager'])).stdout).toContain('+left behind');
     },
     420_000,
   );

@@ -93,6 +93,18 @@ export function agentClisRequired(env: NodeJS.ProcessEnv = process.env): boolean
   return value !== undefined && value !== '' && value !== '0';
 }
 
+/**
+ * An agent CLI for a test file: where it is, and whether its tests run. When it is missing, says so on stdout, with
+ * whether its tests are skipped or (`CAIRN_REQUIRE_AGENT_CLIS` set) fail.
+ */
+export function agentCliForTests(name: AgentCliName, env: NodeJS.ProcessEnv = process.env): { cli: AgentCliLookup; runs: boolean } {
+  const cli = findAgentCli(name, env);
+  const required = agentClisRequired(env);
+  if ('missing' in cli)
+    process.stdout.write(`${cli.missing} (${required ? `${REQUIRE_AGENT_CLIS} is set: its tests fail` : 'its tests are skipped'})\n`);
+  return { cli, runs: 'path' in cli || required };
+}
+
 /** Where an agent CLI runs offline: the scripted model server's base URL, and an empty folder to be its home. */
 export interface AgentCliSetup {
   /** `startScriptedAnthropic(…).baseUrl` for Claude Code, `startScriptedResponses(…).baseUrl` (with `/v1`) for Codex. */

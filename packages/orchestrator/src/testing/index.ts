@@ -10,6 +10,7 @@ export {
   type AgentCliSetup,
   agentCliArgs,
   agentCliEnv,
+  agentCliForTests,
   agentCliPrefixes,
   agentClisRequired,
   findAgentCli,
