@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CairnEvent, type ProjectLayout, socketAnswers } from '@cairn/daemon/client';
 
@@ -21,6 +21,22 @@ const FORWARDED = new Set([
  */
 export async function forwardToDaemon(layout: ProjectLayout): Promise<(event: CairnEvent, agentId: string) => void> {
   if (!(await socketAnswers(layout.socketPath, 500))) return () => undefined;
+  return signalWriter(layout);
+}
+
+/**
+ * As `forwardToDaemon`, for a process that outlives daemons (`cairn mcp`): each event is written while a daemon's
+ * socket is there, so a daemon started, stopped or started again under it hears what happens from then on.
+ */
+export function forwardWhileDaemonRuns(layout: ProjectLayout): (event: CairnEvent, agentId: string) => void {
+  const write = signalWriter(layout);
+  return (event, agentId) => {
+    if (existsSync(layout.socketPath)) write(event, agentId);
+  };
+}
+
+/** Writes each forwarded event of `agentId` as an `event-…` file signal (whole, by a rename). */
+function signalWriter(layout: ProjectLayout): (event: CairnEvent, agentId: string) => void {
   let seq = 0;
   return (event, agentId) => {
     if (!FORWARDED.has(event.type) || !('agentId' in event) || event.agentId !== agentId) return;

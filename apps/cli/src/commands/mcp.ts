@@ -3,10 +3,7 @@ import { resolve } from 'node:path';
 import { loadCheckSettings } from '@cairn/checks';
 import { type CairnEvent, projectLayout } from '@cairn/daemon/client';
 import { type CommandContext, UsageError } from '../context.js';
-import { forwardToDaemon } from '../daemon-forward.js';
-
-/** How often the server looks again for the project's daemon (it may start, stop or restart under a session). */
-const DAEMON_LOOK_MS = 5_000;
+import { forwardWhileDaemonRuns } from '../daemon-forward.js';
 
 /**
  * `cairn mcp`: an MCP server on stdin and stdout for the project, until the client leaves (or a signal). Its
@@ -20,13 +17,7 @@ export async function mcpCommand(ctx: CommandContext): Promise<number> {
   const project = openProject(layout.root, { queue: 'own' });
   project.prepareToRun();
   const ids = new Set<string>();
-  let forward = await forwardToDaemon(layout);
-  const look = setInterval(() => {
-    void forwardToDaemon(layout).then((next) => {
-      forward = next;
-    });
-  }, DAEMON_LOOK_MS);
-  look.unref();
+  const forward = forwardWhileDaemonRuns(layout);
   const events = project.events();
   void (async () => {
     for await (const event of events as AsyncIterable<CairnEvent>) {
@@ -53,7 +44,6 @@ export async function mcpCommand(ctx: CommandContext): Promise<number> {
   try {
     await closed;
   } finally {
-    clearInterval(look);
     await watcher.close();
     await project.close();
   }
