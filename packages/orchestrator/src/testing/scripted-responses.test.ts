@@ -97,6 +97,30 @@ describe('the scripted Responses server', () => {
     expect(server.turns).toHaveLength(4);
   });
 
+  it('streams a tool search and a call of an MCP tool in its namespace, each turn computed from the request', async () => {
+    const server = await startScriptedResponses((request, index) =>
+      index === 0
+        ? { calls: [{ type: 'tool_search', query: 'cairn environment', limit: 20 }] }
+        : {
+            calls: [
+              { type: 'function', namespace: 'mcp__cairn', name: 'environment_open', arguments: { task: String(request.body.model) } },
+            ],
+          },
+    );
+    cleanups.push(() => server.close());
+    const itemsOf = async (response: Response) =>
+      readEvents(await response.text())
+        .filter((e) => e.event === 'response.output_item.done')
+        .map((e) => e.data.item as Record<string, unknown>);
+
+    const [search] = await itemsOf(await postResponses(server.baseUrl, {}));
+    expect(search).toMatchObject({ type: 'tool_search_call', execution: 'client', arguments: { query: 'cairn environment', limit: 20 } });
+    const [call] = await itemsOf(await postResponses(server.baseUrl, {}));
+    expect(call).toMatchObject({ type: 'function_call', namespace: 'mcp__cairn', name: 'environment_open' });
+    expect(JSON.parse(String(call!.arguments))).toEqual({ task: 'gpt-5.5' });
+    expect(call!.call_id).not.toBe(search!.call_id);
+  });
+
   it('answers side requests without taking a turn of the script', async () => {
     const server = await startScriptedResponses([{ text: 'The answer.' }]);
     cleanups.push(() => server.close());

@@ -1,8 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listenOnLoopback, parseBody, readBody, type ScriptedRequest, sendJson, watchClose } from './scripted-reply.js';
 
-/** A tool call the scripted model makes, with Codex's tools: a shell command, or a patch (`*** Begin Patch` … `*** End Patch`). */
-export type ResponsesCall = { type: 'exec_command'; cmd: string; workdir?: string } | { type: 'apply_patch'; patch: string };
+/**
+ * A tool call the scripted model makes, with Codex's tools: a shell command, a patch (`*** Begin Patch` … `*** End
+ * Patch`), any other function tool by name (an MCP server's tool in its namespace, as `tool_search` offered it), or a
+ * search of the tools Codex keeps back (`tool_search`, which Codex answers itself).
+ */
+export type ResponsesCall =
+  | { type: 'exec_command'; cmd: string; workdir?: string }
+  | { type: 'apply_patch'; patch: string }
+  | { type: 'function'; name: string; arguments: Record<string, unknown>; namespace?: string }
+  | { type: 'tool_search'; query: string; limit?: number };
 
 /** One turn of the scripted model: tool calls (after an optional text), or a final answer. */
 export type ResponsesTurn = { calls: readonly ResponsesCall[]; text?: string } | { text: string };
@@ -23,8 +31,9 @@ const SIDE_ANSWER = 'OK.';
 
 type OutputItem =
   | { type: 'message'; id: string; status: string; role: 'assistant'; content: { type: 'output_text'; text: string; annotations: [] }[] }
-  | { type: 'function_call'; id: string; status: string; call_id: string; name: string; arguments: string }
-  | { type: 'custom_tool_call'; id: string; status: string; call_id: string; name: string; input: string };
+  | { type: 'function_call'; id: string; status: string; call_id: string; name: string; namespace?: string; arguments: string }
+  | { type: 'custom_tool_call'; id: string; status: string; call_id: string; name: string; input: string }
+  | { type: 'tool_search_call'; id: string; status: string; call_id: string; execution: 'client'; arguments: Record<string, unknown> };
 
 // Codex's header describing a request: a JSON object whose `request_kind` is `turn` in the agent's loop.
 const TURN_METADATA = 'x-codex-turn-metadata';
@@ -81,10 +90,17 @@ export async function startScriptedResponses(
             },
           ];
     for (const call of calls) {
-      const common = { id: nextId(call.type === 'exec_command' ? 'fc' : 'ctc'), status: 'completed', call_id: nextId('call') };
+      const prefix = call.type === 'apply_patch' ? 'ctc' : call.type === 'tool_search' ? 'tsc' : 'fc';
+      const common = { id: nextId(prefix), status: 'completed', call_id: nextId('call') };
       if (call.type === 'exec_command') {
         const args = call.workdir === undefined ? { cmd: call.cmd } : { cmd: call.cmd, workdir: call.workdir };
         items.push({ type: 'function_call', ...common, name: 'exec_command', arguments: JSON.stringify(args) });
+      } else if (call.type === 'function') {
+        const namespace = call.namespace === undefined ? {} : { namespace: call.namespace };
+        items.push({ type: 'function_call', ...common, name: call.name, ...namespace, arguments: JSON.stringify(call.arguments) });
+      } else if (call.type === 'tool_search') {
+        const args = call.limit === undefined ? { query: call.query } : { query: call.query, limit: call.limit };
+        items.push({ type: 'tool_search_call', ...common, execution: 'client', arguments: args });
       } else items.push({ type: 'custom_tool_call', ...common, name: 'apply_patch', input: call.patch });
     }
     return items;
@@ -135,11 +151,11 @@ export async function startScriptedResponses(
         for (const delta of item.arguments.match(/[\s\S]{1,24}/g) ?? [])
           event('response.function_call_arguments.delta', { ...common, delta });
         event('response.function_call_arguments.done', { ...common, arguments: item.arguments });
-      } else {
+      } else if (item.type === 'custom_tool_call') {
         event('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', input: '' } });
         for (const delta of item.input.match(/[\s\S]{1,24}/g) ?? []) event('response.custom_tool_call_input.delta', { ...common, delta });
         event('response.custom_tool_call_input.done', { ...common, input: item.input });
-      }
+      } else event('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress' } });
       event('response.output_item.done', { output_index: index, item });
     }
     event('response.completed', { response });
