@@ -11,6 +11,7 @@ import {
   startScriptedAnthropic,
 } from '@cairn/orchestrator/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { AGENT_CLI_FILES, expectAgentCliProposal } from './test-support/agent-cli-proposal.js';
 import { CAIRN_BIN, type CliProject, makeCliProject, resultOf } from './test-support/run-cairn.js';
 
 const { cli: claude, runs } = agentCliForTests('claude');
@@ -24,7 +25,7 @@ afterEach(async () => {
   project = undefined;
 });
 
-const FILES = { 'src/a.js': 'export const word = "old";\n', '.env': 'SECRET=hunter2\n', 'README.md': '# demo\n' };
+const FILES = AGENT_CLI_FILES;
 
 /** A tool result Claude Code sent back to the model: its text, and whether it is an error. */
 interface SentResult {
@@ -131,40 +132,7 @@ describe('Claude Code with the cairn MCP server', () => {
       expect(readEnv!.isError, readEnv!.text).toBe(true);
       expect(readEnv!.text).toMatch(/excluded/);
       expect(readEnv!.text).not.toContain('hunter2');
-      expect(ran!.text).toMatch(/\.env: No such file/);
-      expect(ran!.text).not.toContain('hunter2');
-      expect(ran!.text).toMatch(/^refused: .*\.git\/evil/m);
-      expect(ran!.text).toMatch(/made\.txt/);
-
-      // the working tree is untouched until accept
-      expect(readFileSync(`${p.root}/src/a.js`, 'utf8')).toBe(FILES['src/a.js']);
-      expect(existsSync(`${p.root}/src/new.js`)).toBe(false);
-      expect(existsSync(`${p.root}/made.txt`)).toBe(false);
-      expect(existsSync(`${p.root}/.git/evil`)).toBe(false);
-
-      const listed = resultOf(await p.run(['ls', '--json'])) as { agents?: { id: string; kind: string; state: string }[] };
-      const agent = listed.agents?.find((found) => found.id === id);
-      expect(agent, JSON.stringify(listed)).toBeDefined();
-      expect(agent!.kind).toMatch(/^mcp:./);
-      expect(agent!.state).toBe('reviewing');
-      const diff = await p.run(['diff', id!, '--no-pager']);
-      expect(diff.stdout).toContain('+export const added = 1;');
-      expect(diff.stdout).toContain('+export const word = "new";');
-      expect(diff.stdout).toContain('+hi');
-      expect(diff.stdout).not.toContain('hunter2');
-      const log = await p.run(['log', id!, '--no-pager']);
-      expect(log.stdout).toMatch(/\.git\/evil\s+denied/);
-      const replay = await p.run(['replay', id!]);
-      expect(replay.code, replay.stdout + replay.stderr).toBe(0);
-      expect(replay.stdout).toContain('reproduced');
-
-      const accepted = await p.run(['accept', id!]);
-      expect(accepted.code, accepted.stdout + accepted.stderr).toBe(0);
-      expect(readFileSync(`${p.root}/src/new.js`, 'utf8')).toBe('export const added = 1;\n');
-      expect(readFileSync(`${p.root}/src/a.js`, 'utf8')).toBe('export const word = "new";\n');
-      expect(readFileSync(`${p.root}/made.txt`, 'utf8')).toBe('hi\n');
-      expect(existsSync(`${p.root}/.git/evil`)).toBe(false);
-      expect(readFileSync(`${p.root}/.env`, 'utf8')).toBe(FILES['.env']);
+      await expectAgentCliProposal(p, id!, ran!.text);
     },
     420_000,
   );
